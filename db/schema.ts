@@ -1,0 +1,259 @@
+/**
+ * Kysely table interfaces: the `Database` type every repository query is checked against.
+ * Mirrors db/migrations; timestamps are `Date` on read and `Date | string` (RFC 3339) on write.
+ */
+import type { ColumnType, Generated } from "kysely";
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type TimestampDefault = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type Json<T> = ColumnType<T, string | T, string | T>;
+
+/** Project display and behaviour settings (snapshot `project.settings`). */
+export interface ProjectSettings {
+  allow_comments: boolean;
+  allow_suggestions: boolean;
+  allow_voting: boolean;
+  allow_likes: boolean;
+  default_mode: string;
+  score_is_weighted: boolean;
+  show_archived: boolean;
+  show_comments: boolean;
+  show_denied: boolean;
+  show_progress: boolean;
+  show_views: boolean;
+  show_votes: boolean;
+}
+
+export interface ThemeColors {
+  accent: string;
+  background: string;
+  border: string;
+  card_background: string;
+  text: string;
+  text_secondary: string;
+}
+
+export interface ProjectTheme {
+  font: string;
+  radius: string;
+  light: ThemeColors;
+  dark: ThemeColors;
+}
+
+export interface ProjectsTable {
+  id: Generated<number>;
+  slug: string;
+  name: string;
+  description: string | null;
+  logo_url: string | null;
+  banner_url: string | null;
+  currency_symbol: Generated<string>;
+  show_branding: Generated<boolean>;
+  is_private: Generated<boolean>;
+  plan: Generated<string>;
+  sso_secret: string | null;
+  allowed_origins: Generated<string[]>;
+  settings: Json<ProjectSettings>;
+  theme: Json<ProjectTheme>;
+  voter_count: Generated<number>;
+  created_at: TimestampDefault;
+  updated_at: TimestampDefault;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  project_id: number;
+  kind: "secret" | "embed";
+  key_hash: string;
+  created_at: TimestampDefault;
+}
+
+export interface BoardsTable {
+  id: Generated<number>;
+  project_id: number;
+  kind: "roadmap" | "custom";
+  name: string;
+  slug: string;
+  position: Generated<number>;
+}
+
+export interface ColumnsTable {
+  id: Generated<number>;
+  project_id: number;
+  board_id: number;
+  name: string;
+  color: string | null;
+  position: Generated<number>;
+  is_votable: Generated<boolean>;
+  status: string | null;
+}
+
+export interface TagsTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+}
+
+export interface TiersTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  mrr_cents: number;
+  multiplier: Generated<number>;
+}
+
+export interface VotersTable {
+  id: Generated<number>;
+  public_id: string;
+  project_id: number;
+  kind: "anonymous" | "sso";
+  anon_token_hash: string | null;
+  sso_id: string | null;
+  display_name: string;
+  email: string | null;
+  role: "owner" | "editor" | "viewer" | null;
+  banned: Generated<boolean>;
+  company: string | null;
+  tier_id: number | null;
+  mrr_override_cents: number | null;
+  stripe_customer_id: string | null;
+  paddle_customer_id: string | null;
+  subscription_id: string | null;
+  subscription_status: string | null;
+  subscribed_at: NullableTimestamp;
+  trial_ends_at: NullableTimestamp;
+  canceled_at: NullableTimestamp;
+  last_synced_at: NullableTimestamp;
+  churned: Generated<boolean>;
+  churned_at: NullableTimestamp;
+  churn_source: string | null;
+  vote_count: Generated<number>;
+  created_at: TimestampDefault;
+  updated_at: TimestampDefault;
+}
+
+export interface FeaturesTable {
+  id: Generated<number>;
+  project_id: number;
+  board_id: number;
+  column_id: number | null;
+  status: string;
+  heading: string;
+  description: string | null;
+  author_voter_id: number | null;
+  is_approved: Generated<boolean>;
+  is_pinned: Generated<boolean>;
+  position: Generated<number>;
+  progress: number | null;
+  view_count: Generated<number>;
+  effort: number | null;
+  developer_response: string | null;
+  response_is_denial: Generated<boolean>;
+  linked_feature_id: number | null;
+  start_date: NullableTimestamp;
+  target_date: NullableTimestamp;
+  vote_count: Generated<number>;
+  weighted_score: Generated<number>;
+  /** ln of the sum of exp(vote age in decay units); see src/lib/trending.ts. */
+  trending_score: number | null;
+  comment_count: Generated<number>;
+  search_text: ColumnType<string, never, never>;
+  created_at: TimestampDefault;
+  updated_at: TimestampDefault;
+}
+
+export interface FeatureTagsTable {
+  feature_id: number;
+  tag_id: number;
+}
+
+export interface VotesTable {
+  feature_id: number;
+  voter_id: number;
+  project_id: number;
+  weight: Generated<number>;
+  created_at: TimestampDefault;
+}
+
+export interface CommentsTable {
+  id: Generated<number>;
+  project_id: number;
+  feature_id: number;
+  parent_id: number | null;
+  voter_id: number;
+  content: string;
+  like_count: Generated<number>;
+  created_at: TimestampDefault;
+}
+
+export interface CommentLikesTable {
+  comment_id: number;
+  voter_id: number;
+  created_at: TimestampDefault;
+}
+
+export interface ReleasesTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  slug: string;
+  body: string | null;
+  body_html: string | null;
+  is_featured: Generated<boolean>;
+  published_at: NullableTimestamp;
+  view_count: Generated<number>;
+  created_at: TimestampDefault;
+}
+
+export interface ReleaseFeaturesTable {
+  release_id: number;
+  feature_id: number;
+  changelog_type: "new" | "improvement" | "fix" | "security" | "breaking_change";
+  position: Generated<number>;
+}
+
+export interface MessagesTable {
+  id: Generated<number>;
+  project_id: number;
+  title: string;
+  body: string;
+  kind: Generated<string>;
+  presentation: Generated<string>;
+  priority: Generated<number>;
+  action_label: string | null;
+  action_url: string | null;
+  is_dismissible: Generated<boolean>;
+  platforms: string[] | null;
+  min_app_version: string | null;
+  max_app_version: string | null;
+  starts_at: NullableTimestamp;
+  ends_at: NullableTimestamp;
+  created_at: TimestampDefault;
+  updated_at: TimestampDefault;
+}
+
+export interface MessageDismissalsTable {
+  message_id: number;
+  voter_id: number;
+  created_at: TimestampDefault;
+}
+
+export interface Database {
+  projects: ProjectsTable;
+  api_keys: ApiKeysTable;
+  boards: BoardsTable;
+  columns: ColumnsTable;
+  tags: TagsTable;
+  tiers: TiersTable;
+  voters: VotersTable;
+  features: FeaturesTable;
+  feature_tags: FeatureTagsTable;
+  votes: VotesTable;
+  comments: CommentsTable;
+  comment_likes: CommentLikesTable;
+  releases: ReleasesTable;
+  release_features: ReleaseFeaturesTable;
+  messages: MessagesTable;
+  message_dismissals: MessageDismissalsTable;
+}

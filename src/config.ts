@@ -1,0 +1,49 @@
+/**
+ * Configuration from the environment (design.md, "What it is"). `parseConfig` has no side
+ * effects: it validates `env` and returns a frozen Config, or throws a ZodError naming the bad
+ * variable.
+ */
+import { z } from "zod";
+
+const optionalUrl = z
+  .string()
+  .trim()
+  .transform((value) => (value === "" ? undefined : value))
+  .optional();
+
+const perMinute = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const configSchema = z.object({
+  DATABASE_URL: optionalUrl,
+  REDIS_URL: optionalUrl,
+  /** Where PGlite keeps its files when DATABASE_URL is unset; "memory://" keeps nothing. */
+  PGLITE_DIR: z.string().default("./data"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default("0.0.0.0"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Contract "Limits": reads and writes per API key per minute. */
+  RATE_LIMIT_READS_PER_MINUTE: perMinute(1200),
+  RATE_LIMIT_WRITES_PER_MINUTE: perMinute(300),
+  /** Embed keys serve a whole audience from page source: their own, larger budgets. */
+  RATE_LIMIT_EMBED_READS_PER_MINUTE: perMinute(6000),
+  RATE_LIMIT_EMBED_WRITES_PER_MINUTE: perMinute(600),
+  /** Per-process fallback budgets used while Redis does not answer (fail open, not unlimited). */
+  RATE_LIMIT_FALLBACK_FACTOR: z.coerce.number().positive().default(1),
+  /** Milliseconds a Redis command may take before the request goes on without it. */
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().positive().default(250),
+  /** Seconds to let in-flight requests finish after SIGTERM. */
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().positive().default(10),
+  /** Seconds a key lookup and project settings stay cached in process. */
+  PROJECT_CACHE_SECONDS: z.coerce.number().min(0).default(5),
+  /** Loads the bundled demo project when the database holds no project. */
+  DEMO: z
+    .enum(["auto", "off"])
+    .default("auto"),
+});
+
+export type Config = Readonly<z.infer<typeof configSchema>>;
+
+/** Validates the environment; throws ZodError on a bad value. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  return Object.freeze(configSchema.parse(env));
+}

@@ -1,0 +1,68 @@
+/**
+ * Release notes: markdown rendered to HTML once, when a release is written or imported, and
+ * stored (contract, ReleaseObject.body_html). Raw HTML in the source is refused (shown escaped,
+ * never passed through) and link or image addresses with a scheme other than http, https or
+ * mailto are blanked (href=""). DOMPurify then runs over the result as a second fence.
+ */
+import createDOMPurify from "dompurify";
+import { JSDOM } from "jsdom";
+import { Marked, type Tokens } from "marked";
+
+const SAFE_SCHEMES = new Set(["http:", "https:", "mailto:"]);
+
+let purifier: ReturnType<typeof createDOMPurify> | undefined;
+
+function getPurifier() {
+  // jsdom takes ~100 ms to start: only pay it when a note is first rendered.
+  purifier ??= createDOMPurify(new JSDOM("").window);
+  return purifier;
+}
+
+function escapeHtml(text: string): string {
+  return text
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;")
+    .replaceAll("'", "&#39;");
+}
+
+/**
+ * Returns the address when it is relative or uses a safe scheme, else "". Control characters
+ * and whitespace are stripped first, since browsers ignore them inside a scheme ("java\tscript:").
+ */
+export function safeHref(href: string): string {
+  const compact = href.replace(/[\u0000-\u0020\u007f-\u009f]/g, "");
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(compact);
+  if (!scheme) return /^[/#?.]|^[^:]*$/.test(compact) ? href : "";
+  return SAFE_SCHEMES.has(scheme[1]!.toLowerCase() + ":") ? href : "";
+}
+
+const marked = new Marked({
+  gfm: true,
+  async: false,
+  renderer: {
+    html(token: Tokens.HTML | Tokens.Tag) {
+      return escapeHtml(token.text);
+    },
+    link(token: Tokens.Link) {
+      const text = this.parser.parseInline(token.tokens);
+      const title = token.title ? ` title="${escapeHtml(token.title)}"` : "";
+      return `<a href="${escapeHtml(safeHref(token.href))}"${title} rel="nofollow noopener">${text}</a>`;
+    },
+    image(token: Tokens.Image) {
+      const title = token.title ? ` title="${escapeHtml(token.title)}"` : "";
+      return `<img src="${escapeHtml(safeHref(token.href))}" alt="${escapeHtml(token.text)}"${title}>`;
+    },
+  },
+});
+
+/** Renders markdown to sanitized HTML; null in, null out. */
+export function renderMarkdown(markdown: string | null): string | null {
+  if (markdown === null) return null;
+  const html = marked.parse(markdown) as string;
+  return getPurifier().sanitize(html, {
+    ALLOWED_URI_REGEXP: /^(?:(?:https?|mailto):|[^a-z]|[a-z+.-]+(?:[^a-z+.\-:]|$))/i,
+    ADD_ATTR: ["rel"],
+  });
+}
