@@ -16,6 +16,8 @@ const perMinute = (fallback: number) => z.coerce.number().int().positive().defau
 const configSchema = z.object({
   DATABASE_URL: optionalUrl,
   REDIS_URL: optionalUrl,
+  /** Prefix of every Redis key, so that several deployments (or test runs) can share a server. */
+  REDIS_KEY_PREFIX: z.string().default("fb:"),
   /** Where PGlite keeps its files when DATABASE_URL is unset; "memory://" keeps nothing. */
   PGLITE_DIR: z.string().default("./data"),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),

@@ -1,0 +1,170 @@
+/**
+ * Export of a whole project as a snapshot document (spec/project-snapshot.md, "Commands").
+ *
+ * Refs are derived from database ids (`feature-41`, the roadmap board is "roadmap"), so two
+ * exports of the same data are identical. Secrets that exist only as hashes cannot be written
+ * back: `keys` is empty and every voter's `anon_token` is null.
+ */
+import type { Kysely, Transaction } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import { SNAPSHOT_FORMAT, type SnapshotDocument } from "./snapshot.schema.ts";
+
+const iso = (value: Date | null): string | null => (value === null ? null : new Date(value).toISOString());
+const isoNow = (value: Date): string => new Date(value).toISOString();
+
+/**
+ * Reads the project `slug` and returns it as a snapshot that importSnapshot accepts and that
+ * re-imports to the same API-visible data. Throws an Error when no project has that slug.
+ */
+export async function exportSnapshot(db: Kysely<Database>, slug: string): Promise<SnapshotDocument> {
+  // One repeatable-read transaction: every table is read as of the same instant.
+  return db.transaction().setIsolationLevel("repeatable read").execute((trx) => readProject(trx, slug));
+}
+
+async function readProject(db: Transaction<Database>, slug: string): Promise<SnapshotDocument> {
+  const project = await db.selectFrom("projects").selectAll().where("slug", "=", slug).executeTakeFirst();
+  if (!project) throw new Error(`no project with slug "${slug}"`);
+  const pid = project.id;
+
+  const tags = await db.selectFrom("tags").selectAll().where("project_id", "=", pid).orderBy("id").execute();
+  const tiers = await db.selectFrom("tiers").selectAll().where("project_id", "=", pid).orderBy("id").execute();
+  const boards = await db.selectFrom("boards").selectAll().where("project_id", "=", pid).orderBy("position").orderBy("id").execute();
+  const columns = await db.selectFrom("columns").selectAll().where("project_id", "=", pid).orderBy("position").orderBy("id").execute();
+  const voters = await db.selectFrom("voters").selectAll().where("project_id", "=", pid).orderBy("id").execute();
+  const features = await db.selectFrom("features").selectAll().where("project_id", "=", pid).orderBy("id").execute();
+  const featureTags = await db.selectFrom("feature_tags").innerJoin("features", "features.id", "feature_tags.feature_id")
+      .select(["feature_tags.feature_id", "feature_tags.tag_id"]).where("features.project_id", "=", pid)
+      .orderBy("feature_tags.feature_id").orderBy("feature_tags.tag_id").execute();
+  const votes = await db.selectFrom("votes").select(["feature_id", "voter_id", "created_at"]).where("project_id", "=", pid)
+      .orderBy("feature_id").orderBy("voter_id").execute();
+  const comments = await db.selectFrom("comments").selectAll().where("project_id", "=", pid).orderBy("id").execute();
+  const likes = await db.selectFrom("comment_likes").innerJoin("comments", "comments.id", "comment_likes.comment_id")
+      .select(["comment_likes.comment_id", "comment_likes.voter_id"]).where("comments.project_id", "=", pid)
+      .orderBy("comment_likes.comment_id").orderBy("comment_likes.voter_id").execute();
+  const releases = await db.selectFrom("releases").selectAll().where("project_id", "=", pid).orderBy("id").execute();
+  const releaseFeatures = await db.selectFrom("release_features").innerJoin("releases", "releases.id", "release_features.release_id")
+      .select(["release_features.release_id", "release_features.feature_id", "release_features.changelog_type"])
+      .where("releases.project_id", "=", pid)
+      .orderBy("release_features.release_id").orderBy("release_features.position").orderBy("release_features.feature_id")
+      .execute();
+  const messages = await db.selectFrom("messages").selectAll().where("project_id", "=", pid).orderBy("id").execute();
+  const dismissals = await db.selectFrom("message_dismissals").innerJoin("messages", "messages.id", "message_dismissals.message_id")
+      .select(["message_dismissals.message_id", "message_dismissals.voter_id"]).where("messages.project_id", "=", pid)
+      .orderBy("message_dismissals.message_id").orderBy("message_dismissals.voter_id").execute();
+
+  const boardRef = new Map(boards.map((b) => [b.id, b.kind === "roadmap" ? "roadmap" : `board-${b.id}`]));
+  const boardKind = new Map(boards.map((b) => [b.id, b.kind]));
+  const ref = (prefix: string) => (id: number) => `${prefix}-${id}`;
+  const columnRef = ref("column");
+  const tagRef = ref("tag");
+  const tierRef = ref("tier");
+  const voterRef = ref("voter");
+  const featureRef = ref("feature");
+  const commentRef = ref("comment");
+  const releaseRef = ref("release");
+  const messageRef = ref("message");
+
+  const tagsOf = group(featureTags, (row) => row.feature_id);
+  const entriesOf = group(releaseFeatures, (row) => row.release_id);
+
+  return {
+    format: SNAPSHOT_FORMAT,
+    project: {
+      slug: project.slug,
+      name: project.name,
+      description: project.description,
+      logo_url: project.logo_url,
+      banner_url: project.banner_url,
+      currency_symbol: project.currency_symbol,
+      show_branding: project.show_branding,
+      is_private: project.is_private,
+      plan: project.plan,
+      sso_secret: project.sso_secret,
+      allowed_origins: project.allowed_origins,
+      settings: project.settings,
+      theme: project.theme,
+    },
+    keys: [],
+    tags: tags.map((t) => ({ ref: tagRef(t.id), name: t.name })),
+    tiers: tiers.map((t) => ({ ref: tierRef(t.id), name: t.name, mrr_cents: t.mrr_cents, multiplier: t.multiplier })),
+    boards: boards.map((b) => ({
+      ref: boardRef.get(b.id)!,
+      kind: b.kind,
+      name: b.name,
+      slug: b.slug,
+      columns: columns.filter((c) => c.board_id === b.id).map((c) => ({
+        ref: columnRef(c.id), name: c.name, color: c.color, position: c.position, is_votable: c.is_votable,
+        status: c.status,
+      })),
+    })),
+    voters: voters.map((v) => ({
+      ref: voterRef(v.id), kind: v.kind, anon_token: null, sso_id: v.sso_id, display_name: v.display_name,
+      email: v.email, role: v.role, banned: v.banned, company: v.company,
+      tier: v.tier_id === null ? null : tierRef(v.tier_id), mrr_override_cents: v.mrr_override_cents,
+      stripe_customer_id: v.stripe_customer_id, paddle_customer_id: v.paddle_customer_id,
+      subscription_id: v.subscription_id, subscription_status: v.subscription_status,
+      subscribed_at: iso(v.subscribed_at), trial_ends_at: iso(v.trial_ends_at), canceled_at: iso(v.canceled_at),
+      last_synced_at: iso(v.last_synced_at), churned: v.churned, churned_at: iso(v.churned_at),
+      churn_source: v.churn_source, created_at: isoNow(v.created_at),
+    })),
+    features: features.map((f) => {
+      const archived = f.status === "archived";
+      const onRoadmap = boardKind.get(f.board_id) === "roadmap";
+      return {
+        ref: featureRef(f.id),
+        board: boardRef.get(f.board_id)!,
+        column: archived || f.column_id === null ? null : columnRef(f.column_id),
+        // A roadmap feature's status is its column's; the format asks for null there.
+        status: archived ? "archived" : onRoadmap ? null : (f.status as SnapshotDocument["features"][number]["status"]),
+        heading: f.heading,
+        description: f.description,
+        author: f.author_voter_id === null ? null : voterRef(f.author_voter_id),
+        is_approved: f.is_approved,
+        is_pinned: f.is_pinned,
+        position: f.position,
+        progress: f.progress,
+        view_count: f.view_count,
+        effort: f.effort,
+        developer_response: f.developer_response,
+        response_is_denial: f.response_is_denial,
+        linked_feature: f.linked_feature_id === null ? null : featureRef(f.linked_feature_id),
+        tags: (tagsOf.get(f.id) ?? []).map((row) => tagRef(row.tag_id)),
+        start_date: iso(f.start_date),
+        target_date: iso(f.target_date),
+        created_at: isoNow(f.created_at),
+        updated_at: isoNow(f.updated_at),
+      };
+    }),
+    votes: votes.map((v) => ({ voter: voterRef(v.voter_id), feature: featureRef(v.feature_id), created_at: isoNow(v.created_at) })),
+    comments: comments.map((c) => ({
+      ref: commentRef(c.id), feature: featureRef(c.feature_id), voter: voterRef(c.voter_id),
+      parent: c.parent_id === null ? null : commentRef(c.parent_id), content: c.content, created_at: isoNow(c.created_at),
+    })),
+    likes: likes.map((l) => ({ voter: voterRef(l.voter_id), comment: commentRef(l.comment_id) })),
+    releases: releases.map((r) => ({
+      ref: releaseRef(r.id), name: r.name, slug: r.slug, body: r.body, is_featured: r.is_featured,
+      published_at: iso(r.published_at), view_count: r.view_count,
+      features: (entriesOf.get(r.id) ?? []).map((e) => ({ feature: featureRef(e.feature_id), changelog_type: e.changelog_type })),
+    })),
+    messages: messages.map((m) => ({
+      ref: messageRef(m.id), title: m.title, body: m.body,
+      kind: m.kind as SnapshotDocument["messages"][number]["kind"],
+      presentation: m.presentation as SnapshotDocument["messages"][number]["presentation"],
+      priority: m.priority, action_label: m.action_label, action_url: m.action_url, is_dismissible: m.is_dismissible,
+      platforms: m.platforms as SnapshotDocument["messages"][number]["platforms"],
+      min_app_version: m.min_app_version, max_app_version: m.max_app_version,
+      starts_at: iso(m.starts_at), ends_at: iso(m.ends_at), created_at: isoNow(m.created_at),
+    })),
+    dismissals: dismissals.map((d) => ({ voter: voterRef(d.voter_id), message: messageRef(d.message_id) })),
+  };
+}
+
+function group<T>(rows: T[], key: (row: T) => number): Map<number, T[]> {
+  const out = new Map<number, T[]>();
+  for (const row of rows) {
+    const list = out.get(key(row));
+    if (list) list.push(row);
+    else out.set(key(row), [row]);
+  }
+  return out;
+}

@@ -1,0 +1,121 @@
+/**
+ * createApp(deps): the whole HTTP surface (design.md, "Request path"). Open routes first, then
+ * the keyed chain for /board and /projects/*: project key -> rate limit -> voter identity ->
+ * idempotency -> validated handler. One error handler turns every failure into the envelope.
+ */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import { HTTPException } from "hono/http-exception";
+import { methodNotAllowed } from "hono/method-not-allowed";
+import { requestId } from "hono/request-id";
+import { secureHeaders } from "hono/secure-headers";
+import type { AppDeps, AppEnv } from "./lib/context.ts";
+import { failure } from "./lib/envelope.ts";
+import { ApiError } from "./lib/errors.ts";
+import { apiKeyMiddleware } from "./middleware/api-key.ts";
+import { idempotencyMiddleware } from "./middleware/idempotency.ts";
+import { rateLimitMiddleware } from "./middleware/rate-limit.ts";
+import { readCacheMiddleware } from "./middleware/read-cache.ts";
+import { voterMiddleware } from "./middleware/voter.ts";
+import { registerApiRouters } from "./routes/index.ts";
+import { createServiceRouter } from "./routes/service/index.ts";
+
+export const API_PREFIX = "/api/v3";
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Builds the application; no I/O happens until a request arrives. */
+export function createApp(deps: AppDeps) {
+  const app = new OpenAPIHono<AppEnv>();
+
+  app.use(
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (c, methods) =>
+        c.json(failure(new ApiError("method_not_allowed", `this path takes ${methods.join(", ")}`)), 405, {
+          Allow: methods.join(", "),
+        }),
+    }),
+  );
+  app.use(requestId({ headerName: "X-Request-Id" }));
+  app.use(async (c, next) => {
+    c.set("deps", deps);
+    c.header("X-API-Version", "3");
+    const started = performance.now();
+    await next();
+    deps.logger.info(
+      {
+        req_id: c.var.requestId,
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      },
+      "request",
+    );
+  });
+  app.use(secureHeaders({ crossOriginResourcePolicy: "cross-origin" }));
+  app.use(
+    cors({
+      origin: (origin) => origin,
+      allowHeaders: ["X-API-Key", "X-VF-Anon", "X-VF-Token", "Idempotency-Key", "Content-Type", "If-None-Match", "X-Request-Id"],
+      exposeHeaders: [
+        "ETag", "X-Request-Id", "X-API-Version", "X-RateLimit-Limit", "X-RateLimit-Remaining",
+        "X-RateLimit-Reset", "Retry-After", "Idempotent-Replay",
+      ],
+      maxAge: 600,
+    }),
+  );
+  app.use(
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new ApiError("too_large", "the request body is over one megabyte");
+      },
+    }),
+  );
+  app.use(`${API_PREFIX}/*`, readCacheMiddleware());
+  for (const path of [`${API_PREFIX}/board`, `${API_PREFIX}/projects/*`]) {
+    app.use(path, apiKeyMiddleware(), rateLimitMiddleware(), voterMiddleware(), idempotencyMiddleware());
+  }
+
+  app.route(API_PREFIX, createServiceRouter(app));
+  registerApiRouters(app, API_PREFIX);
+
+  // Answered, not thrown: the 405 middleware only looks at a plain 404 response.
+  app.notFound((c) => c.json(failure(new ApiError("not_found", "no such route")), 404));
+  app.onError((error, c) => {
+    if (error instanceof ApiError) {
+      for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
+      return c.json(failure(error), error.status as 400);
+    }
+    if (error instanceof HTTPException && error.status < 500) {
+      // hono's own 4xx (malformed JSON body, bad content type) are validation failures here.
+      return c.json(failure(new ApiError("validation_failed", error.message || "malformed request", { field: "body" })), 422);
+    }
+    deps.logger.error({ req_id: c.var.requestId, err: error }, "unhandled error");
+    return c.json(failure(new ApiError("internal", "internal error; safe to retry")), 500);
+  });
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
+    type: "apiKey",
+    in: "header",
+    name: "X-API-Key",
+    description: "Project key (secret or embed) from Share & Embed",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "VoterAnon", {
+    type: "apiKey",
+    in: "header",
+    name: "X-VF-Anon",
+    description: "Anonymous voter token from POST /projects/{slug}/identity",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "VoterToken", {
+    type: "apiKey",
+    in: "header",
+    name: "X-VF-Token",
+    description: "Voter SSO token: HS256 JWT signed with the project's SSO secret, exp and sub required",
+  });
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,67 @@
+/**
+ * Types of what the middleware chain puts on the request context (hono ContextVariableMap),
+ * and the dependencies every handler reaches through `c.var.deps`.
+ */
+import type { Logger } from "pino";
+import type { Db } from "../../db/connect.ts";
+import type { ProjectSettings, ProjectTheme } from "../../db/schema.ts";
+import type { Config } from "../config.ts";
+import type { IdempotencyStore, RateLimiter } from "../store/store.types.ts";
+
+export interface AppDeps {
+  db: Db;
+  config: Config;
+  logger: Logger;
+  rateLimiter: RateLimiter;
+  idempotencyStore: IdempotencyStore;
+  /** Current time; injectable so tests can move the clock. */
+  now: () => Date;
+}
+
+/** The project a request addresses, as resolved by the api-key middleware. */
+export interface ProjectContext {
+  id: number;
+  slug: string;
+  name: string;
+  description: string | null;
+  logo_url: string | null;
+  banner_url: string | null;
+  currency_symbol: string;
+  show_branding: boolean;
+  is_private: boolean;
+  plan: string;
+  sso_secret: string | null;
+  allowed_origins: string[];
+  settings: ProjectSettings;
+  theme: ProjectTheme;
+}
+
+export interface ApiKeyContext {
+  id: number;
+  kind: "secret" | "embed";
+  projectId: number;
+}
+
+/** The voter identity on the request (contract, "Authentication" 5-8). */
+export interface VoterContext {
+  /** Internal row id (never sent). */
+  id: number;
+  /** voter_id as the API reports it. */
+  publicId: string;
+  kind: "anonymous" | "sso";
+  displayName: string;
+  banned: boolean;
+}
+
+export interface AppEnv {
+  Variables: {
+    deps: AppDeps;
+    requestId: string;
+    project: ProjectContext;
+    apiKey: ApiKeyContext;
+    /** null when the request carries no identity (reads) or names an SSO user not yet seen. */
+    voter: VoterContext | null;
+    /** Scope of idempotency records: the voter, or the presented token digest on /identity. */
+    idempotencyScope: string;
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * Per-key rate budgets (contract, "Limits"): GET/HEAD count against the read budget, every
+ * other method against the write budget; embed keys have their own budgets (config). Sets
+ * X-RateLimit-Limit / -Remaining / -Reset (Unix seconds) on every keyed response and answers
+ * 429 rate_limited with Retry-After (seconds) once the window's budget is spent.
+ */
+import type { MiddlewareHandler } from "hono";
+import type { Config } from "../config.ts";
+import type { AppEnv } from "../lib/context.ts";
+import { ApiError } from "../lib/errors.ts";
+
+const WINDOW_SECONDS = 60;
+
+/** The per-minute budget for a key kind and request kind. */
+export function budgetFor(config: Config, keyKind: "secret" | "embed", isRead: boolean): number {
+  if (keyKind === "embed") {
+    return isRead ? config.RATE_LIMIT_EMBED_READS_PER_MINUTE : config.RATE_LIMIT_EMBED_WRITES_PER_MINUTE;
+  }
+  return isRead ? config.RATE_LIMIT_READS_PER_MINUTE : config.RATE_LIMIT_WRITES_PER_MINUTE;
+}
+
+export function rateLimitMiddleware(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const { config, rateLimiter } = c.var.deps;
+    const key = c.var.apiKey;
+    const isRead = c.req.method === "GET" || c.req.method === "HEAD";
+    const limit = budgetFor(config, key.kind, isRead);
+    const result = await rateLimiter.consume(`${key.id}:${isRead ? "read" : "write"}`, limit, WINDOW_SECONDS);
+    c.header("X-RateLimit-Limit", String(result.limit));
+    c.header("X-RateLimit-Remaining", String(result.remaining));
+    c.header("X-RateLimit-Reset", String(result.resetAt));
+    if (!result.allowed) {
+      const retryAfter = Math.max(1, Math.ceil(result.resetAt - Date.now() / 1000));
+      throw new ApiError("rate_limited", `the ${isRead ? "read" : "write"} budget of ${limit} requests a minute is spent`, {
+        headers: { "Retry-After": String(retryAfter) },
+      });
+    }
+    await next();
+  };
+}

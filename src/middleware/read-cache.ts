@@ -1,0 +1,25 @@
+/**
+ * Read caching (contract, "Endpoints" and "Limits"): every successful read carries an ETag and
+ * Cache-Control: private, max-age=60; If-None-Match with a matching ETag answers 304 with no
+ * body (hono's etag middleware does the hashing and the 304).
+ */
+import type { MiddlewareHandler } from "hono";
+import { etag } from "hono/etag";
+import type { AppEnv } from "../lib/context.ts";
+
+export const READ_CACHE_CONTROL = "private, max-age=60";
+
+const etagMiddleware = etag();
+
+export function readCacheMiddleware(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (c.req.method !== "GET" && c.req.method !== "HEAD") {
+      await next();
+      return;
+    }
+    await etagMiddleware(c, async () => {
+      await next();
+      if (c.res.status === 200) c.header("Cache-Control", READ_CACHE_CONTROL);
+    });
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * Voter identity (contract, "Authentication" 5-8). X-VF-Token (an SSO JWT) outranks X-VF-Anon
+ * (an anonymous token, looked up by digest within the project). Optional on reads; required on
+ * writes (401 identity_required). A presented identity that is malformed, expired or minted for
+ * another project answers 401 identity_invalid on reads and writes alike. An SSO token naming a
+ * user never seen before creates that voter on a write and reads as "no votes yet" on a read.
+ * The identity route resolves identities itself and is skipped here.
+ */
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv, VoterContext } from "../lib/context.ts";
+import { ApiError } from "../lib/errors.ts";
+import { hashSecret } from "../lib/secrets.ts";
+import { verifySsoToken } from "../lib/sso.ts";
+import { findAnonymousVoter, findSsoVoter, upsertSsoVoter } from "../routes/identity/identity.repository.ts";
+
+const IDENTITY_PATH = /^\/api\/v3\/projects\/[^/]+\/identity\/?$/;
+
+export function voterMiddleware(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (IDENTITY_PATH.test(c.req.path)) {
+      await next();
+      return;
+    }
+    const isWrite = c.req.method !== "GET" && c.req.method !== "HEAD";
+    const voter = await resolveVoter(c.var.deps.db, c.var.project, {
+      token: c.req.header("X-VF-Token"),
+      anon: c.req.header("X-VF-Anon"),
+      createSso: isWrite,
+    });
+    if (voter === undefined && isWrite) {
+      throw new ApiError("identity_required", "send a voter identity in X-VF-Anon or X-VF-Token");
+    }
+    c.set("voter", voter ?? null);
+    c.set("idempotencyScope", voter ? voter.publicId : "none");
+    await next();
+  };
+}
+
+/**
+ * The voter named by the presented headers: undefined when none was sent, null for a valid SSO
+ * token whose user has no voter yet (only when createSso is false). Throws identity_invalid.
+ */
+export async function resolveVoter(
+  db: AppEnv["Variables"]["deps"]["db"],
+  project: AppEnv["Variables"]["project"],
+  presented: { token: string | undefined; anon: string | undefined; createSso: boolean },
+): Promise<VoterContext | null | undefined> {
+  if (presented.token !== undefined && presented.token !== "") {
+    const claims = await verifySsoToken(presented.token, project.sso_secret);
+    if (presented.createSso) return upsertSsoVoter(db, project.id, claims, false);
+    return (await findSsoVoter(db, project.id, claims.sub)) ?? null;
+  }
+  if (presented.anon !== undefined && presented.anon !== "") {
+    const voter = await findAnonymousVoter(db, project.id, hashSecret(presented.anon));
+    if (!voter) throw new ApiError("identity_invalid", "the anonymous token is unknown to this project");
+    return voter;
+  }
+  return undefined;
+}

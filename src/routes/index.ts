@@ -1,0 +1,22 @@
+/** Mounts every keyed area router under the API prefix. */
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../lib/context.ts";
+import { createBoardRouter } from "./board/index.ts";
+import { createChangelogRouter } from "./changelog/index.ts";
+import { createCommentsRouter } from "./comments/index.ts";
+import { createFeaturesRouter } from "./features/index.ts";
+import { createIdentityRouter } from "./identity/index.ts";
+import { createMessagesRouter } from "./messages/index.ts";
+import { createRevenueRouter } from "./revenue/index.ts";
+import { createVotesRouter } from "./votes/index.ts";
+
+export function registerApiRouters(app: OpenAPIHono<AppEnv>, prefix: string): void {
+  app.route(prefix, createBoardRouter());
+  app.route(prefix, createFeaturesRouter());
+  app.route(prefix, createVotesRouter());
+  app.route(prefix, createCommentsRouter());
+  app.route(prefix, createChangelogRouter());
+  app.route(prefix, createMessagesRouter());
+  app.route(prefix, createIdentityRouter());
+  app.route(prefix, createRevenueRouter());
+}

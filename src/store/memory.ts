@@ -1,0 +1,98 @@
+/**
+ * In-process rate limiter and idempotency store: the embedded default, and the fallback the
+ * Redis implementations use while Redis does not answer. Exact within one process only.
+ */
+import type { ClaimResult, IdempotencyRecord, IdempotencyStore, RateLimiter, RateLimitResult, StoredResponse } from "./store.types.ts";
+
+interface Expiring<T> {
+  value: T;
+  expiresAt: number;
+}
+
+/** Map with per-entry expiry; expired entries are dropped on access and by a periodic sweep. */
+class ExpiringMap<T> {
+  private readonly entries = new Map<string, Expiring<T>>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly now: () => number) {
+    this.sweeper = setInterval(() => this.sweep(), 30_000);
+    this.sweeper.unref();
+  }
+
+  get(key: string): T | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= this.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  set(key: string, value: T, ttlMs: number): void {
+    this.entries.set(key, { value, expiresAt: this.now() + ttlMs });
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  private sweep(): void {
+    const now = this.now();
+    for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
+  }
+
+  clear(): void {
+    clearInterval(this.sweeper);
+    this.entries.clear();
+  }
+}
+
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly counters: ExpiringMap<number>;
+
+  constructor(private readonly now: () => number = Date.now) {
+    this.counters = new ExpiringMap(now);
+  }
+
+  async consume(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
+    const nowSeconds = this.now() / 1000;
+    const window = Math.floor(nowSeconds / windowSeconds);
+    const key = `${bucket}:${window}`;
+    const count = (this.counters.get(key) ?? 0) + 1;
+    const resetAt = (window + 1) * windowSeconds;
+    this.counters.set(key, count, (resetAt - nowSeconds) * 1000 + 1000);
+    return { limit, remaining: Math.max(0, limit - count), resetAt, allowed: count <= limit };
+  }
+
+  async close(): Promise<void> {
+    this.counters.clear();
+  }
+}
+
+export class MemoryIdempotencyStore implements IdempotencyStore {
+  private readonly records: ExpiringMap<IdempotencyRecord>;
+
+  constructor(now: () => number = Date.now) {
+    this.records = new ExpiringMap(now);
+  }
+
+  async claim(key: string, fingerprint: string, lockSeconds: number): Promise<ClaimResult> {
+    const existing = this.records.get(key);
+    if (existing) return { claimed: false, record: existing };
+    this.records.set(key, { state: "running", fingerprint }, lockSeconds * 1000);
+    return { claimed: true };
+  }
+
+  async complete(key: string, fingerprint: string, response: StoredResponse, ttlSeconds: number): Promise<void> {
+    this.records.set(key, { state: "done", fingerprint, response }, ttlSeconds * 1000);
+  }
+
+  async release(key: string): Promise<void> {
+    this.records.delete(key);
+  }
+
+  async close(): Promise<void> {
+    this.records.clear();
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * The two things instances share through Redis (design.md): rate-limit counters and
+ * idempotency records. Each has a Redis and an in-process implementation behind one interface.
+ */
+
+export interface RateLimitResult {
+  /** The budget this request was counted against. */
+  limit: number;
+  /** What is left of it after this request (never negative). */
+  remaining: number;
+  /** When the window refills, Unix time in seconds. */
+  resetAt: number;
+  allowed: boolean;
+}
+
+export interface RateLimiter {
+  /** Counts one request against `bucket` in a fixed window of `windowSeconds`. */
+  consume(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult>;
+  close(): Promise<void>;
+}
+
+/** A response as recorded for replay: status, selected headers, exact body text. */
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export type IdempotencyRecord =
+  | { state: "running"; fingerprint: string }
+  | { state: "done"; fingerprint: string; response: StoredResponse };
+
+export type ClaimResult = { claimed: true } | { claimed: false; record: IdempotencyRecord | null };
+
+export interface IdempotencyStore {
+  /**
+   * Atomically claims `key` for a running request (lock expires after `lockSeconds`), or
+   * returns the record already there (null if it vanished between the two steps).
+   */
+  claim(key: string, fingerprint: string, lockSeconds: number): Promise<ClaimResult>;
+  /** Replaces the lock with the finished response, kept `ttlSeconds`. */
+  complete(key: string, fingerprint: string, response: StoredResponse, ttlSeconds: number): Promise<void>;
+  /** Drops the lock so that the same request may be retried (after a 5xx). */
+  release(key: string): Promise<void>;
+  close(): Promise<void>;
+}

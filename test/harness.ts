@@ -1,0 +1,149 @@
+/**
+ * Test harness: one app per test file on the storage set-up the environment names. With
+ * DATABASE_URL unset it is the embedded default (PGlite in memory, in-process stores); with
+ * DATABASE_URL / REDIS_URL set (CI's second run) it is real Postgres + Redis, on the fresh
+ * database test/global-setup.ts created for this run. Tests seed their own projects through
+ * the snapshot importer with unique slugs and never rely on ids or order from another test.
+ */
+import { randomBytes } from "node:crypto";
+import { inject } from "vitest";
+import { openDatabase, migrateToLatest, type DatabaseHandle } from "../db/connect.ts";
+import { importSnapshot } from "../src/admin/snapshot-import.ts";
+import { createApp } from "../src/app.ts";
+import { parseConfig } from "../src/config.ts";
+import { createLogger } from "../src/deps.ts";
+import type { AppDeps } from "../src/lib/context.ts";
+import { MemoryIdempotencyStore, MemoryRateLimiter } from "../src/store/memory.ts";
+import { connectRedis, RedisIdempotencyStore, RedisRateLimiter } from "../src/store/redis.ts";
+
+export type Json = any;
+
+export interface ImportedProject {
+  slug: string;
+  /** The id map import printed (snapshot spec, "Id map"). */
+  ids: Json;
+  secretKey: string;
+  embedKey: string;
+}
+
+export interface TestContext {
+  app: ReturnType<typeof createApp>;
+  deps: AppDeps;
+  db: AppDeps["db"];
+  /** Imports a snapshot built from `overrides` (see `buildSnapshot`) and returns its keys and ids. */
+  importProject(overrides?: Partial<Json>): Promise<ImportedProject>;
+  /** app.request with the key header set; `headers` adds or overrides. */
+  get(path: string, key: string, headers?: Record<string, string>): Promise<Response>;
+  send(method: string, path: string, key: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** A random slug no other test uses. */
+export function uniqueSlug(prefix = "t"): string {
+  return `${prefix}-${randomBytes(6).toString("hex")}`;
+}
+
+/** A random key of 40 printable characters. */
+export function randomKey(kind: "sk" | "ek"): string {
+  return `test_${kind}_${randomBytes(16).toString("hex")}`;
+}
+
+/**
+ * A valid snapshot with a roadmap of five columns (c-open "Suggestions" open, c-planned,
+ * c-progress in_progress, c-done, c-denied denied and not votable), a secret and an embed key,
+ * with `overrides` merged over the top level (project is merged one level deep).
+ */
+export function buildSnapshot(overrides: Partial<Json> = {}): Json {
+  const { project, ...rest } = overrides;
+  return {
+    format: "feedback-board-snapshot/1",
+    project: { slug: uniqueSlug(), name: "Test project", allowed_origins: ["https://allowed.example"], ...project },
+    keys: [
+      { kind: "secret", key: randomKey("sk") },
+      { kind: "embed", key: randomKey("ek") },
+    ],
+    boards: [
+      {
+        ref: "roadmap", kind: "roadmap", name: "Roadmap", slug: "roadmap",
+        columns: [
+          { ref: "c-open", name: "Suggestions", color: "#9ca3af", position: 0, is_votable: true, status: "open" },
+          { ref: "c-planned", name: "Planned", color: "#3b82f6", position: 1, is_votable: true, status: "planned" },
+          { ref: "c-progress", name: "In progress", color: "#f59e0b", position: 2, is_votable: true, status: "in_progress" },
+          { ref: "c-done", name: "Done", color: "#10b981", position: 3, is_votable: false, status: "done" },
+          { ref: "c-denied", name: "Declined", color: null, position: 4, is_votable: false, status: "denied" },
+        ],
+      },
+    ],
+    ...rest,
+  };
+}
+
+let handle: DatabaseHandle | undefined;
+
+/** Opens the database, stores and app for one test file. */
+export async function createTestContext(configOverrides: Record<string, string> = {}): Promise<TestContext> {
+  const databaseUrl = process.env.DATABASE_URL ? (inject("testDatabaseUrl") as string) : undefined;
+  const config = parseConfig({
+    LOG_LEVEL: "silent",
+    PGLITE_DIR: "memory://",
+    RATE_LIMIT_READS_PER_MINUTE: "100000",
+    RATE_LIMIT_WRITES_PER_MINUTE: "100000",
+    RATE_LIMIT_EMBED_READS_PER_MINUTE: "100000",
+    RATE_LIMIT_EMBED_WRITES_PER_MINUTE: "100000",
+    ...configOverrides,
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: `fbtest:${randomBytes(6).toString("hex")}:` } : {}),
+  });
+  handle = await openDatabase({ DATABASE_URL: config.DATABASE_URL, PGLITE_DIR: "memory://", poolSize: 5 });
+  if (!config.DATABASE_URL) await migrateToLatest(handle.db);
+  const logger = createLogger("silent");
+  const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, config.REDIS_COMMAND_TIMEOUT_MS, config.REDIS_KEY_PREFIX) : undefined;
+  const deps: AppDeps = {
+    db: handle.db,
+    config,
+    logger,
+    rateLimiter: redis ? new RedisRateLimiter(redis, logger) : new MemoryRateLimiter(),
+    idempotencyStore: redis ? new RedisIdempotencyStore(redis, logger) : new MemoryIdempotencyStore(),
+    now: () => new Date(),
+  };
+  const app = createApp(deps);
+  const db = handle.db;
+  const closeHandle = handle;
+  return {
+    app,
+    deps,
+    db,
+    async importProject(overrides = {}) {
+      const snapshot = buildSnapshot(overrides);
+      const ids = await importSnapshot(db, snapshot, {});
+      const keys = snapshot.keys as { kind: string; key: string }[];
+      return {
+        slug: snapshot.project.slug,
+        ids,
+        secretKey: keys.find((k) => k.kind === "secret")?.key ?? "",
+        embedKey: keys.find((k) => k.kind === "embed")?.key ?? "",
+      };
+    },
+    async get(path, key, headers = {}) {
+      return app.request(path, { headers: { "X-API-Key": key, ...headers } });
+    },
+    async send(method, path, key, body, headers = {}) {
+      return app.request(path, {
+        method,
+        headers: { "X-API-Key": key, ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...headers },
+        body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+      });
+    },
+    async close() {
+      await deps.rateLimiter.close();
+      await deps.idempotencyStore.close();
+      redis?.disconnect();
+      await closeHandle.close();
+    },
+  };
+}
+
+/** Parses a response body as the envelope, asserting nothing. */
+export async function body(response: Response): Promise<Json> {
+  return response.json();
+}
