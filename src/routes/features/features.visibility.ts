@@ -1,0 +1,65 @@
+/**
+ * Which features the public routes may show (contract, "States and transitions" and
+ * BoardDocument.display): a suggestion awaiting review (status open, is_approved false) is
+ * listed to nobody and shown by id only to its author; denied features vanish when show_denied
+ * is false and archived ones when show_archived is false. Every route that reads, votes on or
+ * comments on a feature goes through these two functions so that the rules live in one place.
+ */
+import { type ExpressionBuilder, sql } from "kysely";
+import type { Db } from "../../../db/connect.ts";
+import type { Database, ProjectSettings } from "../../../db/schema.ts";
+
+type FeatureScope = ExpressionBuilder<Database, "features">;
+
+/** WHERE condition: the feature appears in public listings of a project with these settings. */
+export function publiclyListed(settings: ProjectSettings) {
+  return (eb: FeatureScope) => {
+    const conditions = [eb.or([eb("features.is_approved", "=", true), eb("features.status", "<>", "open")])];
+    if (!settings.show_denied) conditions.push(eb("features.status", "<>", "denied"));
+    if (!settings.show_archived) conditions.push(eb("features.status", "<>", "archived"));
+    return eb.and(conditions);
+  };
+}
+
+/** WHERE condition: listed publicly, or written by this voter (who may see it by id). */
+export function visibleTo(settings: ProjectSettings, voterId: number | null) {
+  return (eb: FeatureScope) =>
+    voterId === null
+      ? publiclyListed(settings)(eb)
+      : eb.or([publiclyListed(settings)(eb), eb("features.author_voter_id", "=", voterId)]);
+}
+
+export interface VisibleFeature {
+  id: number;
+  board_id: number;
+  column_id: number | null;
+  status: string;
+  /** Whether a vote would be accepted: the column takes votes and the project allows voting. */
+  is_votable: boolean;
+}
+
+/**
+ * The feature `featureId` of the project if the voter may see it, with whether it takes
+ * votes; undefined when it does not exist, belongs to another project, or is hidden.
+ */
+export async function findVisibleFeature(
+  db: Db,
+  project: { id: number; settings: ProjectSettings },
+  featureId: number,
+  voterId: number | null,
+): Promise<VisibleFeature | undefined> {
+  return db
+    .selectFrom("features")
+    .leftJoin("columns", "columns.id", "features.column_id")
+    .select([
+      "features.id",
+      "features.board_id",
+      "features.column_id",
+      "features.status",
+      sql<boolean>`coalesce(${sql.ref("columns.is_votable")}, false) AND ${project.settings.allow_voting}`.as("is_votable"),
+    ])
+    .where("features.id", "=", featureId)
+    .where("features.project_id", "=", project.id)
+    .where(visibleTo(project.settings, voterId))
+    .executeTakeFirst();
+}
