@@ -1,0 +1,91 @@
+/**
+ * One contract suite run against every store implementation: the in-process one always, the
+ * Redis one when REDIS_URL is set (CI's second run).
+ */
+import { randomBytes } from "node:crypto";
+import pino from "pino";
+import { afterAll, describe, expect, it } from "vitest";
+import { MemoryIdempotencyStore, MemoryRateLimiter } from "./memory.ts";
+import { connectRedis, RedisIdempotencyStore, RedisRateLimiter } from "./redis.ts";
+import type { IdempotencyStore, RateLimiter } from "./store.types.ts";
+
+const logger = pino({ level: "silent" });
+const redisUrl = process.env.REDIS_URL;
+const redis = redisUrl ? connectRedis(redisUrl, 500, `fbtest:${randomBytes(4).toString("hex")}:`) : undefined;
+afterAll(() => redis?.disconnect());
+
+const implementations: [string, () => { limiter: RateLimiter; store: IdempotencyStore }][] = [
+  ["memory", () => ({ limiter: new MemoryRateLimiter(), store: new MemoryIdempotencyStore() })],
+];
+if (redis) {
+  implementations.push(["redis", () => ({ limiter: new RedisRateLimiter(redis, logger), store: new RedisIdempotencyStore(redis, logger) })]);
+}
+
+describe.each(implementations)("%s store", (_name, make) => {
+  const bucket = () => `b-${randomBytes(6).toString("hex")}`;
+
+  it("counts requests against the budget and refuses past it", async () => {
+    const { limiter } = make();
+    const key = bucket();
+    const results = [];
+    for (let i = 0; i < 4; i++) results.push(await limiter.consume(key, 3, 60));
+    expect(results.map((r) => r.remaining)).toEqual([2, 1, 0, 0]);
+    expect(results.map((r) => r.allowed)).toEqual([true, true, true, false]);
+    expect(results[0]!.limit).toBe(3);
+    const now = Date.now() / 1000;
+    expect(results[0]!.resetAt).toBeGreaterThan(now);
+    expect(results[0]!.resetAt).toBeLessThanOrEqual(Math.ceil(now) + 60);
+    await limiter.close();
+  });
+
+  it("keeps buckets apart and counts parallel requests exactly", async () => {
+    const { limiter } = make();
+    const a = bucket();
+    const b = bucket();
+    const parallel = await Promise.all(Array.from({ length: 50 }, () => limiter.consume(a, 1000, 60)));
+    expect(new Set(parallel.map((r) => r.remaining)).size).toBe(50);
+    expect((await limiter.consume(a, 1000, 60)).remaining).toBe(1000 - 51);
+    expect((await limiter.consume(b, 1000, 60)).remaining).toBe(999);
+  });
+
+  it("claims a key once; later claims see the running record, then the finished one", async () => {
+    const { store } = make();
+    const key = bucket();
+    expect(await store.claim(key, "fp", 10)).toEqual({ claimed: true });
+    expect(await store.claim(key, "fp", 10)).toEqual({ claimed: false, record: { state: "running", fingerprint: "fp" } });
+    const response = { status: 201, headers: { "Content-Type": "application/json" }, body: '{"data":1}' };
+    await store.complete(key, "fp", response, 60);
+    expect(await store.claim(key, "other", 10)).toEqual({ claimed: false, record: { state: "done", fingerprint: "fp", response } });
+  });
+
+  it("lets exactly one of many parallel claims win", async () => {
+    const { store } = make();
+    const key = bucket();
+    const claims = await Promise.all(Array.from({ length: 20 }, () => store.claim(key, "fp", 10)));
+    expect(claims.filter((c) => c.claimed)).toHaveLength(1);
+  });
+
+  it("frees a released key and expires a lock after its time", async () => {
+    const { store } = make();
+    const key = bucket();
+    await store.claim(key, "fp", 10);
+    await store.release(key);
+    expect(await store.claim(key, "fp", 1)).toEqual({ claimed: true });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(await store.claim(key, "fp", 10)).toEqual({ claimed: true });
+  });
+});
+
+describe("redis store failure", () => {
+  it("falls back to the per-process implementation when Redis does not answer", async () => {
+    const dead = connectRedis("redis://127.0.0.1:1", 100);
+    dead.on("error", () => {});
+    const limiter = new RedisRateLimiter(dead, logger);
+    const store = new RedisIdempotencyStore(dead, logger);
+    const first = await limiter.consume("x", 2, 60);
+    expect(first).toMatchObject({ limit: 2, remaining: 1, allowed: true });
+    expect(await store.claim("k", "fp", 10)).toEqual({ claimed: true });
+    expect((await store.claim("k", "fp", 10)).claimed).toBe(false);
+    dead.disconnect();
+  });
+});
