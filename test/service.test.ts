@@ -1,0 +1,96 @@
+/** Open routes and the cross-cutting HTTP rules (contract, "Service", "Versioning", "Errors"). */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestContext, type TestContext } from "./harness.ts";
+
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await createTestContext();
+});
+afterAll(() => ctx.close());
+
+describe("GET /health", () => {
+  it("answers the HealthObject in the envelope with version and tracing headers", async () => {
+    const response = await ctx.app.request("/api/v3/health");
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ data: { status: "ok", version: "3" }, meta: null, error: null });
+    expect(response.headers.get("X-API-Version")).toBe("3");
+    expect(response.headers.get("X-Request-Id")).toMatch(/.+/);
+    expect(response.headers.get("Cache-Control")).toBe("private, max-age=60");
+    expect(response.headers.get("X-RateLimit-Limit")).toBeNull();
+  });
+
+  it("echoes a client-sent X-Request-Id", async () => {
+    const response = await ctx.app.request("/api/v3/health", { headers: { "X-Request-Id": "trace-abc-123" } });
+    expect(response.headers.get("X-Request-Id")).toBe("trace-abc-123");
+  });
+
+  it("answers 304 with no body when If-None-Match carries its ETag", async () => {
+    const first = await ctx.app.request("/api/v3/health");
+    const etag = first.headers.get("ETag");
+    expect(etag).toBeTruthy();
+    const second = await ctx.app.request("/api/v3/health", { headers: { "If-None-Match": etag! } });
+    expect(second.status).toBe(304);
+    expect(await second.text()).toBe("");
+  });
+
+  it("answers 405 with an Allow header for a method the path does not take", async () => {
+    const response = await ctx.app.request("/api/v3/health", { method: "DELETE" });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("Allow")).toContain("GET");
+    const body = await response.json();
+    expect(body.data).toBeNull();
+    expect(body.meta).toBeNull();
+    expect(body.error.code).toBe("method_not_allowed");
+  });
+});
+
+describe("GET /openapi.json", () => {
+  it("serves an OpenAPI 3.1 document where every operation has an operationId, summary and tags", async () => {
+    const response = await ctx.app.request("/api/v3/openapi.json");
+    expect(response.status).toBe(200);
+    const document = await response.json();
+    expect(document.openapi).toBe("3.1.0");
+    const operations = Object.values(document.paths as Record<string, Record<string, any>>).flatMap((item) => Object.values(item));
+    const contractRoutes = [
+      "get /health", "get /openapi.json", "get /docs", "get /board", "get /projects/{slug}",
+      "get /projects/{slug}/features", "get /projects/{slug}/features/{id}",
+      "get /projects/{slug}/features/{id}/comments", "get /projects/{slug}/changelog",
+      "get /projects/{slug}/changelog/{id}", "get /projects/{slug}/messages",
+      "post /projects/{slug}/identity", "post /projects/{slug}/features",
+      "post /projects/{slug}/features/{id}/vote", "delete /projects/{slug}/features/{id}/vote",
+      "post /projects/{slug}/features/{id}/comments", "delete /projects/{slug}/comments/{cid}",
+      "post /projects/{slug}/comments/{cid}/like", "post /projects/{slug}/messages/{id}/dismiss",
+      "get /projects/{slug}/voters", "get /projects/{slug}/revenue/features",
+    ];
+    const described = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method} ${path.replace(/^\/api\/v3/, "")}`),
+    );
+    expect(described.sort()).toEqual(contractRoutes.sort());
+    for (const operation of operations) {
+      expect(operation.operationId).toEqual(expect.any(String));
+      expect(operation.summary).toEqual(expect.any(String));
+      expect(operation.tags?.length).toBeGreaterThan(0);
+    }
+    expect(document.paths["/api/v3/health"].get.operationId).toBe("getHealth");
+  });
+});
+
+describe("GET /docs", () => {
+  it("redirects with 301 to a reference page the service serves itself", async () => {
+    const response = await ctx.app.request("/api/v3/docs");
+    expect(response.status).toBe(301);
+    const location = response.headers.get("Location")!;
+    const page = await ctx.app.request(location);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("Content-Type")).toContain("text/html");
+    expect(await page.text()).toContain("/api/v3/openapi.json");
+  });
+});
+
+describe("unknown paths", () => {
+  it("answer 404 not_found in the envelope", async () => {
+    const response = await ctx.app.request("/api/v3/nothing-here");
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ data: null, meta: null, error: { code: "not_found", field: null, message: expect.any(String) } });
+  });
+});
