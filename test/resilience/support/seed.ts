@@ -1,0 +1,55 @@
+/**
+ * Seeding for the process-level scenarios: a database connection from db/connect.ts and
+ * projects imported through importSnapshot (spec/project-snapshot.md), built on the main
+ * harness's buildSnapshot (five-column roadmap, one secret and one embed key).
+ */
+import { randomBytes } from "node:crypto";
+import { migrateToLatest, openDatabase, type DatabaseHandle } from "../../../db/connect.ts";
+import { importSnapshot } from "../../../src/admin/snapshot-import.ts";
+import { buildSnapshot, type ImportedProject, type Json } from "../../harness.ts";
+
+export interface Seeder {
+  handle: DatabaseHandle;
+  importProject(overrides?: Partial<Json>): Promise<ImportedProject>;
+  close(): Promise<void>;
+}
+
+/** Opens `url` (migrating it) and returns an importer over it. */
+export async function openSeeder(url: string): Promise<Seeder> {
+  const handle = await openDatabase({ DATABASE_URL: url, poolSize: 3 });
+  await migrateToLatest(handle.db);
+  return {
+    handle,
+    async importProject(overrides = {}) {
+      const snapshot = buildSnapshot(overrides);
+      const ids = await importSnapshot(handle.db, snapshot, {});
+      const keys = snapshot.keys as { kind: string; key: string }[];
+      return {
+        slug: snapshot.project.slug,
+        ids,
+        secretKey: keys.find((k) => k.kind === "secret")!.key,
+        embedKey: keys.find((k) => k.kind === "embed")!.key,
+      };
+    },
+    close: () => handle.close(),
+  };
+}
+
+/** An anonymous-voter token as a snapshot may carry it (X-VF-Anon). */
+export function anonToken(): string {
+  return `anon_${randomBytes(18).toString("base64url")}`;
+}
+
+/** `count` anonymous voters v0..v<count-1> with known tokens, for snapshot `voters`. */
+export function anonVoters(count: number, prefix = "v"): { voters: Json[]; tokens: string[] } {
+  const tokens = Array.from({ length: count }, anonToken);
+  const voters = tokens.map((token, i) => ({ ref: `${prefix}${i}`, kind: "anonymous", anon_token: token, display_name: `Voter ${i}` }));
+  return { voters, tokens };
+}
+
+/** `count` approved features f0.. in the votable Suggestions column. */
+export function openFeatures(count: number, prefix = "f"): Json[] {
+  return Array.from({ length: count }, (_, i) => ({
+    ref: `${prefix}${i}`, board: "roadmap", column: "c-open", heading: `Feature ${prefix}${i}`, description: `About ${prefix}${i}`,
+  }));
+}
