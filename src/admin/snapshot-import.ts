@@ -422,7 +422,8 @@ async function writeProject(trx: Trx, doc: SnapshotDocument, now: string): Promi
     slug: p.slug, name: p.name, description: p.description, logo_url: p.logo_url, banner_url: p.banner_url,
     currency_symbol: p.currency_symbol, show_branding: p.show_branding, is_private: p.is_private,
     plan: p.plan, sso_secret: p.sso_secret, allowed_origins: p.allowed_origins,
-    settings: JSON.stringify(p.settings), theme: JSON.stringify(p.theme), created_at: now, updated_at: now,
+    // Objects, not JSON text: postgres-js would store a string parameter as a jsonb string.
+    settings: p.settings, theme: p.theme, created_at: now, updated_at: now,
   }).returning("id").executeTakeFirstOrThrow();
 
   await insertInChunks(
