@@ -4,12 +4,20 @@
  * body (hono's etag middleware does the hashing and the 304).
  */
 import type { MiddlewareHandler } from "hono";
-import { etag } from "hono/etag";
+import { etag, RETAINED_304_HEADERS } from "hono/etag";
 import type { AppEnv } from "../lib/context.ts";
 
 export const READ_CACHE_CONTROL = "private, max-age=60";
 
-const etagMiddleware = etag();
+// hono strips a 304 down to a few caching headers; the contract wants the request id, the API
+// version and the rate headers on every response, and a browser needs the CORS ones.
+const etagMiddleware = etag({
+  retainedHeaders: [
+    ...RETAINED_304_HEADERS, "x-request-id", "x-api-version", "x-ratelimit-limit", "x-ratelimit-remaining",
+    "x-ratelimit-reset", "access-control-allow-origin", "access-control-allow-credentials",
+    "access-control-expose-headers",
+  ],
+});
 
 export function readCacheMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
