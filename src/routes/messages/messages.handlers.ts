@@ -1,0 +1,74 @@
+/** Handlers of the message routes: targeting, paging and dismissal (contract, MessageObject). */
+import semver, { type SemVer } from "semver";
+import { page, success } from "../../lib/envelope.ts";
+import { ApiError, notFound } from "../../lib/errors.ts";
+import type { AppRouteHandler } from "../../lib/openapi.ts";
+import { pageMeta, pageOffset } from "../../lib/pagination.ts";
+import { findMessage, insertDismissal, listCandidateMessages, type MessageRow } from "./messages.repository.ts";
+import type { DismissMessageRoute, ListMessagesRoute } from "./messages.routes.ts";
+import type { MessageObjectValue } from "./messages.schemas.ts";
+
+/**
+ * Whether `version` lies inside the message's inclusive range. A message without bounds
+ * matches every version; a bound that is not a version at all (the importer refuses those)
+ * keeps the message away rather than sending it to everyone.
+ */
+export function inVersionRange(version: SemVer, row: Pick<MessageRow, "min_app_version" | "max_app_version">): boolean {
+  if (row.min_app_version !== null) {
+    const min = semver.coerce(row.min_app_version);
+    if (min === null || semver.lt(version, min)) return false;
+  }
+  if (row.max_app_version !== null) {
+    const max = semver.coerce(row.max_app_version);
+    if (max === null || semver.gt(version, max)) return false;
+  }
+  return true;
+}
+
+/** Maps a message row to MessageObject; action_label is withheld when there is no action_url. */
+export function toMessageObject(row: MessageRow): MessageObjectValue {
+  return {
+    id: row.id,
+    title: row.title,
+    body: row.body,
+    kind: row.kind,
+    presentation: row.presentation,
+    priority: row.priority,
+    action_label: row.action_url === null ? null : row.action_label,
+    action_url: row.action_url,
+    is_dismissible: row.is_dismissible,
+    starts_at: row.starts_at ? row.starts_at.toISOString() : null,
+    ends_at: row.ends_at ? row.ends_at.toISOString() : null,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+export const listMessages: AppRouteHandler<ListMessagesRoute> = async (c) => {
+  const query = c.req.valid("query");
+  const version = query.app_version === undefined ? null : semver.coerce(query.app_version);
+  const candidates = await listCandidateMessages(c.var.deps.db, c.var.project.id, {
+    now: c.var.deps.now(),
+    platform: query.platform,
+    hasAppVersion: version !== null,
+    voterId: c.var.voter?.id ?? null,
+  });
+  // The range check is semver, not SQL, so paging happens here on the already ordered list.
+  const matching = version === null ? candidates : candidates.filter((row) => inVersionRange(version, row));
+  const offset = pageOffset(query);
+  const data = matching.slice(offset, offset + query.per_page).map(toMessageObject);
+  return c.json(page(data, pageMeta(query, matching.length)), 200);
+};
+
+export const dismissMessage: AppRouteHandler<DismissMessageRoute> = async (c) => {
+  const { id } = c.req.valid("param");
+  const voter = c.var.voter;
+  // The voter middleware answers 401 identity_required on writes without one; this is a guard.
+  if (!voter) throw new ApiError("identity_required", "send a voter identity in X-VF-Anon or X-VF-Token");
+  const { db } = c.var.deps;
+  const message = await findMessage(db, c.var.project.id, id);
+  if (!message) throw notFound("message");
+  if (!message.is_dismissible) throw new ApiError("not_allowed", "this message cannot be dismissed");
+  await insertDismissal(db, message.id, voter.id);
+  return c.json(success({ dismissed: true as const, message_id: message.id }), 200);
+};
