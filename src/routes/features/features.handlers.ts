@@ -1,0 +1,91 @@
+/** Handlers of the features area: parse -> repository -> toFeatureObject -> envelope. */
+import type { Db } from "../../../db/connect.ts";
+import type { ProjectSettings } from "../../../db/schema.ts";
+import { page, success } from "../../lib/envelope.ts";
+import { ApiError, notFound, validationError } from "../../lib/errors.ts";
+import type { AppRouteHandler } from "../../lib/openapi.ts";
+import { pageMeta } from "../../lib/pagination.ts";
+import { toFeatureObject } from "./features.mapper.ts";
+import { type FeatureListFilter, findFeature, listFeatures as listFeatureRows } from "./features.repository.ts";
+import type * as routes from "./features.routes.ts";
+import { findSuggestionColumn, insertSuggestion } from "./features.suggest.repository.ts";
+import { findListTarget } from "./features.targets.repository.ts";
+
+/**
+ * Board and column of a listing as row ids. 422 validation_failed (field board or column) for
+ * a board slug the project lacks, a column not on that board, a column the document hides
+ * (the denied column under show_denied false) or -1 while the archived column is hidden.
+ */
+async function resolveTarget(
+  db: Db,
+  project: { id: number; settings: ProjectSettings },
+  query: { board?: string | undefined; column?: number | undefined; scope?: "project" | undefined },
+): Promise<Pick<FeatureListFilter, "boardId" | "column">> {
+  if (query.scope === "project") {
+    if (query.board !== undefined) throw validationError("scope", "scope=project cannot be combined with board");
+    if (query.column !== undefined) throw validationError("scope", "scope=project cannot be combined with column");
+    return { boardId: null, column: null };
+  }
+  const wantsColumn = query.column !== undefined && query.column !== -1 ? query.column : null;
+  const target = await findListTarget(db, project.id, query.board ?? null, wantsColumn);
+  if (!target) throw validationError("board", `no board "${query.board}" in this project`);
+  if (query.column === undefined) return { boardId: target.boardId, column: null };
+  if (query.column === -1) {
+    if (!project.settings.show_archived) throw validationError("column", "the archived column (-1) is hidden in this project");
+    return { boardId: target.boardId, column: "archived" };
+  }
+  if (!target.column || (target.column.status === "denied" && !project.settings.show_denied)) {
+    throw validationError("column", `no column ${query.column} on this board`);
+  }
+  return { boardId: target.boardId, column: target.column.id };
+}
+
+export const listFeatures: AppRouteHandler<typeof routes.listFeatures> = async (c) => {
+  const query = c.req.valid("query");
+  const { db, now } = c.var.deps;
+  const project = c.var.project;
+  const target = await resolveTarget(db, project, query);
+  const pageRequest = { page: query.page, per_page: query.per_page };
+  const { rows, total } = await listFeatureRows(
+    db,
+    project,
+    { ...target, tagIds: query.tag, statuses: query.status, q: query.q?.trim() },
+    { sort: query.sort, page: pageRequest, voterId: c.var.voter?.id ?? null, now: now() },
+  );
+  const data = rows.map((row) => toFeatureObject(row, project.settings));
+  return c.json(page(data, pageMeta(pageRequest, total)), 200);
+};
+
+export const getFeature: AppRouteHandler<typeof routes.getFeature> = async (c) => {
+  const { id } = c.req.valid("param");
+  const { db, now } = c.var.deps;
+  const row = await findFeature(db, c.var.project, id, { voterId: c.var.voter?.id ?? null, now: now() });
+  if (!row) throw notFound("feature");
+  return c.json(success(toFeatureObject(row, c.var.project.settings)), 200);
+};
+
+export const createFeature: AppRouteHandler<typeof routes.createFeature> = async (c) => {
+  const body = c.req.valid("json");
+  const { db, now } = c.var.deps;
+  const project = c.var.project;
+  const voter = c.var.voter;
+  // The voter middleware refuses writes without identity; this guards the type.
+  if (!voter) throw new ApiError("identity_required", "send a voter identity in X-VF-Anon or X-VF-Token");
+  if (!project.settings.allow_suggestions) throw new ApiError("not_allowed", "this project does not take suggestions");
+  if (voter.banned) throw new ApiError("voter_banned", "this voter may not make suggestions");
+  const column = await findSuggestionColumn(db, project.id);
+  if (!column) throw new ApiError("not_allowed", "the roadmap has no open column to take suggestions");
+  const at = now();
+  const id = await insertSuggestion(db, {
+    projectId: project.id,
+    boardId: column.board_id,
+    columnId: column.column_id,
+    heading: body.heading,
+    description: body.description,
+    authorVoterId: voter.id,
+    now: at,
+  });
+  const row = await findFeature(db, project, id, { voterId: voter.id, now: at });
+  if (!row) throw new ApiError("internal", "the new suggestion could not be read back");
+  return c.json(success(toFeatureObject(row, project.settings)), 201);
+};

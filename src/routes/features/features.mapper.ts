@@ -1,0 +1,111 @@
+/**
+ * Row -> FeatureObject (contract, FeatureObject). The display settings decide which counters
+ * are sent: a hidden counter is null, never absent and never zero.
+ */
+import type { ProjectSettings } from "../../../db/schema.ts";
+import type { FeatureObjectType } from "./features.schemas.ts";
+
+/** One feature as features.repository.ts selects it (every join already resolved). */
+export interface FeatureRow {
+  id: number;
+  heading: string;
+  description: string | null;
+  status: string;
+  board_id: number;
+  board_kind: "roadmap" | "custom";
+  board_name: string;
+  board_slug: string;
+  /** null for an archived feature (and one whose column was deleted). */
+  column_id: number | null;
+  column_name: string | null;
+  column_color: string | null;
+  release_id: number | null;
+  release_name: string | null;
+  changelog_type: string | null;
+  comment_count: number;
+  vote_count: number;
+  weighted_score: number;
+  view_count: number;
+  progress: number | null;
+  has_voted: boolean;
+  is_approved: boolean;
+  is_pinned: boolean;
+  developer_response: string | null;
+  response_is_denial: boolean;
+  linked_id: number | null;
+  linked_heading: string | null;
+  /** json_agg of {id, name}; drivers hand json back parsed or as text. */
+  tags: unknown;
+  start_date: Date | string | null;
+  target_date: Date | string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+/** The archived column's ref (contract: the archived column has id -1). */
+export const ARCHIVED_COLUMN = { id: -1, name: "Archived", color: null } as const;
+
+function iso(value: Date | string): string {
+  return (value instanceof Date ? value : new Date(value)).toISOString();
+}
+
+function isoOrNull(value: Date | string | null): string | null {
+  return value === null ? null : iso(value);
+}
+
+function tagsOf(value: unknown): { id: number; name: string }[] {
+  const list = typeof value === "string" ? (JSON.parse(value) as unknown) : value;
+  if (!Array.isArray(list)) return [];
+  return list.map((tag: { id: number; name: string }) => ({ id: Number(tag.id), name: String(tag.name) }));
+}
+
+/** The vote counters of a feature as the project shows them (shared with VoteObject). */
+export function scoreOf(
+  counters: { vote_count: number; weighted_score: number },
+  settings: ProjectSettings,
+): { vote_count: number | null; score: number | null } {
+  if (!settings.show_votes) return { vote_count: null, score: null };
+  return {
+    vote_count: counters.vote_count,
+    score: settings.score_is_weighted ? counters.weighted_score : counters.vote_count,
+  };
+}
+
+/** Maps a selected row to the contract's FeatureObject under the project's display settings. */
+export function toFeatureObject(row: FeatureRow, settings: ProjectSettings): FeatureObjectType {
+  return {
+    id: row.id,
+    heading: row.heading,
+    description: row.description,
+    status: row.status,
+    board: {
+      // The roadmap is board 0 in the API (contract, BoardEntry.id), whatever its row id.
+      id: row.board_kind === "roadmap" ? 0 : row.board_id,
+      kind: row.board_kind,
+      name: row.board_name,
+      slug: row.board_slug,
+    },
+    column:
+      row.column_id === null
+        ? { ...ARCHIVED_COLUMN }
+        : { id: row.column_id, name: row.column_name ?? "", color: row.column_color },
+    changelog_type: row.release_id === null ? null : row.changelog_type,
+    comment_count: settings.show_comments ? row.comment_count : null,
+    ...scoreOf(row, settings),
+    score_is_weighted: settings.score_is_weighted,
+    view_count: settings.show_views ? row.view_count : null,
+    progress: settings.show_progress ? row.progress : null,
+    has_voted: row.has_voted,
+    is_approved: row.is_approved,
+    is_pinned: row.is_pinned,
+    developer_response: row.developer_response,
+    response_is_denial: row.response_is_denial,
+    linked_feature: row.linked_id === null ? null : { id: row.linked_id, heading: row.linked_heading ?? "" },
+    release: row.release_id === null ? null : { id: row.release_id, name: row.release_name ?? "" },
+    tags: tagsOf(row.tags),
+    start_date: isoOrNull(row.start_date),
+    target_date: isoOrNull(row.target_date),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}

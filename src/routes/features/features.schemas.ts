@@ -1,0 +1,94 @@
+/**
+ * The features area's contract objects ("Resources and their fields", FeatureObject and its
+ * refs) and request shapes. FeatureObject is exported for every area that returns features;
+ * `Tag` is the board area's component (one OpenAPI component for both).
+ */
+import { z } from "@hono/zod-openapi";
+import { Tag } from "../board/board.schemas.ts";
+
+export const FEATURE_STATUSES = ["open", "planned", "in_progress", "done", "denied", "archived"] as const;
+export const FEATURE_SORTS = ["board", "top", "votes", "trending", "new", "oldest", "comments"] as const;
+export type FeatureSort = (typeof FEATURE_SORTS)[number];
+
+export const BoardRef = z
+  .object({
+    id: z.number().int().openapi({ description: "Board id; 0 for the roadmap", example: 0 }),
+    kind: z.enum(["roadmap", "custom"]).openapi({ description: "roadmap or custom", example: "roadmap" }),
+    name: z.string().openapi({ description: "Board name", example: "Roadmap" }),
+    slug: z.string().openapi({ description: "Board slug; the value of the board parameter", example: "roadmap" }),
+  })
+  .openapi("BoardRef");
+
+export const ColumnRef = z
+  .object({
+    id: z.number().int().openapi({ description: "Column id; -1 is the archived column", example: 12 }),
+    name: z.string().openapi({ description: "Column name", example: "Planned" }),
+    color: z.string().nullable().openapi({ description: "Hex colour, or null", example: "#3b82f6" }),
+  })
+  .openapi("ColumnRef");
+
+export const FeatureRef = z
+  .object({
+    id: z.number().int().openapi({ description: "Feature id", example: 40 }),
+    heading: z.string().openapi({ description: "Feature heading", example: "Night theme" }),
+  })
+  .openapi("FeatureRef");
+
+export const ReleaseRef = z
+  .object({
+    id: z.number().int().openapi({ description: "Release id", example: 2 }),
+    name: z.string().openapi({ description: "Release name", example: "1.4" }),
+  })
+  .openapi("ReleaseRef");
+
+const timestamp = (description: string, example: string | null) =>
+  z.string().openapi({ description: `${description}; RFC 3339 UTC`, example: example ?? undefined, format: "date-time" });
+
+export const FeatureObject = z
+  .object({
+    id: z.number().int().openapi({ description: "Feature id, used in every path", example: 41 }),
+    heading: z.string().openapi({ description: "One-line title", example: "Dark mode" }),
+    description: z.string().nullable().openapi({ description: "Plain text body", example: "A dark theme for late nights" }),
+    status: z.string().openapi({
+      description: "One of open, planned, in_progress, done, denied, archived; tolerate added members",
+      example: "planned",
+    }),
+    board: BoardRef.openapi({ description: "Board the feature is filed on" }),
+    column: ColumnRef.openapi({ description: "Column of that board; id -1 is the archived column" }),
+    changelog_type: z.string().nullable().openapi({
+      description: "One of new, improvement, fix, security, breaking_change; null outside a published release",
+      example: null,
+    }),
+    comment_count: z.number().int().nullable().openapi({ description: "Comments incl. replies; null when comments are hidden", example: 4 }),
+    vote_count: z.number().int().nullable().openapi({ description: "Votes; null when votes are hidden", example: 17 }),
+    score: z.number().int().nullable().openapi({
+      description: "Weighted total when the project weights votes, plain count otherwise; null when votes are hidden",
+      example: 23,
+    }),
+    score_is_weighted: z.boolean().openapi({ description: "Whether score is weighted; same for every feature of a project", example: false }),
+    view_count: z.number().int().nullable().openapi({ description: "Views; null when views are hidden", example: 310 }),
+    progress: z.number().int().nullable().openapi({ description: "0 to 100; null when hidden or unset", example: 40 }),
+    has_voted: z.boolean().openapi({ description: "Whether the request's voter has a vote on it; false without identity", example: false }),
+    is_approved: z.boolean().openapi({ description: "Review flag; false on a suggestion awaiting review", example: true }),
+    is_pinned: z.boolean().openapi({ description: "Pinned features lead every ordering", example: false }),
+    developer_response: z.string().nullable().openapi({ description: "Owner's plain-text answer", example: null }),
+    response_is_denial: z.boolean().openapi({ description: "Whether the answer is a refusal", example: false }),
+    linked_feature: FeatureRef.nullable().openapi({ description: "Feature this one was marked a duplicate of" }),
+    release: ReleaseRef.nullable().openapi({ description: "Latest published release that shipped it" }),
+    tags: z.array(Tag).openapi({ description: "Tags on the feature, by name" }),
+    start_date: timestamp("Planned start", null).nullable(),
+    target_date: timestamp("Target date", null).nullable(),
+    created_at: timestamp("Creation time", "2026-11-02T09:30:00.000Z"),
+    updated_at: timestamp("Last change by the owner", "2026-11-20T16:05:00.000Z"),
+  })
+  .openapi("FeatureObject");
+
+export type FeatureObjectType = z.infer<typeof FeatureObject>;
+
+/** Body of POST /projects/{slug}/features; keys not listed are stripped, never stored. */
+export const CreateFeatureBody = z
+  .object({
+    heading: z.string().trim().min(1).max(254).openapi({ description: "One-line title, 1 to 254 characters after trimming", example: "Dark mode" }),
+    description: z.string().trim().max(2000).openapi({ description: "Plain text body, up to 2000 characters", example: "Easier on the eyes at night" }),
+  })
+  .openapi("CreateFeatureBody");

@@ -1,0 +1,65 @@
+/**
+ * Writing a suggestion (contract, "Taking part", POST features): it lands on the roadmap in
+ * the first column whose status is open, awaiting review, at the end of the owner's order.
+ */
+import { sql } from "kysely";
+import type { Db } from "../../../db/connect.ts";
+
+/** The roadmap's first open column (lowest position, then id); undefined when it has none. */
+export async function findSuggestionColumn(
+  db: Db,
+  projectId: number,
+): Promise<{ board_id: number; column_id: number } | undefined> {
+  return db
+    .selectFrom("columns")
+    .innerJoin("boards", "boards.id", "columns.board_id")
+    .select(["columns.board_id", "columns.id as column_id"])
+    .where("boards.project_id", "=", projectId)
+    .where("boards.kind", "=", "roadmap")
+    .where("columns.status", "=", "open")
+    .orderBy("columns.position")
+    .orderBy("columns.id")
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export interface NewSuggestion {
+  projectId: number;
+  boardId: number;
+  columnId: number;
+  heading: string;
+  description: string;
+  authorVoterId: number;
+  now: Date;
+}
+
+/**
+ * Inserts the suggestion (status open, is_approved false, position one past the board's
+ * highest) and returns its id. The position is computed in the INSERT itself; two suggestions
+ * racing may share a position, which sort=board breaks by id.
+ */
+export async function insertSuggestion(db: Db, suggestion: NewSuggestion): Promise<number> {
+  const row = await db
+    .insertInto("features")
+    .values({
+      project_id: suggestion.projectId,
+      board_id: suggestion.boardId,
+      column_id: suggestion.columnId,
+      status: "open",
+      heading: suggestion.heading,
+      description: suggestion.description,
+      author_voter_id: suggestion.authorVoterId,
+      is_approved: false,
+      position: sql<number>`(SELECT coalesce(max(position), -1) + 1 FROM features WHERE board_id = ${suggestion.boardId})`,
+      progress: null,
+      effort: null,
+      developer_response: null,
+      linked_feature_id: null,
+      trending_score: null,
+      created_at: suggestion.now,
+      updated_at: suggestion.now,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
