@@ -126,4 +126,4 @@ export const PageQuery = {
 };
 
 export const keySecurity = [{ ApiKey: [] }];
-export const keyAndVoterSecurity = [{ ApiKey: [], VoterAnon: [] }, { ApiKey: [], VoterToken: [] }];
+export const keyAndVoterSecurity: Record<string, string[]>[] = [{ ApiKey: [], VoterAnon: [] }, { ApiKey: [], VoterToken: [] }];

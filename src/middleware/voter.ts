@@ -18,6 +18,9 @@ const IDENTITY_PATH = /^\/api\/v3\/projects\/[^/]+\/identity\/?$/;
 export function voterMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (IDENTITY_PATH.test(c.req.path)) {
+      // No voter yet: scope idempotency records by the presented token's digest instead.
+      const presented = c.req.header("X-VF-Token") || c.req.header("X-VF-Anon");
+      c.set("idempotencyScope", presented ? `token:${hashSecret(presented)}` : "none");
       await next();
       return;
     }

@@ -1,7 +1,13 @@
 /** Router of the comments area: .openapi(route, handler) for each route in comments.routes.ts. */
 import { createRouter } from "../../lib/openapi.ts";
+import * as handlers from "./comments.handlers.ts";
+import * as routes from "./comments.routes.ts";
 
 export function createCommentsRouter() {
   const router = createRouter();
+  router.openapi(routes.listComments, handlers.listComments);
+  router.openapi(routes.createComment, handlers.createComment);
+  router.openapi(routes.deleteComment, handlers.deleteComment);
+  router.openapi(routes.toggleLike, handlers.toggleLike);
   return router;
 }
