@@ -348,3 +348,15 @@ describe("GET /features/{id}", () => {
     expect((await bad.json()).error.field).toBe("id");
   });
 });
+
+describe("read caching", () => {
+  it("answers the listing with an ETag and 304 when it is sent back", async () => {
+    const path = `/api/v3/projects/${plain.slug}/features?sort=new`;
+    const first = await ctx.get(path, plain.secretKey);
+    const etag = first.headers.get("ETag");
+    expect(etag).toBeTruthy();
+    expect(first.headers.get("Cache-Control")).toBe("private, max-age=60");
+    const again = await ctx.get(path, plain.secretKey, { "If-None-Match": etag! });
+    expect(again.status).toBe(304);
+  });
+});

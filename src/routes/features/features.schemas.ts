@@ -73,8 +73,9 @@ export const FeatureObject = z
     is_pinned: z.boolean().openapi({ description: "Pinned features lead every ordering", example: false }),
     developer_response: z.string().nullable().openapi({ description: "Owner's plain-text answer", example: null }),
     response_is_denial: z.boolean().openapi({ description: "Whether the answer is a refusal", example: false }),
-    linked_feature: FeatureRef.nullable().openapi({ description: "Feature this one was marked a duplicate of" }),
-    release: ReleaseRef.nullable().openapi({ description: "Latest published release that shipped it" }),
+    // A union, not .nullable(): on a named component the OpenAPI generator drops the null.
+    linked_feature: z.union([FeatureRef, z.null()]).openapi({ description: "Feature this one was marked a duplicate of; null if none or not public" }),
+    release: z.union([ReleaseRef, z.null()]).openapi({ description: "Latest published release that shipped it; null outside one" }),
     tags: z.array(Tag).openapi({ description: "Tags on the feature, by name" }),
     start_date: timestamp("Planned start", null).nullable(),
     target_date: timestamp("Target date", null).nullable(),
