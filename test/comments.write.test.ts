@@ -201,6 +201,22 @@ describe("DELETE comments/{cid}", () => {
     expect(await commentCount(ids.features.f2)).toBe(await commentRows(ids.features.f2));
   });
 
+  it("keeps comment_count exact when replies race the deletion of their parent", async () => {
+    const top = await post(ids.features.f2, { content: "parent under fire" });
+    const parentId = top.body.data.id;
+    const replies = Array.from({ length: 5 }, (_, i) => post(ids.features.f2, { content: `racing reply ${i}`, parent_id: parentId }, bob));
+    const [deleted, ...written] = await Promise.all([remove(parentId), ...replies]);
+    expect(deleted!.status).toBe(200);
+    for (const reply of written) {
+      // Each reply either landed before the delete (and went with it) or found its parent gone.
+      expect([201, 422]).toContain(reply.status);
+      if (reply.status === 422) expect(reply.body.error.field).toBe("parent_id");
+    }
+    expect(await commentCount(ids.features.f2)).toBe(await commentRows(ids.features.f2));
+    const orphans = await ctx.db.selectFrom("comments").select("id").where("parent_id", "=", parentId).execute();
+    expect(orphans).toEqual([]);
+  });
+
   it("is refused with 422 for a non-numeric comment id", async () => {
     const response = await ctx.send("DELETE", `/api/v3/projects/${p.slug}/comments/abc`, p.secretKey, undefined, ada);
     expect(response.status).toBe(422);
