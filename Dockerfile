@@ -3,6 +3,8 @@
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The postinstall step patches the postgres driver (see the script).
+COPY scripts/patch-postgres-driver.mjs ./scripts/
 RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim AS runtime

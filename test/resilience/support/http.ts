@@ -100,12 +100,18 @@ export interface LoadSample extends HttpResult {
   /** ms since the load started, when the request was sent. */
   at: number;
   label: string;
+  method: string;
+  path: string;
 }
 
 export interface LoadRun {
   samples: LoadSample[];
+  /** performance.now() when the load started (LoadSample.at is relative to it). */
+  startedAt: number;
   /** Stops the workers and resolves when the last in-flight request has answered. */
   stop(): Promise<LoadSample[]>;
+  /** Resolves when the run ends by its own bounds (maxMs or maxRequests). */
+  finished(): Promise<LoadSample[]>;
 }
 
 /**
@@ -127,15 +133,20 @@ export function startLoad(
       const request = next(i);
       const at = performance.now() - started;
       const result = await send(origin, request);
-      samples.push({ ...result, at, label: request.label });
+      samples.push({ ...result, at, label: request.label, method: request.method ?? "GET", path: request.path });
     }
   };
   const workers = Array.from({ length: options.concurrency }, worker);
   const done = Promise.all(workers);
   return {
     samples,
+    startedAt: started,
     async stop() {
       stopped = true;
+      await done;
+      return samples;
+    },
+    async finished() {
       await done;
       return samples;
     },

@@ -53,3 +53,8 @@ export function openFeatures(count: number, prefix = "f"): Json[] {
     ref: `${prefix}${i}`, board: "roadmap", column: "c-open", heading: `Feature ${prefix}${i}`, description: `About ${prefix}${i}`,
   }));
 }
+
+/** The inner id map ({features: {ref: id}, ...}) of an imported project. */
+export function idsOf(project: { ids: Json }): Json {
+  return project.ids.ids ?? project.ids;
+}
