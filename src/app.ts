@@ -7,7 +7,6 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
-import { methodNotAllowed } from "hono/method-not-allowed";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppDeps, AppEnv } from "./lib/context.ts";
@@ -15,6 +14,7 @@ import { failure } from "./lib/envelope.ts";
 import { ApiError } from "./lib/errors.ts";
 import { apiKeyMiddleware } from "./middleware/api-key.ts";
 import { idempotencyMiddleware } from "./middleware/idempotency.ts";
+import { methodCheckMiddleware } from "./middleware/method-check.ts";
 import { rateLimitMiddleware } from "./middleware/rate-limit.ts";
 import { readCacheMiddleware } from "./middleware/read-cache.ts";
 import { voterMiddleware } from "./middleware/voter.ts";
@@ -28,15 +28,6 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export function createApp(deps: AppDeps) {
   const app = new OpenAPIHono<AppEnv>();
 
-  app.use(
-    methodNotAllowed({
-      app,
-      onMethodNotAllowed: (c, methods) =>
-        c.json(failure(new ApiError("method_not_allowed", `this path takes ${methods.join(", ")}`)), 405, {
-          Allow: methods.join(", "),
-        }),
-    }),
-  );
   app.use(requestId({ headerName: "X-Request-Id" }));
   app.use(async (c, next) => {
     c.set("deps", deps);
@@ -66,6 +57,7 @@ export function createApp(deps: AppDeps) {
       maxAge: 600,
     }),
   );
+  app.use(methodCheckMiddleware(app));
   app.use(
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
@@ -82,7 +74,6 @@ export function createApp(deps: AppDeps) {
   app.route(API_PREFIX, createServiceRouter(app));
   registerApiRouters(app, API_PREFIX);
 
-  // Answered, not thrown: the 405 middleware only looks at a plain 404 response.
   app.notFound((c) => c.json(failure(new ApiError("not_found", "no such route")), 404));
   app.onError((error, c) => {
     if (error instanceof ApiError) {

@@ -6,7 +6,9 @@
  * Idempotent-Replay: true. The fingerprint is method + path + body digest: the same key on
  * another route, or with another body, answers 409 idempotency_mismatch; a replay while the
  * first request runs answers 409 idempotency_in_progress with Retry-After. 5xx responses are
- * not recorded, so a failed request may be retried with the same key.
+ * not recorded, so a failed request may be retried with the same key. A request with no
+ * identity at all (minting a voter on /identity) has no one to scope a record by: sharing one
+ * would hand one client's fresh anon_token to another, so such requests are never replayed.
  */
 import { createHash } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
@@ -29,6 +31,10 @@ export function idempotencyMiddleware(): MiddlewareHandler<AppEnv> {
       throw new ApiError("validation_failed", `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} printable ASCII characters`, {
         field: "Idempotency-Key",
       });
+    }
+    if (c.var.idempotencyScope === "none") {
+      await next();
+      return;
     }
     const store = c.var.deps.idempotencyStore;
     const body = await c.req.text();

@@ -1,0 +1,41 @@
+/**
+ * 405 before authentication (contract, "Errors": 405 means the path does not take that
+ * method). hono's methodNotAllowed middleware decides after the whole chain has run, so a
+ * wrong method on a keyed path would first meet the key and identity checks (401). This check
+ * runs first: when the path matches a route but none for this method, it answers 405 with an
+ * Allow header. CORS preflights (OPTIONS) pass through.
+ */
+import type { Hono, MiddlewareHandler } from "hono";
+import { TrieRouter } from "hono/router/trie-router";
+import type { AppEnv } from "../lib/context.ts";
+import { failure } from "../lib/envelope.ts";
+import { ApiError } from "../lib/errors.ts";
+
+export function methodCheckMiddleware(app: Hono<AppEnv, any, any>): MiddlewareHandler<AppEnv> {
+  let router: TrieRouter<string[]> | undefined;
+
+  // Built on first use: routes are registered after the middleware.
+  const build = () => {
+    const methodsByPath = new Map<string, Set<string>>();
+    for (const route of app.routes) {
+      if (route.method === "ALL") continue;
+      const methods = methodsByPath.get(route.path) ?? new Set<string>();
+      methods.add(route.method);
+      if (route.method === "GET") methods.add("HEAD");
+      methodsByPath.set(route.path, methods);
+    }
+    const built = new TrieRouter<string[]>();
+    for (const [path, methods] of methodsByPath) built.add("ALL", path, [...methods]);
+    return built;
+  };
+
+  return async (c, next) => {
+    if (c.req.method === "OPTIONS") return next();
+    router ??= build();
+    const allowed = new Set<string>();
+    for (const [methods] of router.match("ALL", c.req.path)[0]) for (const method of methods) allowed.add(method);
+    if (allowed.size === 0 || allowed.has(c.req.method)) return next();
+    const allow = [...allowed].join(", ");
+    return c.json(failure(new ApiError("method_not_allowed", `this path takes ${allow}`)), 405, { Allow: allow });
+  };
+}

@@ -1,0 +1,196 @@
+/**
+ * Limits and idempotency (contract, "Limits"): rate budgets and their headers, the body limit,
+ * malformed JSON, and Idempotency-Key replays, conflicts and scoping.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectRedis, RedisIdempotencyStore, RedisRateLimiter } from "../src/store/redis.ts";
+import { createApp } from "../src/app.ts";
+import { createTestContext, type ImportedProject, type TestContext } from "./harness.ts";
+
+const voters = [
+  { ref: "ada", anon_token: "anon-token-ada-0000000000001", display_name: "Ada" },
+  { ref: "bob", anon_token: "anon-token-bob-0000000000002", display_name: "Bob" },
+];
+const features = [{ ref: "f1", board: "roadmap", column: "c-planned", heading: "Dark mode" }];
+
+let ctx: TestContext;
+let project: ImportedProject;
+beforeAll(async () => {
+  ctx = await createTestContext({ RATE_LIMIT_READS_PER_MINUTE: "5", RATE_LIMIT_WRITES_PER_MINUTE: "100" });
+  project = await ctx.importProject({ voters, features });
+});
+afterAll(() => ctx.close());
+
+const commentsPath = () => `/api/v3/projects/${project.slug}/features/${project.ids.ids.features.f1}/comments`;
+const countComments = async () =>
+  Number((await ctx.db.selectFrom("comments").select((eb) => eb.fn.countAll<number>().as("n")).where("feature_id", "=", project.ids.ids.features.f1).executeTakeFirstOrThrow()).n);
+
+describe("rate limits", () => {
+  it("counts reads per key, sends X-RateLimit-* on every keyed response, and answers 429 with Retry-After", async () => {
+    const { slug, secretKey } = await ctx.importProject();
+    const path = `/api/v3/projects/${slug}`;
+    const seen: Response[] = [];
+    for (let i = 0; i < 5; i++) seen.push(await ctx.get(path, secretKey));
+    expect(seen.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(seen.map((r) => r.headers.get("X-RateLimit-Remaining"))).toEqual(["4", "3", "2", "1", "0"]);
+    expect(seen[0]!.headers.get("X-RateLimit-Limit")).toBe("5");
+    const reset = Number(seen[0]!.headers.get("X-RateLimit-Reset"));
+    expect(reset).toBeGreaterThan(Date.now() / 1000);
+    expect(reset).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 60);
+
+    const refused = await ctx.get(path, secretKey);
+    expect(refused.status).toBe(429);
+    expect((await refused.json()).error.code).toBe("rate_limited");
+    expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
+    expect(refused.headers.get("X-RateLimit-Remaining")).toBe("0");
+
+    // Writes have their own budget.
+    const write = await ctx.send("POST", `/api/v3/projects/${slug}/identity`, secretKey);
+    expect(write.status).toBe(201);
+    expect(write.headers.get("X-RateLimit-Limit")).toBe("100");
+  });
+
+  it("gives the embed key a budget of its own", async () => {
+    const { slug, secretKey, embedKey } = await ctx.importProject();
+    for (let i = 0; i < 5; i++) await ctx.get(`/api/v3/projects/${slug}`, secretKey);
+    const embed = await ctx.get(`/api/v3/projects/${slug}`, embedKey);
+    expect(embed.status).toBe(200);
+    expect(embed.headers.get("X-RateLimit-Limit")).toBe(ctx.deps.config.RATE_LIMIT_EMBED_READS_PER_MINUTE.toString());
+  });
+});
+
+describe("request bodies", () => {
+  it("refuses a body over one megabyte with 413 too_large and creates nothing", async () => {
+    const before = await countComments();
+    const content = "x".repeat(1024 * 1024 + 1);
+    const response = await ctx.send("POST", commentsPath(), project.secretKey, content, {
+      "X-VF-Anon": voters[0]!.anon_token,
+      "Content-Type": "application/json",
+    });
+    expect(response.status).toBe(413);
+    expect((await response.json()).error.code).toBe("too_large");
+    expect(await countComments()).toBe(before);
+  });
+
+  it("refuses a chunked body over one megabyte that carries no Content-Length", async () => {
+    const chunk = new TextEncoder().encode("y".repeat(64 * 1024));
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent > 1024 * 1024) return controller.close();
+        sent += chunk.length;
+        controller.enqueue(chunk);
+      },
+    });
+    const response = await ctx.app.request(commentsPath(), {
+      method: "POST",
+      headers: { "X-API-Key": project.secretKey, "X-VF-Anon": voters[0]!.anon_token, "Content-Type": "application/json" },
+      body: stream,
+      // @ts-expect-error undici needs duplex for a streamed body
+      duplex: "half",
+    });
+    expect(response.status).toBe(413);
+  });
+
+  it("answers malformed JSON with 422 validation_failed", async () => {
+    const response = await ctx.send("POST", commentsPath(), project.secretKey, "{not json", { "X-VF-Anon": voters[0]!.anon_token });
+    expect(response.status).toBe(422);
+    const { error } = await response.json();
+    expect(error.code).toBe("validation_failed");
+    expect(error.field).toEqual(expect.any(String));
+  });
+});
+
+describe("Idempotency-Key", () => {
+  const ada = { "X-VF-Anon": voters[0]!.anon_token };
+
+  it("replays the original response with Idempotent-Replay: true and creates nothing new", async () => {
+    const before = await countComments();
+    const headers = { ...ada, "Idempotency-Key": "replay-1" };
+    const first = await ctx.send("POST", commentsPath(), project.secretKey, { content: "once" }, headers);
+    const second = await ctx.send("POST", commentsPath(), project.secretKey, { content: "once" }, headers);
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(201);
+    expect(first.headers.get("Idempotent-Replay")).toBeNull();
+    expect(second.headers.get("Idempotent-Replay")).toBe("true");
+    expect(await second.text()).toBe(await first.text());
+    expect(await countComments()).toBe(before + 1);
+  });
+
+  it("refuses the same key on another route or with another body (409 idempotency_mismatch)", async () => {
+    const headers = { ...ada, "Idempotency-Key": "mismatch-1" };
+    expect((await ctx.send("POST", commentsPath(), project.secretKey, { content: "a" }, headers)).status).toBe(201);
+    const otherBody = await ctx.send("POST", commentsPath(), project.secretKey, { content: "b" }, headers);
+    expect(otherBody.status).toBe(409);
+    expect((await otherBody.json()).error.code).toBe("idempotency_mismatch");
+    const otherRoute = await ctx.send("POST", `/api/v3/projects/${project.slug}/features/${project.ids.ids.features.f1}/vote`, project.secretKey, undefined, headers);
+    expect(otherRoute.status).toBe(409);
+    expect((await otherRoute.json()).error.code).toBe("idempotency_mismatch");
+  });
+
+  it("scopes records by voter: two voters using one key string do not see each other's responses", async () => {
+    const key = { "Idempotency-Key": "shared-key" };
+    const a = await ctx.send("POST", commentsPath(), project.secretKey, { content: "same" }, { ...ada, ...key });
+    const b = await ctx.send("POST", commentsPath(), project.secretKey, { content: "same" }, { "X-VF-Anon": voters[1]!.anon_token, ...key });
+    expect(a.status).toBe(201);
+    expect(b.status).toBe(201);
+    expect(b.headers.get("Idempotent-Replay")).toBeNull();
+    expect((await a.json()).data.id).not.toBe((await b.json()).data.id);
+  });
+
+  it("creates exactly one comment from 20 parallel requests with one key; the rest replay or get 409 in progress", async () => {
+    const before = await countComments();
+    const headers = { ...ada, "Idempotency-Key": "parallel-1" };
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => ctx.send("POST", commentsPath(), project.secretKey, { content: "parallel" }, headers)),
+    );
+    expect(await countComments()).toBe(before + 1);
+    for (const response of responses) {
+      if (response.status === 409) {
+        expect((await response.json()).error.code).toBe("idempotency_in_progress");
+        expect(response.headers.get("Retry-After")).toBe("1");
+      } else {
+        expect(response.status).toBe(201);
+      }
+    }
+    expect(responses.filter((r) => r.status === 201 && r.headers.get("Idempotent-Replay") === null)).toHaveLength(1);
+  });
+
+  it("refuses keys over 200 characters or with non-printable characters with 422", async () => {
+    for (const key of ["k".repeat(201), "bad\u0001key"]) {
+      const response = await ctx.send("POST", commentsPath(), project.secretKey, { content: "x" }, { ...ada, "Idempotency-Key": key });
+      expect(response.status).toBe(422);
+      expect((await response.json()).error).toMatchObject({ code: "validation_failed", field: "Idempotency-Key" });
+    }
+  });
+});
+
+describe.runIf(Boolean(process.env.REDIS_URL))("two instances on one Postgres + Redis", () => {
+  it("share one rate budget and one idempotency record", async () => {
+    const { config, logger } = ctx.deps;
+    const redis = connectRedis(config.REDIS_URL!, config.REDIS_COMMAND_TIMEOUT_MS, config.REDIS_KEY_PREFIX);
+    const second = createApp({
+      ...ctx.deps,
+      rateLimiter: new RedisRateLimiter(redis, logger),
+      idempotencyStore: new RedisIdempotencyStore(redis, logger),
+    });
+    try {
+      const { slug, secretKey } = await ctx.importProject();
+      const a = await ctx.get(`/api/v3/projects/${slug}`, secretKey);
+      const b = await second.request(`/api/v3/projects/${slug}`, { headers: { "X-API-Key": secretKey } });
+      expect(a.headers.get("X-RateLimit-Remaining")).toBe("4");
+      expect(b.headers.get("X-RateLimit-Remaining")).toBe("3");
+
+      const before = await countComments();
+      const headers = { "X-API-Key": project.secretKey, ...ada(), "Idempotency-Key": "two-instances", "Content-Type": "application/json" };
+      const first = await ctx.app.request(commentsPath(), { method: "POST", headers, body: JSON.stringify({ content: "x" }) });
+      const replay = await second.request(commentsPath(), { method: "POST", headers, body: JSON.stringify({ content: "x" }) });
+      expect(first.status).toBe(201);
+      expect(replay.headers.get("Idempotent-Replay")).toBe("true");
+      expect(await countComments()).toBe(before + 1);
+    } finally {
+      redis.disconnect();
+    }
+  });
+  const ada = () => ({ "X-VF-Anon": voters[0]!.anon_token });
+});
