@@ -37,6 +37,12 @@ const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOS
 });
 
 let stopping = false;
+// While stopping, every response closes its keep-alive connection: otherwise a busy client's
+// connection stays open (and keeps being served) until the grace period runs out.
+server.on("request", (_req, res) => {
+  if (stopping && !res.headersSent) res.setHeader("Connection", "close");
+});
+
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
@@ -44,6 +50,8 @@ async function shutdown(signal: string): Promise<void> {
   const deadline = setTimeout(() => {
     logger.warn("grace period over; closing remaining connections");
     (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+    // A request still waiting on the database keeps deps.close() from returning: stop anyway.
+    setTimeout(() => process.exit(0), 250).unref();
   }, config.SHUTDOWN_GRACE_SECONDS * 1000);
   deadline.unref();
   (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
