@@ -1,7 +1,9 @@
 /** Every migration, in order. Kysely's Migrator reads them from here (no filesystem scan). */
 import type { Migration } from "kysely";
 import * as initialSchema from "./2026-11-22T19-00-00-initial-schema.ts";
+import * as revenueIndexes from "./2026-11-22T20-00-00-revenue-indexes.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026-11-22T19-00-00-initial-schema": initialSchema,
+  "2026-11-22T20-00-00-revenue-indexes": revenueIndexes,
 };
