@@ -75,6 +75,25 @@ describe("GET /projects/{slug}/revenue/features", () => {
     expect(last.meta).toEqual({ page: 3, per_page: 3, total: 7, total_pages: 3, has_more: false });
   });
 
+  it("weights by the voters' current tiers, not by the weight recorded when they voted", async () => {
+    const project = await ctx.importProject({
+      tiers: [{ ref: "pro", name: "Pro", mrr_cents: 4900, multiplier: 3 }, { ref: "biz", name: "Business", mrr_cents: 19900, multiplier: 5 }],
+      voters: [{ ref: "x", kind: "anonymous", tier: "pro" }, { ref: "y", kind: "anonymous" }],
+      features: [{ ref: "only", board: "roadmap", column: "c-open", heading: "Only" }],
+      votes: [{ voter: "x", feature: "only" }, { voter: "y", feature: "only" }],
+    });
+    // A billing sync moves x up to Business and y onto Pro after they voted.
+    const bizId = project.ids.ids.tiers.biz as number;
+    const proId = project.ids.ids.tiers.pro as number;
+    await ctx.db.updateTable("voters").set({ tier_id: bizId }).where("public_id", "=", project.ids.ids.voters.x).execute();
+    await ctx.db.updateTable("voters").set({ tier_id: proId }).where("public_id", "=", project.ids.ids.voters.y).execute();
+    const response = await ctx.get(`/api/v3/projects/${project.slug}/revenue/features`, project.secretKey);
+    expect((await body(response)).data).toEqual([
+      { id: project.ids.ids.features.only, heading: "Only", status: "open", vote_count: 2, weighted_votes: 8, paying_voters: 2,
+        churned_voters: 0, mrr_cents: 24800, top_tier: "Business", currency_symbol: "$" },
+    ]);
+  });
+
   it.each([
     ["?sort=top", "sort"],
     ["?sort=", "sort"],
