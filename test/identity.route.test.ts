@@ -187,14 +187,15 @@ describe("exchanging an SSO token", () => {
 });
 
 describe("idempotency on the identity route", () => {
-  it("replays a mint under the same Idempotency-Key instead of minting twice", async () => {
+  it("never replays a mint sent with no identity: one client's anon_token must not reach another", async () => {
     const headers = { "Idempotency-Key": `mint-${Math.random()}` };
     const first = await identify(undefined, headers);
-    const replay = await identify(undefined, headers);
+    const second = await identify(undefined, headers);
     expect(first.status).toBe(201);
-    expect(replay.status).toBe(201);
-    expect(replay.response.headers.get("Idempotent-Replay")).toBe("true");
-    expect(replay.body).toEqual(first.body);
+    expect(second.status).toBe(201);
+    expect(second.response.headers.get("Idempotent-Replay")).toBeNull();
+    expect(second.body.data.voter_id).not.toBe(first.body.data.voter_id);
+    expect(second.body.data.anon_token).not.toBe(first.body.data.anon_token);
   });
 
   it("scopes records by the presented token, so two voters never share a response", async () => {
