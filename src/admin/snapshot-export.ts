@@ -9,8 +9,8 @@ import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { SNAPSHOT_FORMAT, type SnapshotDocument } from "./snapshot.schema.ts";
 
-const iso = (value: Date | null): string | null => (value === null ? null : new Date(value).toISOString());
-const isoNow = (value: Date): string => new Date(value).toISOString();
+const stamp = (value: Date): string => new Date(value).toISOString();
+const iso = (value: Date | null): string | null => (value === null ? null : stamp(value));
 
 /**
  * Reads the project `slug` and returns it as a snapshot that importSnapshot accepts and that
@@ -105,7 +105,7 @@ async function readProject(db: Transaction<Database>, slug: string): Promise<Sna
       subscription_id: v.subscription_id, subscription_status: v.subscription_status,
       subscribed_at: iso(v.subscribed_at), trial_ends_at: iso(v.trial_ends_at), canceled_at: iso(v.canceled_at),
       last_synced_at: iso(v.last_synced_at), churned: v.churned, churned_at: iso(v.churned_at),
-      churn_source: v.churn_source, created_at: isoNow(v.created_at),
+      churn_source: v.churn_source, created_at: stamp(v.created_at),
     })),
     features: features.map((f) => {
       const archived = f.status === "archived";
@@ -131,14 +131,14 @@ async function readProject(db: Transaction<Database>, slug: string): Promise<Sna
         tags: (tagsOf.get(f.id) ?? []).map((row) => tagRef(row.tag_id)),
         start_date: iso(f.start_date),
         target_date: iso(f.target_date),
-        created_at: isoNow(f.created_at),
-        updated_at: isoNow(f.updated_at),
+        created_at: stamp(f.created_at),
+        updated_at: stamp(f.updated_at),
       };
     }),
-    votes: votes.map((v) => ({ voter: voterRef(v.voter_id), feature: featureRef(v.feature_id), created_at: isoNow(v.created_at) })),
+    votes: votes.map((v) => ({ voter: voterRef(v.voter_id), feature: featureRef(v.feature_id), created_at: stamp(v.created_at) })),
     comments: comments.map((c) => ({
       ref: commentRef(c.id), feature: featureRef(c.feature_id), voter: voterRef(c.voter_id),
-      parent: c.parent_id === null ? null : commentRef(c.parent_id), content: c.content, created_at: isoNow(c.created_at),
+      parent: c.parent_id === null ? null : commentRef(c.parent_id), content: c.content, created_at: stamp(c.created_at),
     })),
     likes: likes.map((l) => ({ voter: voterRef(l.voter_id), comment: commentRef(l.comment_id) })),
     releases: releases.map((r) => ({
@@ -153,7 +153,7 @@ async function readProject(db: Transaction<Database>, slug: string): Promise<Sna
       priority: m.priority, action_label: m.action_label, action_url: m.action_url, is_dismissible: m.is_dismissible,
       platforms: m.platforms as SnapshotDocument["messages"][number]["platforms"],
       min_app_version: m.min_app_version, max_app_version: m.max_app_version,
-      starts_at: iso(m.starts_at), ends_at: iso(m.ends_at), created_at: isoNow(m.created_at),
+      starts_at: iso(m.starts_at), ends_at: iso(m.ends_at), created_at: stamp(m.created_at),
     })),
     dismissals: dismissals.map((d) => ({ voter: voterRef(d.voter_id), message: messageRef(d.message_id) })),
   };
