@@ -8,5 +8,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Files share their process (and its one embedded database, see test/harness.ts).
+    isolate: false,
   },
 });

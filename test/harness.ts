@@ -78,7 +78,21 @@ export function buildSnapshot(overrides: Partial<Json> = {}): Json {
   };
 }
 
-let handle: DatabaseHandle | undefined;
+/**
+ * The embedded database of this test process. Starting PGlite compiles Postgres from WASM
+ * (seconds of CPU), so test files run unisolated (vitest.config.ts) and share one migrated
+ * instance per process; tests stay independent through their own projects and slugs.
+ */
+let sharedPglite: Promise<DatabaseHandle> | undefined;
+
+async function openTestDatabase(databaseUrl: string | undefined): Promise<{ handle: DatabaseHandle; owned: boolean }> {
+  if (databaseUrl) return { handle: await openDatabase({ DATABASE_URL: databaseUrl, poolSize: 5 }), owned: true };
+  sharedPglite ??= openDatabase({ PGLITE_DIR: "memory://" }).then(async (opened) => {
+    await migrateToLatest(opened.db);
+    return opened;
+  });
+  return { handle: await sharedPglite, owned: false };
+}
 
 /** Opens the database, stores and app for one test file. */
 export async function createTestContext(configOverrides: Record<string, string> = {}): Promise<TestContext> {
@@ -94,8 +108,7 @@ export async function createTestContext(configOverrides: Record<string, string> 
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: `fbtest:${randomBytes(6).toString("hex")}:` } : {}),
   });
-  handle = await openDatabase({ DATABASE_URL: config.DATABASE_URL, PGLITE_DIR: "memory://", poolSize: 5 });
-  if (!config.DATABASE_URL) await migrateToLatest(handle.db);
+  const { handle, owned } = await openTestDatabase(config.DATABASE_URL);
   const logger = createLogger("silent");
   const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, config.REDIS_COMMAND_TIMEOUT_MS, config.REDIS_KEY_PREFIX) : undefined;
   const deps: AppDeps = {
@@ -108,7 +121,6 @@ export async function createTestContext(configOverrides: Record<string, string> 
   };
   const app = createApp(deps);
   const db = handle.db;
-  const closeHandle = handle;
   return {
     app,
     deps,
@@ -138,7 +150,7 @@ export async function createTestContext(configOverrides: Record<string, string> 
       await deps.rateLimiter.close();
       await deps.idempotencyStore.close();
       redis?.disconnect();
-      await closeHandle.close();
+      if (owned) await handle.close();
     },
   };
 }
