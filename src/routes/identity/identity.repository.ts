@@ -6,6 +6,19 @@ import { generateHandle } from "../../lib/handles.ts";
 import { generateVoterId } from "../../lib/secrets.ts";
 import type { SsoClaims } from "../../lib/sso.ts";
 
+/** A voter created through the API carries no role and no billing link (the owner adds those). */
+const withoutBilling = {
+  role: null,
+  company: null,
+  tier_id: null,
+  mrr_override_cents: null,
+  stripe_customer_id: null,
+  paddle_customer_id: null,
+  subscription_id: null,
+  subscription_status: null,
+  churn_source: null,
+} as const;
+
 const voterColumns = ["id", "public_id as publicId", "kind", "display_name as displayName", "banned"] as const;
 
 export async function findAnonymousVoter(db: Db, projectId: number, tokenHash: string): Promise<VoterContext | undefined> {
@@ -42,15 +55,7 @@ export async function upsertSsoVoter(db: Db, projectId: number, claims: SsoClaim
       display_name: claims.name ?? generateHandle(),
       email: claims.email,
       anon_token_hash: null,
-      role: null,
-      company: null,
-      tier_id: null,
-      mrr_override_cents: null,
-      stripe_customer_id: null,
-      paddle_customer_id: null,
-      subscription_id: null,
-      subscription_status: null,
-      churn_source: null,
+      ...withoutBilling,
     })
     .onConflict((oc) =>
       oc
@@ -83,15 +88,7 @@ export async function createAnonymousVoter(db: Db, projectId: number, tokenHash:
       sso_id: null,
       display_name: generateHandle(),
       email: null,
-      role: null,
-      company: null,
-      tier_id: null,
-      mrr_override_cents: null,
-      stripe_customer_id: null,
-      paddle_customer_id: null,
-      subscription_id: null,
-      subscription_status: null,
-      churn_source: null,
+      ...withoutBilling,
     })
     .returning([...voterColumns])
     .executeTakeFirstOrThrow();

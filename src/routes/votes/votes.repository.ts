@@ -6,8 +6,9 @@
  * arrives or last vote leaves. Locks are taken in one order (feature, voter, project), so
  * concurrent votes queue on the feature row instead of deadlocking.
  */
-import { sql } from "kysely";
+import { sql, type Transaction } from "kysely";
 import type { Db } from "../../../db/connect.ts";
+import type { Database } from "../../../db/schema.ts";
 import { addVoteToTrending, removeVoteFromTrending, voteExponent } from "../../lib/trending.ts";
 
 export interface VoteTarget {
@@ -55,19 +56,7 @@ export async function addVote(db: Db, target: VoteTarget, now: Date): Promise<Fe
       .where("id", "=", target.featureId)
       .returning(["vote_count", "weighted_score"])
       .executeTakeFirstOrThrow();
-    const voter = await trx
-      .updateTable("voters")
-      .set((eb) => ({ vote_count: eb("vote_count", "+", 1) }))
-      .where("id", "=", target.voterId)
-      .returning("vote_count")
-      .executeTakeFirstOrThrow();
-    if (voter.vote_count === 1) {
-      await trx
-        .updateTable("projects")
-        .set((eb) => ({ voter_count: eb("voter_count", "+", 1) }))
-        .where("id", "=", target.projectId)
-        .execute();
-    }
+    await moveVoterTally(trx, target, 1);
     return counters;
   });
 }
@@ -96,19 +85,28 @@ export async function removeVote(db: Db, target: VoteTarget): Promise<FeatureCou
       .where("id", "=", target.featureId)
       .returning(["vote_count", "weighted_score"])
       .executeTakeFirstOrThrow();
-    const voter = await trx
-      .updateTable("voters")
-      .set((eb) => ({ vote_count: eb("vote_count", "-", 1) }))
-      .where("id", "=", target.voterId)
-      .returning("vote_count")
-      .executeTakeFirstOrThrow();
-    if (voter.vote_count === 0) {
-      await trx
-        .updateTable("projects")
-        .set((eb) => ({ voter_count: eb("voter_count", "-", 1) }))
-        .where("id", "=", target.projectId)
-        .execute();
-    }
+    await moveVoterTally(trx, target, -1);
     return counters;
   });
+}
+
+/**
+ * Moves the voter's vote_count by `delta` and, when the voter just gained a first vote or lost
+ * the last one, the project's voter_count with it. Runs after the feature row is locked, so the
+ * lock order stays feature -> voter -> project and parallel votes cannot deadlock.
+ */
+async function moveVoterTally(trx: Transaction<Database>, target: VoteTarget, delta: 1 | -1): Promise<void> {
+  const voter = await trx
+    .updateTable("voters")
+    .set((eb) => ({ vote_count: eb("vote_count", "+", delta) }))
+    .where("id", "=", target.voterId)
+    .returning("vote_count")
+    .executeTakeFirstOrThrow();
+  const crossedZero = delta === 1 ? voter.vote_count === 1 : voter.vote_count === 0;
+  if (!crossedZero) return;
+  await trx
+    .updateTable("projects")
+    .set((eb) => ({ voter_count: eb("voter_count", "+", delta) }))
+    .where("id", "=", target.projectId)
+    .execute();
 }
