@@ -24,11 +24,32 @@ export function validationFailure(issues: readonly ZodIssueLike[], fallbackField
   return new ApiError("validation_failed", `${field}: ${issue?.message ?? "invalid"}`, { field });
 }
 
-/** An OpenAPIHono router whose validation failures become 422 validation_failed. */
+// Postgres text cannot hold NUL, and a lone surrogate is not Unicode (the driver would store
+// U+FFFD instead): such strings would fail inside the database (a 500) or not round-trip.
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Path of the first string in `value` that Postgres cannot store verbatim, or undefined. */
+export function unstorableStringPath(value: unknown, path: PropertyKey[] = []): PropertyKey[] | undefined {
+  if (typeof value === "string") return UNSTORABLE.test(value) ? path : undefined;
+  if (value === null || typeof value !== "object") return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const found = unstorableStringPath(item, [...path, Array.isArray(value) ? Number(key) : key]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * An OpenAPIHono router whose validation failures become 422 validation_failed, including
+ * strings that pass their schema but hold NUL or a lone surrogate.
+ */
 export function createRouter() {
   return new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
-      if (!result.success) throw validationFailure(result.error.issues, result.target === "json" ? "body" : result.target);
+      const fallback = result.target === "json" ? "body" : result.target;
+      if (!result.success) throw validationFailure(result.error.issues, fallback);
+      const path = unstorableStringPath(result.data);
+      if (path) throw validationFailure([{ path, message: "must not contain NUL characters or unpaired surrogates" }], fallback);
     },
   });
 }

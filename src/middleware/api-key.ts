@@ -12,6 +12,19 @@ import { findKeyWithProject, findProjectBySlug } from "../lib/projects.repositor
 import { hashSecret } from "../lib/secrets.ts";
 
 const PROJECT_PATH = /^\/api\/v3\/projects\/([^/]+)/;
+/** What a project slug can be (snapshot spec); anything else names no project. */
+const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/** The slug in the path, decoded; "" when it cannot be decoded (it then matches no project). */
+function slugOf(path: string): string | undefined {
+  const raw = PROJECT_PATH.exec(path)?.[1];
+  if (raw === undefined) return undefined;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return "";
+  }
+}
 
 export function apiKeyMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -30,9 +43,10 @@ export function apiKeyMiddleware(): MiddlewareHandler<AppEnv> {
     if (key.kind === "embed" && origin !== undefined && !project.allowed_origins.includes(origin)) {
       throw new ApiError("origin_not_allowed", "this origin is not on the project's allowlist for the embed key");
     }
-    const slugInPath = PROJECT_PATH.exec(c.req.path)?.[1];
-    if (slugInPath !== undefined && decodeURIComponent(slugInPath) !== project.slug) {
-      const other = await findProjectBySlug(db, decodeURIComponent(slugInPath));
+    const slugInPath = slugOf(c.req.path);
+    if (slugInPath !== undefined && slugInPath !== project.slug) {
+      // A malformed slug (bad escape, NUL, ...) is never looked up: no project can have it.
+      const other = SLUG.test(slugInPath) ? await findProjectBySlug(db, slugInPath) : undefined;
       if (!other || other.is_private) throw new ApiError("not_found", "project not found");
       throw new ApiError("key_wrong_project", "the API key belongs to another project");
     }
