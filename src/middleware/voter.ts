@@ -40,6 +40,16 @@ export function voterMiddleware(): MiddlewareHandler<AppEnv> {
 }
 
 /**
+ * The voter of a write request. The voter middleware has already answered 401
+ * identity_required when a write carries no identity, so this only narrows the type (and
+ * keeps the promise should a route ever be mounted outside that middleware).
+ */
+export function requireVoter(voter: VoterContext | null): VoterContext {
+  if (!voter) throw new ApiError("identity_required", "send a voter identity in X-VF-Anon or X-VF-Token");
+  return voter;
+}
+
+/**
  * The voter named by the presented headers: undefined when none was sent, null for a valid SSO
  * token whose user has no voter yet (only when createSso is false). Throws identity_invalid.
  */

@@ -2,6 +2,7 @@
  * Handlers of the comment routes: settings gate -> feature visibility -> repository -> mapper.
  * Contract: "Reading a board" (comments query), "Taking part" rules 3-5, CommentObject.
  */
+import { requireVoter } from "../../middleware/voter.ts";
 import type { ProjectContext } from "../../lib/context.ts";
 import { page, success } from "../../lib/envelope.ts";
 import { ApiError, notFound } from "../../lib/errors.ts";
@@ -68,7 +69,7 @@ export const createComment: AppRouteHandler<typeof routes.createComment> = async
   const { content, parent_id } = c.req.valid("json");
   const { db } = c.var.deps;
   const project = c.var.project;
-  const voter = c.var.voter!;
+  const voter = requireVoter(c.var.voter);
   requireSettings(project, "show_comments", "allow_comments");
   if (voter.banned) throw new ApiError("voter_banned", "this voter may not comment");
   if (!(await findVisibleFeature(db, project, id, voter.id))) throw notFound("feature");
@@ -90,7 +91,7 @@ export const deleteComment: AppRouteHandler<typeof routes.deleteComment> = async
   const { cid } = c.req.valid("param");
   const project = c.var.project;
   requireSettings(project, "show_comments");
-  const result = await deleteOwnComment(c.var.deps.db, project, cid, c.var.voter!.id);
+  const result = await deleteOwnComment(c.var.deps.db, project, cid, requireVoter(c.var.voter).id);
   if (result.kind === "not_found") throw notFound("comment");
   if (result.kind === "not_own") throw new ApiError("not_allowed", "only the comment's author may delete it");
   return c.json(
@@ -109,7 +110,7 @@ export const toggleLike: AppRouteHandler<typeof routes.toggleLike> = async (c) =
   const project = c.var.project;
   requireSettings(project, "show_comments", "allow_likes");
   // Banned voters may like (contract, "Taking part" rule 4).
-  const result = await toggleCommentLike(c.var.deps.db, project, cid, c.var.voter!.id);
+  const result = await toggleCommentLike(c.var.deps.db, project, cid, requireVoter(c.var.voter).id);
   if (result.kind === "not_found") throw notFound("comment");
   return c.json(success({ comment_id: cid, has_liked: result.hasLiked, like_count: result.likeCount }), 200);
 };

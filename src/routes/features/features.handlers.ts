@@ -1,4 +1,5 @@
 /** Handlers of the features area: parse -> repository -> toFeatureObject -> envelope. */
+import { requireVoter } from "../../middleware/voter.ts";
 import type { Db } from "../../../db/connect.ts";
 import type { ProjectSettings } from "../../../db/schema.ts";
 import { page, success } from "../../lib/envelope.ts";
@@ -68,9 +69,7 @@ export const createFeature: AppRouteHandler<typeof routes.createFeature> = async
   const body = c.req.valid("json");
   const { db, now } = c.var.deps;
   const project = c.var.project;
-  const voter = c.var.voter;
-  // The voter middleware refuses writes without identity; this guards the type.
-  if (!voter) throw new ApiError("identity_required", "send a voter identity in X-VF-Anon or X-VF-Token");
+  const voter = requireVoter(c.var.voter);
   if (!project.settings.allow_suggestions) throw new ApiError("not_allowed", "this project does not take suggestions");
   if (voter.banned) throw new ApiError("voter_banned", "this voter may not make suggestions");
   const column = await findSuggestionColumn(db, project.id);

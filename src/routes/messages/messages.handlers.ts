@@ -1,4 +1,5 @@
 /** Handlers of the message routes: targeting, paging and dismissal (contract, MessageObject). */
+import { requireVoter } from "../../middleware/voter.ts";
 import semver, { type SemVer } from "semver";
 import { page, success } from "../../lib/envelope.ts";
 import { ApiError, notFound } from "../../lib/errors.ts";
@@ -62,9 +63,7 @@ export const listMessages: AppRouteHandler<ListMessagesRoute> = async (c) => {
 
 export const dismissMessage: AppRouteHandler<DismissMessageRoute> = async (c) => {
   const { id } = c.req.valid("param");
-  const voter = c.var.voter;
-  // The voter middleware answers 401 identity_required on writes without one; this is a guard.
-  if (!voter) throw new ApiError("identity_required", "send a voter identity in X-VF-Anon or X-VF-Token");
+  const voter = requireVoter(c.var.voter);
   const { db } = c.var.deps;
   const message = await findMessage(db, c.var.project.id, id);
   if (!message) throw notFound("message");

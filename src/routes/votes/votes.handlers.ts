@@ -1,6 +1,6 @@
 /** Handlers of the votes area: visibility check -> one transaction -> VoteObject. */
+import { requireVoter } from "../../middleware/voter.ts";
 import type { ProjectSettings } from "../../../db/schema.ts";
-import type { VoterContext } from "../../lib/context.ts";
 import { success } from "../../lib/envelope.ts";
 import { ApiError, notFound } from "../../lib/errors.ts";
 import type { AppRouteHandler } from "../../lib/openapi.ts";
@@ -12,12 +12,6 @@ import type { VoteObjectType } from "./votes.schemas.ts";
 
 function toVoteObject(featureId: number, hasVoted: boolean, counters: FeatureCounters, settings: ProjectSettings): VoteObjectType {
   return { feature_id: featureId, has_voted: hasVoted, ...scoreOf(counters, settings) };
-}
-
-function requireVoter(voter: VoterContext | null): VoterContext {
-  // The voter middleware refuses writes without identity; this guards the type.
-  if (!voter) throw new ApiError("identity_required", "send a voter identity in X-VF-Anon or X-VF-Token");
-  return voter;
 }
 
 export const castVote: AppRouteHandler<typeof routes.castVote> = async (c) => {
