@@ -8,6 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { inject } from "vitest";
 import { openDatabase, migrateToLatest, type DatabaseHandle } from "../db/connect.ts";
+import { loadDemoSnapshot } from "../src/admin/demo.ts";
 import { importSnapshot } from "../src/admin/snapshot-import.ts";
 import { createApp } from "../src/app.ts";
 import { parseConfig } from "../src/config.ts";
@@ -83,6 +84,24 @@ export function buildSnapshot(overrides: Partial<Json> = {}): Json {
  * (seconds of CPU), so test files run unisolated (vitest.config.ts) and share one migrated
  * instance per process; tests stay independent through their own projects and slugs.
  */
+/**
+ * The bundled demo project under a fresh slug and fresh keys, its voters' anonymous tokens
+ * dropped (tokens are unique across projects, and several tests import the demo).
+ */
+export function demoSnapshotForTest(): { snapshot: Json; slug: string; secretKey: string; embedKey: string } {
+  const demo = loadDemoSnapshot();
+  const slug = uniqueSlug("demo");
+  const secretKey = randomKey("sk");
+  const embedKey = randomKey("ek");
+  const snapshot = {
+    ...demo,
+    project: { ...demo.project, slug },
+    keys: [{ kind: "secret", key: secretKey }, { kind: "embed", key: embedKey }],
+    voters: demo.voters.map((voter) => ({ ...voter, anon_token: null })),
+  };
+  return { snapshot, slug, secretKey, embedKey };
+}
+
 let sharedPglite: Promise<DatabaseHandle> | undefined;
 
 async function openTestDatabase(databaseUrl: string | undefined): Promise<{ handle: DatabaseHandle; owned: boolean }> {

@@ -6,20 +6,19 @@ import openapiTS, { astToString } from "openapi-typescript";
 import createClient from "openapi-fetch";
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadDemoSnapshot } from "../src/admin/demo.ts";
 import { importSnapshot } from "../src/admin/snapshot-import.ts";
 import type { paths } from "./generated/api-types.ts";
-import { createTestContext, randomKey, uniqueSlug, type TestContext } from "./harness.ts";
+import { createTestContext, demoSnapshotForTest, type TestContext } from "./harness.ts";
 
 let ctx: TestContext;
 let slug: string;
 let key: string;
 beforeAll(async () => {
   ctx = await createTestContext();
-  const demo = await loadDemoSnapshot();
-  slug = uniqueSlug("demo");
-  key = randomKey("sk");
-  await importSnapshot(ctx.db, { ...demo, project: { ...demo.project, slug }, keys: [{ kind: "secret", key }] }, {});
+  const demo = demoSnapshotForTest();
+  slug = demo.slug;
+  key = demo.secretKey;
+  await importSnapshot(ctx.db, demo.snapshot, {});
 });
 afterAll(() => ctx.close());
 
