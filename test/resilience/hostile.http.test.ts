@@ -46,11 +46,16 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-/** Sends raw bytes on a fresh connection; resolves with what came back before it closed. */
-function raw(head: string, body: (write: (chunk: string) => boolean) => void, timeoutMs = 10_000): Promise<{ status: number; text: string }> {
+/**
+ * Sends raw bytes on a fresh connection, chunk by chunk with backpressure, and stops sending as
+ * soon as an answer arrives (so the server's early answer is not lost to a reset); resolves with
+ * the status and body that came back.
+ */
+function raw(head: string, chunks: Iterable<string>, timeoutMs = 10_000): Promise<{ status: number; text: string }> {
   return new Promise((resolve) => {
     const socket = connect(stack.server.port, "127.0.0.1");
     let received = "";
+    let closed = false;
     const done = () => {
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(received)?.[1] ?? 0);
       const bodyStart = received.indexOf("\r\n\r\n");
@@ -61,23 +66,24 @@ function raw(head: string, body: (write: (chunk: string) => boolean) => void, ti
     socket.setEncoding("utf8");
     socket.on("data", (chunk) => {
       received += chunk;
-      // One response is enough; a keep-alive connection would otherwise stay open.
-      if (/\r\n\r\n/.test(received) && /content-length: (\d+)/i.test(received)) {
-        const length = Number(/content-length: (\d+)/i.exec(received)![1]);
-        if (received.length - received.indexOf("\r\n\r\n") - 4 >= length) {
-          clearTimeout(timer);
-          done();
-        }
+      const headEnd = received.indexOf("\r\n\r\n");
+      const length = /content-length: (\d+)/i.exec(received.slice(0, Math.max(0, headEnd)))?.[1];
+      if (headEnd >= 0 && (length === undefined || received.length - headEnd - 4 >= Number(length))) {
+        clearTimeout(timer);
+        done();
       }
     });
     socket.on("error", () => {});
     socket.on("close", () => {
+      closed = true;
       clearTimeout(timer);
       done();
     });
-    socket.on("connect", () => {
-      socket.write(head);
-      body((chunk) => socket.write(chunk));
+    socket.on("connect", async () => {
+      for (const chunk of [head, ...chunks]) {
+        if (closed || received !== "") return;
+        if (!socket.write(chunk)) await new Promise((r) => { socket.once("drain", r); socket.once("close", r); });
+      }
     });
   });
 }
@@ -89,13 +95,16 @@ const headFor = (extra: string) =>
 const commentCount = async () =>
   (await stack.seeder.handle.db.selectFrom("comments").select("id").where("feature_id", "=", featureId).execute()).length;
 
-function chunked(total: number): (write: (chunk: string) => boolean) => void {
-  return (write) => {
-    const piece = "a".repeat(64 * 1024);
-    write(`c\r\n{"content":"\r\n`);
-    for (let sent = 0; sent < total; sent += piece.length) write(`${piece.length.toString(16)}\r\n${piece}\r\n`);
-    write("0\r\n\r\n");
-  };
+function* chunked(total: number): Generator<string> {
+  const piece = "a".repeat(16 * 1024);
+  yield `c\r\n{"content":"\r\n`;
+  for (let sent = 0; sent < total; sent += piece.length) yield `${piece.length.toString(16)}\r\n${piece}\r\n`;
+  yield "0\r\n\r\n";
+}
+
+function* plain(total: number): Generator<string> {
+  const piece = "a".repeat(16 * 1024);
+  for (let sent = 0; sent < total; sent += piece.length) yield piece;
 }
 
 describe("bodies over one megabyte over HTTP", () => {
@@ -133,15 +142,21 @@ describe("bodies over one megabyte over HTTP", () => {
       // Both framings at once: the HTTP parser refuses (400) or the body limit does (413).
       await raw(headFor("Content-Length: 20\r\nTransfer-Encoding: chunked\r\n"), chunked(2 * MB)),
       // Two different lengths.
-      await raw(headFor(`Content-Length: 20\r\nContent-Length: ${2 * MB}\r\n`), (write) => write("a".repeat(2 * MB))),
+      await raw(headFor(`Content-Length: 20\r\nContent-Length: ${2 * MB}\r\n`), plain(2 * MB)),
       // A declared length over the limit with a short body.
-      await raw(headFor(`Content-Length: ${MB + 1}\r\n`), (write) => write('{"content":"short"}')),
+      await raw(headFor(`Content-Length: ${MB + 1}\r\n`), ['{"content":"short"}']),
       // Transfer-Encoding that is not chunked.
       await raw(headFor("Transfer-Encoding: gzip, chunked\r\n"), chunked(2 * MB)),
     ];
-    for (const result of cases) {
-      expect([400, 413], result.text.slice(0, 200)).toContain(result.status);
-      if (result.status === 413) expectError(413, JSON.parse(result.text), "too_large");
+    // The first two never reach the app: Node's HTTP parser refuses ambiguous framing (request
+    // smuggling) with a bare 400 and closes, and the close may overtake the 400 (status 0 here:
+    // no answer, connection closed). The last two reach the body limit: 413 too_large.
+    const seen = cases.map((c) => c.status);
+    expect([0, 400], `${seen}`).toContain(seen[0]);
+    expect([0, 400], `${seen}`).toContain(seen[1]);
+    for (const result of cases.slice(2)) {
+      expect(result.status, `${seen}`).toBe(413);
+      expectError(413, JSON.parse(result.text), "too_large");
     }
     expect(await commentCount()).toBe(before);
     const health = await send(stack.server.origin, { path: "/api/v3/health" }, { fresh: true });
