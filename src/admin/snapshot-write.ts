@@ -1,0 +1,163 @@
+/**
+ * Writing a validated snapshot (spec/project-snapshot.md, "Document") inside the import's one
+ * transaction: every list as multi-row inserts in chunks (link tables through unnest), refs
+ * turned into the new rows' ids as they come back, stored counters computed in SQL at the end.
+ */
+import { sql } from "kysely";
+import { generateHandle } from "../lib/handles.ts";
+import { renderMarkdown } from "../lib/markdown.ts";
+import { generateVoterId, hashSecret } from "../lib/secrets.ts";
+import type { IdMap, SnapshotDocument } from "./snapshot.schema.ts";
+import { chunks, insertByRef, insertUnnest, need, type Trx } from "./snapshot-chunks.ts";
+import { computeCounters } from "./snapshot-counters.ts";
+
+/**
+ * Inserts the whole project of `doc` (as validateSnapshot returned it: refs resolved, defaults
+ * filled) and returns the id map (spec, "Id map"). `now` (RFC 3339) stands in for every timestamp
+ * the file leaves null. Throws only on a database error or an importer bug; the caller's
+ * transaction then rolls everything back.
+ */
+export async function writeProject(trx: Trx, doc: SnapshotDocument, now: string): Promise<IdMap> {
+  const p = doc.project;
+  const { id: projectId } = await trx.insertInto("projects").values({
+    slug: p.slug, name: p.name, description: p.description, logo_url: p.logo_url, banner_url: p.banner_url,
+    currency_symbol: p.currency_symbol, show_branding: p.show_branding, is_private: p.is_private,
+    plan: p.plan, sso_secret: p.sso_secret, allowed_origins: p.allowed_origins,
+    // Objects, not JSON text: postgres-js would store a string parameter as a jsonb string.
+    settings: p.settings, theme: p.theme, created_at: now, updated_at: now,
+  }).returning("id").executeTakeFirstOrThrow();
+
+  await insertUnnest(trx, "api_keys", { project_id: "int", kind: "text", key_hash: "text", created_at: "timestamptz" },
+    doc.keys.map((key) => ({ project_id: projectId, kind: key.kind, key_hash: hashSecret(key.key), created_at: now })));
+
+  const tagIds = await insertByRef("tags", doc.tags, (tag) => ({ project_id: projectId, name: tag.name }),
+    (chunk) => trx.insertInto("tags").values(chunk).returning("id").execute());
+
+  const tierIds = await insertByRef("tiers", doc.tiers,
+    (tier) => ({ project_id: projectId, name: tier.name, mrr_cents: tier.mrr_cents, multiplier: tier.multiplier }),
+    (chunk) => trx.insertInto("tiers").values(chunk).returning("id").execute());
+  const multiplierOfTier = new Map(doc.tiers.map((tier) => [tier.ref, tier.multiplier]));
+
+  const boardIds = await insertByRef("boards", doc.boards,
+    (board, index) => ({ project_id: projectId, kind: board.kind, name: board.name, slug: board.slug!, position: index }),
+    (chunk) => trx.insertInto("boards").values(chunk).returning("id").execute());
+
+  const columnList = doc.boards.flatMap((board) => board.columns.map((column) => ({ ref: column.ref, board, column })));
+  const columnIds = await insertByRef("columns", columnList, ({ board, column }) => ({
+    project_id: projectId, board_id: need(boardIds, board.ref).id, name: column.name, color: column.color,
+    position: column.position ?? 0, is_votable: column.is_votable, status: column.status,
+  }), (chunk) => trx.insertInto("columns").values(chunk).returning("id").execute());
+  const columnStatus = new Map(columnList.map(({ column }) => [column.ref, column.status]));
+
+  const voterIds = await insertByRef("voters", doc.voters, (v) => ({
+    public_id: generateVoterId(), project_id: projectId, kind: v.kind,
+    anon_token_hash: v.anon_token === null ? null : hashSecret(v.anon_token), sso_id: v.sso_id,
+    display_name: v.display_name ?? generateHandle(), email: v.email, role: v.role, banned: v.banned,
+    company: v.company, tier_id: v.tier === null ? null : need(tierIds, v.tier).id,
+    mrr_override_cents: v.mrr_override_cents, stripe_customer_id: v.stripe_customer_id,
+    paddle_customer_id: v.paddle_customer_id, subscription_id: v.subscription_id,
+    subscription_status: v.subscription_status, subscribed_at: v.subscribed_at, trial_ends_at: v.trial_ends_at,
+    canceled_at: v.canceled_at, last_synced_at: v.last_synced_at, churned: v.churned, churned_at: v.churned_at,
+    churn_source: v.churn_source, created_at: v.created_at ?? now, updated_at: v.created_at ?? now,
+  }), (chunk) => trx.insertInto("voters").values(chunk).returning(["id", "public_id"]).execute());
+  const weightOfVoter = new Map(doc.voters.map((v) => [v.ref, v.tier === null ? 1 : multiplierOfTier.get(v.tier) ?? 1]));
+
+  const boardKind = new Map(doc.boards.map((board) => [board.ref, board.kind]));
+  const featureIds = await insertByRef("features", doc.features, (f) => {
+    const archived = f.status === "archived";
+    // Roadmap features report their column's status (spec, "Document", features.status).
+    const status = archived ? "archived"
+      : boardKind.get(f.board) === "roadmap" ? columnStatus.get(f.column!)! : f.status ?? "open";
+    return {
+      project_id: projectId, board_id: need(boardIds, f.board).id,
+      column_id: archived || status === "archived" || f.column === null ? null : need(columnIds, f.column).id,
+      status, heading: f.heading, description: f.description,
+      author_voter_id: f.author === null ? null : need(voterIds, f.author).id,
+      is_approved: f.is_approved, is_pinned: f.is_pinned, position: f.position ?? 0, progress: f.progress,
+      view_count: f.view_count, effort: f.effort, developer_response: f.developer_response,
+      response_is_denial: f.response_is_denial, linked_feature_id: null, start_date: f.start_date,
+      target_date: f.target_date, created_at: f.created_at ?? now, updated_at: f.updated_at ?? now,
+    };
+  }, (chunk) => trx.insertInto("features").values(chunk).returning("id").execute());
+
+  // Duplicates may point forward in the file, so links are set once every feature has an id.
+  const links = doc.features.filter((f) => f.linked_feature !== null)
+    .map((f) => [need(featureIds, f.ref).id, need(featureIds, f.linked_feature!).id] as const);
+  for (const chunk of chunks(links, 5_000)) {
+    const values = sql.join(chunk.map(([id, linked]) => sql`(${id}::int, ${linked}::int)`));
+    await sql`UPDATE features AS f SET linked_feature_id = v.linked
+      FROM (VALUES ${values}) AS v(id, linked) WHERE f.id = v.id`.execute(trx);
+  }
+
+  await insertUnnest(trx, "feature_tags", { feature_id: "int", tag_id: "int" },
+    doc.features.flatMap((f) => f.tags.map((tag) => ({ feature_id: need(featureIds, f.ref).id, tag_id: need(tagIds, tag).id }))));
+
+  await insertUnnest(
+    trx, "votes", { feature_id: "int", voter_id: "int", project_id: "int", weight: "int", created_at: "timestamptz" },
+    doc.votes.map((vote) => ({
+      feature_id: need(featureIds, vote.feature).id, voter_id: need(voterIds, vote.voter).id,
+      project_id: projectId, weight: need(weightOfVoter, vote.voter), created_at: vote.created_at ?? now,
+    })),
+  );
+
+  // Top-level comments first, so every reply's parent already has an id.
+  const commentIds = new Map<string, { id: number }>();
+  for (const level of [doc.comments.filter((c) => c.parent === null), doc.comments.filter((c) => c.parent !== null)]) {
+    const ids = await insertByRef("comments", level, (c) => ({
+      project_id: projectId, feature_id: need(featureIds, c.feature).id,
+      parent_id: c.parent === null ? null : need(commentIds, c.parent).id,
+      voter_id: need(voterIds, c.voter).id, content: c.content, created_at: c.created_at ?? now,
+    }), (chunk) => trx.insertInto("comments").values(chunk).returning("id").execute());
+    for (const [ref, id] of ids) commentIds.set(ref, id);
+  }
+
+  await insertUnnest(trx, "comment_likes", { comment_id: "int", voter_id: "int", created_at: "timestamptz" },
+    doc.likes.map((like) => ({
+      comment_id: need(commentIds, like.comment).id, voter_id: need(voterIds, like.voter).id, created_at: now,
+    })));
+
+  const releaseIds = await insertByRef("releases", doc.releases, (r) => ({
+    project_id: projectId, name: r.name, slug: r.slug!, body: r.body, body_html: renderMarkdown(r.body),
+    is_featured: r.is_featured, published_at: r.published_at, view_count: r.view_count, created_at: now,
+  }), (chunk) => trx.insertInto("releases").values(chunk).returning("id").execute());
+
+  await insertUnnest(trx, "release_features", { release_id: "int", feature_id: "int", changelog_type: "text", position: "int" },
+    doc.releases.flatMap((r) => r.features.map((entry, position) => ({
+      release_id: need(releaseIds, r.ref).id, feature_id: need(featureIds, entry.feature).id,
+      changelog_type: entry.changelog_type, position,
+    }))));
+
+  const messageIds = await insertByRef("messages", doc.messages, (m) => ({
+    project_id: projectId, title: m.title, body: m.body, kind: m.kind, presentation: m.presentation,
+    priority: m.priority, action_label: m.action_label, action_url: m.action_url,
+    is_dismissible: m.is_dismissible, platforms: m.platforms, min_app_version: m.min_app_version,
+    max_app_version: m.max_app_version, starts_at: m.starts_at, ends_at: m.ends_at,
+    // The format carries no updated_at; taking created_at keeps an export round trip stable.
+    created_at: m.created_at ?? now, updated_at: m.created_at ?? now,
+  }), (chunk) => trx.insertInto("messages").values(chunk).returning("id").execute());
+
+  await insertUnnest(trx, "message_dismissals", { message_id: "int", voter_id: "int", created_at: "timestamptz" },
+    doc.dismissals.map((d) => ({
+      message_id: need(messageIds, d.message).id, voter_id: need(voterIds, d.voter).id, created_at: now,
+    })));
+
+  await computeCounters(trx, projectId);
+
+  const ids = <T, V>(map: Map<string, T>, pick: (value: T) => V) =>
+    Object.fromEntries([...map].map(([ref, value]) => [ref, pick(value)]));
+  return {
+    project: { slug: p.slug },
+    ids: {
+      // The API addresses the roadmap as board 0 (contract, BoardEntry.id), not by its row id.
+      boards: Object.fromEntries(doc.boards.map((b) => [b.ref, b.kind === "roadmap" ? 0 : need(boardIds, b.ref).id])),
+      columns: ids(columnIds, (row) => row.id),
+      tags: ids(tagIds, (row) => row.id),
+      tiers: ids(tierIds, (row) => row.id),
+      voters: ids(voterIds, (row) => row.public_id),
+      features: ids(featureIds, (row) => row.id),
+      comments: ids(commentIds, (row) => row.id),
+      releases: ids(releaseIds, (row) => row.id),
+      messages: ids(messageIds, (row) => row.id),
+    },
+  };
+}
