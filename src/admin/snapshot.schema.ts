@@ -1,7 +1,7 @@
 /**
  * Shape of a project snapshot (spec/project-snapshot.md, "Document"), format
  * "feedback-board-snapshot/1". This schema checks shapes and fills every default the spec gives;
- * rules that span objects (refs, one roadmap, parents, duplicates) live in snapshot-import.ts.
+ * rules that span objects (refs, one roadmap, parents, duplicates) live in snapshot-references.ts and snapshot-rules.ts.
  *
  * Unknown keys are dropped rather than refused: files come from other tools and a stray key
  * must not make an otherwise valid backup unloadable.
