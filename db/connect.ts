@@ -7,7 +7,7 @@ import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { Kysely, Migrator } from "kysely";
 import { PGliteDialect } from "kysely-pglite-dialect";
 import { PostgresJSDialect } from "kysely-postgres-js";
-import postgres from "postgres";
+import postgres, { type Sql } from "postgres";
 import type { Database } from "./schema.ts";
 import { migrations } from "./migrations/index.ts";
 
@@ -18,6 +18,12 @@ export interface DatabaseHandle {
   /** "postgres" for a server, "pglite" for the embedded default. */
   kind: "postgres" | "pglite";
   close(): Promise<void>;
+  /**
+   * Subscribes to a NOTIFY channel (postgres-js `listen` on its own connection, re-subscribing
+   * after a reconnect; PGlite `listen`). `onNotify` also runs whenever the subscription is
+   * (re)established. Resolves to an unsubscribe function.
+   */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
 }
 
 export interface DatabaseOptions {
@@ -28,6 +34,29 @@ export interface DatabaseOptions {
   poolSize?: number;
 }
 
+/**
+ * The client as kysely-postgres-js sees it, with every query sent as a named prepared statement.
+ * The dialect runs queries through `unsafe()`, which postgres-js leaves unprepared; an unprepared
+ * query with parameters costs two round trips (Parse/Describe, wait for the parameter types, then
+ * Bind/Execute) and a fresh parse and plan each time. Prepared, a statement seen before on that
+ * connection is one Bind/Execute round trip and Postgres may reuse its plan.
+ */
+function preparing(client: Sql): Sql {
+  return Object.assign(() => {
+    throw new Error("query through kysely");
+  }, {
+    reserve: async () => {
+      const connection = await client.reserve();
+      return {
+        unsafe: (query: string, parameters: unknown[] = []) =>
+          connection.unsafe(query, parameters as never[], { prepare: true }),
+        release: () => connection.release(),
+      };
+    },
+    end: () => client.end(),
+  }) as unknown as Sql;
+}
+
 /** Opens (but does not migrate) the database. */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.DATABASE_URL) {
@@ -36,11 +65,19 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       onnotice: () => {},
       connect_timeout: 10,
       idle_timeout: 60,
+      // The driver's default backoff grows to 20 s between reconnects once the database has been
+      // away, and queries wait for it: requests then hang long after the database is back. Retry
+      // at most every second so they fail fast while it is down and recover within a second.
+      backoff: (attempt: number) => Math.min(0.05 * 2 ** attempt, 1) * (0.5 + Math.random() / 2),
       // Dates are RFC 3339 in UTC on the wire; keep the session in UTC too.
       connection: { TimeZone: "UTC" },
     });
-    const db = new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: client }) });
-    return { db, kind: "postgres", close: () => db.destroy() };
+    const db = new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: preparing(client) }) });
+    const listen = async (channel: string, onNotify: () => void) => {
+      const subscription = await client.listen(channel, () => onNotify(), () => onNotify());
+      return () => subscription.unlisten();
+    };
+    return { db, kind: "postgres", close: () => db.destroy(), listen };
   }
   const dir = options.PGLITE_DIR ?? "./data";
   const pglite = await PGlite.create({
@@ -48,7 +85,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     extensions: { pg_trgm },
   });
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
-  return { db, kind: "pglite", close: () => db.destroy() };
+  const listen = async (channel: string, onNotify: () => void) => {
+    const unsubscribe = await pglite.listen(channel, () => onNotify());
+    onNotify();
+    return () => unsubscribe();
+  };
+  return { db, kind: "pglite", close: () => db.destroy(), listen };
 }
 
 /** Applies every pending migration; throws the first migration error. */

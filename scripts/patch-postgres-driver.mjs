@@ -16,6 +16,11 @@
  *    bytes, so the reconnected connection never flushes again (every query on it hangs until
  *    connect_timeout). Now both are reset.
  * 3. nextWrite() on a closed socket rejects the waiting queries instead of throwing.
+ * 4. A reserve request waiting while a connection closed was taken out of the queue as that
+ *    connection's reconnect request; when the reconnect succeeded it was dropped, and the
+ *    request (a kysely query or transaction, so an HTTP request) hung forever. And a reserve
+ *    request rejected by a failed connect stayed queued, later took a connection and leaked it.
+ *    Now a reserve request stays queued until served or rejected, and leaves it when rejected.
  *
  * Idempotent; exact-text replacements; prints a warning and changes nothing when the driver's
  * text differs (a newer version: check whether it still needs this).
@@ -43,6 +48,28 @@ const connectionEdits = [
 ];
 
 const indexEdits = [
+  [
+    "        const query = { reserve: resolve, reject }\n",
+    "        // fb-patch: settles once; a request rejected while queued leaves the queue\n" +
+    "        const query = {\n" +
+    "          reserve: c => !query.settled && (query.settled = true, resolve(c), true),\n" +
+    "          reject: e => { if (query.settled) return; query.settled = true; queries.remove(query); reject(e) }\n" +
+    "        }\n",
+  ],
+  [
+    "      if (query.reserve)\n        return query.reserve(c)\n",
+    "      if (query.reserve) // fb-patch: a request settled meanwhile takes no connection\n        return query.reserve(c) || onopen(c)\n",
+  ],
+  [
+    "    queries.length && connect(c, queries.shift())\n  }\n",
+    "    if (queries.length) {\n" +
+    "      const query = queries.shift()\n" +
+    "      // fb-patch: a reserve request stays queued: a successful reconnect drops its initial\n" +
+    "      // reserve request and serves the queue instead, so it must still be there\n" +
+    "      query.reserve && queries.push(query)\n" +
+    "      connect(c, query)\n" +
+    "    }\n  }\n",
+  ],
   [
     "    move(c, reserved)\n    c.reserved = () => queue.length\n",
     "    move(c, reserved)\n    const reservation = c.reserved = () => queue.length\n",
