@@ -1,0 +1,259 @@
+/**
+ * `npm run bench`: generates a small and a large project in Postgres (scripts/bench/generate.ts),
+ * starts the API in production mode as a child process (Postgres + Redis, every middleware on,
+ * rate budgets raised so the limiter still runs), measures the hot routes with autocannon (warm-up,
+ * then a fixed time at 32 connections) next to a bare Hono ceiling app, checks the counters after
+ * the vote + withdraw cycle, samples the server's RSS, prints a table and writes it into README.md.
+ *
+ * Flags: --quick (small project only, 3 s per route, README untouched unless --readme),
+ * --reuse (keep fb_bench if the projects are there), --only=<text> (routes whose name contains
+ * it), --seconds=N, --connections=N, --no-readme.
+ * Env: BENCH_PG (server URL, default postgres://postgres@127.0.0.1:5432), BENCH_DB (fb_bench),
+ * BENCH_REDIS (redis://127.0.0.1:6379).
+ */
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { parseArgs } from "node:util";
+import type { RequestSpec } from "autocannon";
+import postgres, { type Sql } from "postgres";
+import { migrateToLatest, openDatabase } from "../db/connect.ts";
+import { hashSecret } from "../src/lib/secrets.ts";
+import { checkCounters } from "./bench/counters.ts";
+import { benchKeys, LARGE, type ProjectSpec, SEARCH_TERM, SMALL } from "./bench/dataset.ts";
+import { type Fixtures, loadFixtures } from "./bench/fixtures.ts";
+import { generateProject } from "./bench/generate.ts";
+import { freePort, runLoad, RssSampler, startChild } from "./bench/load.ts";
+import { renderReport, type Row, writeReadme } from "./bench/report.ts";
+
+const { values: flags } = parseArgs({
+  options: {
+    quick: { type: "boolean", default: false },
+    reuse: { type: "boolean", default: false },
+    readme: { type: "boolean", default: false },
+    "no-readme": { type: "boolean", default: false },
+    only: { type: "string" },
+    seconds: { type: "string" },
+    connections: { type: "string" },
+  },
+});
+const quick = flags.quick === true;
+const seconds = Number(flags.seconds ?? (quick ? 3 : 10));
+const warmupSeconds = quick ? 1 : 3;
+const connections = Number(flags.connections ?? 32);
+const specs: ProjectSpec[] = quick ? [SMALL] : [SMALL, LARGE];
+const pgServer = process.env.BENCH_PG ?? "postgres://postgres@127.0.0.1:5432";
+const dbName = process.env.BENCH_DB ?? "fb_bench";
+const urlOf = (database: string) => Object.assign(new URL(pgServer), { pathname: `/${database}` }).toString();
+const databaseUrl = urlOf(dbName);
+const redisUrl = process.env.BENCH_REDIS ?? "redis://127.0.0.1:6379";
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+/** Creates (or with --reuse keeps) the bench database and every project this run needs. */
+async function prepareDatabase(): Promise<string[]> {
+  const admin = postgres(urlOf("postgres"), { max: 1, onnotice: () => {} });
+  const [exists] = await admin`SELECT 1 FROM pg_database WHERE datname = ${dbName}`;
+  if (!flags.reuse || !exists) {
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await admin.unsafe(`CREATE DATABASE ${dbName}`);
+  }
+  await admin.end();
+  const handle = await openDatabase({ DATABASE_URL: databaseUrl, poolSize: 1 });
+  await migrateToLatest(handle.db);
+  await handle.close();
+  const notes: string[] = [];
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  for (const spec of specs) {
+    // A project is generated in one transaction, so if it exists it is complete.
+    const [present] = await sql`SELECT 1 FROM projects WHERE slug = ${spec.slug}`;
+    if (present) {
+      notes.push(`${spec.slug}: reused from an earlier run (--reuse)`);
+      continue;
+    }
+    const generated = await generateProject(databaseUrl, spec);
+    notes.push(`${spec.slug} generated in ${generated.seconds.toFixed(1)} s (${spec.features.toLocaleString("en-US")} features, `
+      + `${spec.votes.toLocaleString("en-US")} votes, ${spec.voters.toLocaleString("en-US")} voters, ${spec.comments.toLocaleString("en-US")} comments; COPY + counters in SQL + VACUUM ANALYZE)`);
+  }
+  await sql.end();
+  return notes;
+}
+
+interface ReadCase {
+  route: string;
+  paths: string[];
+  tokens?: string[];
+}
+
+function readCases(fx: Fixtures): ReadCase[] {
+  const p = `/api/v3/projects/${fx.slug}`;
+  return [
+    { route: "GET features?sort=top", paths: [`${p}/features?sort=top`] },
+    { route: "GET features?sort=trending", paths: [`${p}/features?sort=trending`] },
+    { route: "GET features?sort=new", paths: [`${p}/features?sort=new`] },
+    { route: `GET features?q=${SEARCH_TERM}`, paths: [`${p}/features?q=${SEARCH_TERM}`] },
+    { route: "GET features?tag=<id>", paths: [`${p}/features?tag=${fx.tagId}`] },
+    { route: "GET features/{id}", paths: fx.hotFeatureIds.map((id) => `${p}/features/${id}`) },
+    { route: "GET projects/{slug} (board)", paths: [p] },
+    { route: "GET features/{id}/comments", paths: fx.commentedFeatureIds.map((id) => `${p}/features/${id}/comments`) },
+    { route: "GET features?sort=top + X-VF-Anon", paths: [`${p}/features?sort=top`], tokens: fx.voterTokens },
+  ];
+}
+
+/** A request sequence rotating over `paths` (and identity tokens) across all connections. */
+function rotating(paths: string[], tokens?: string[]): RequestSpec[] {
+  let next = 0;
+  return [{
+    method: "GET",
+    setupRequest: (request) => {
+      const i = next++;
+      const headers = tokens ? { ...request.headers, "X-VF-Anon": tokens[i % tokens.length]! } : request.headers;
+      return { ...request, path: paths[i % paths.length]!, ...(headers ? { headers } : {}) };
+    },
+  }];
+}
+
+async function bodyBytes(url: string, headers: Record<string, string>): Promise<number> {
+  const response = await fetch(url, { headers });
+  const body = await response.arrayBuffer();
+  if (!response.ok) throw new Error(`${url} answered ${response.status}: ${Buffer.from(body).toString("utf8").slice(0, 300)}`);
+  return body.byteLength;
+}
+
+/** Deletes, through the API, votes of the pool left over by connections cut at the end of a run. */
+async function withdrawLeftovers(sql: Sql, base: string, fx: Fixtures, headers: Record<string, string>): Promise<number> {
+  const ids = [...new Set(fx.votePairs.map((pair) => pair.featureId))];
+  const hashes = fx.votePairs.map((pair) => hashSecret(pair.token));
+  // The pairs had no vote when the fixtures were read, so any vote of a pair now is the bench's.
+  const rows = await sql<{ feature_id: number; anon_token_hash: string }[]>`
+    SELECT v.feature_id, vo.anon_token_hash FROM votes v JOIN voters vo ON vo.id = v.voter_id
+    WHERE vo.project_id = ${fx.projectId} AND vo.anon_token_hash = ANY(${hashes}) AND v.feature_id = ANY(${ids})`;
+  const pairByKey = new Map(fx.votePairs.map((pair) => [`${hashSecret(pair.token)}:${pair.featureId}`, pair]));
+  let withdrawn = 0;
+  for (const row of rows) {
+    const pair = pairByKey.get(`${row.anon_token_hash}:${row.feature_id}`);
+    if (!pair) continue;
+    const response = await fetch(`${base}/api/v3/projects/${fx.slug}/features/${pair.featureId}/vote`, {
+      method: "DELETE", headers: { ...headers, "X-VF-Anon": pair.token },
+    });
+    await response.arrayBuffer();
+    if (response.ok) withdrawn++;
+  }
+  return withdrawn;
+}
+
+/** POST vote then DELETE vote on one connection, each cycle with the next (voter, feature) pair. */
+function voteCycle(fx: Fixtures): RequestSpec[] {
+  let next = 0;
+  const path = (featureId: number) => `/api/v3/projects/${fx.slug}/features/${featureId}/vote`;
+  return [
+    {
+      method: "POST",
+      setupRequest: (request, context) => {
+        const pair = fx.votePairs[next++ % fx.votePairs.length]!;
+        context.pair = pair;
+        return { ...request, method: "POST", path: path(pair.featureId), headers: { ...request.headers, "X-VF-Anon": pair.token } };
+      },
+    },
+    {
+      method: "DELETE",
+      setupRequest: (request, context) => {
+        const pair = context.pair as { token: string; featureId: number };
+        return { ...request, method: "DELETE", path: path(pair.featureId), headers: { ...request.headers, "X-VF-Anon": pair.token } };
+      },
+    },
+  ];
+}
+
+async function main(): Promise<void> {
+  const started = new Date();
+  const generation = await prepareDatabase();
+  const sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
+  const fixtures = new Map<ProjectSpec, Fixtures>();
+  for (const spec of specs) fixtures.set(spec, await loadFixtures(sql, spec));
+
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const limit = "1000000000";
+  const server = await startChild("src/server.ts", {
+    NODE_ENV: "production", DATABASE_URL: databaseUrl, REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: `fbbench:${randomBytes(4).toString("hex")}:`, PORT: String(port), HOST: "127.0.0.1",
+    DEMO: "off", LOG_LEVEL: "warn", RATE_LIMIT_READS_PER_MINUTE: limit, RATE_LIMIT_WRITES_PER_MINUTE: limit,
+    RATE_LIMIT_EMBED_READS_PER_MINUTE: limit, RATE_LIMIT_EMBED_WRITES_PER_MINUTE: limit,
+  }, `${base}/api/v3/health`);
+  const rss = new RssSampler(server.pid);
+  const rows: Row[] = [];
+  const checks: string[] = [];
+  let ceilingReqPerSec = 0;
+  const cpu = {
+    server: server.pid,
+    database: async () => (await sql<{ pid: number }[]>`
+      SELECT pid FROM pg_stat_activity WHERE datname = ${dbName} AND backend_type = 'client backend' AND pid <> pg_backend_pid()`).map((r) => r.pid),
+  };
+  const only = (route: string) => flags.only === undefined || route.includes(flags.only);
+
+  try {
+    // The ceiling answers with a body the size of the largest project's features page.
+    const biggest = fixtures.get(specs[specs.length - 1]!)!;
+    const listBytes = await bodyBytes(`${base}/api/v3/projects/${biggest.slug}/features?sort=top`, { "X-API-Key": benchKeys(biggest.slug).secret });
+    const ceilingPort = await freePort();
+    const ceiling = await startChild("scripts/bench/ceiling.ts", { PORT: String(ceilingPort), BODY_BYTES: String(listBytes) }, `http://127.0.0.1:${ceilingPort}/`);
+    try {
+      log(`ceiling (bare Hono, ${listBytes} bytes) ...`);
+      const result = await runLoad({ url: `http://127.0.0.1:${ceilingPort}/`, headers: {}, connections, warmupSeconds, seconds });
+      ceilingReqPerSec = result.reqPerSec;
+      rows.push({ route: "ceiling: bare Hono, fixed body", project: "-", reqPerSec: result.reqPerSec, p50: result.p50, p99: result.p99, bytes: listBytes, non2xx: result.non2xx });
+    } finally {
+      await ceiling.stop();
+    }
+
+    for (const spec of specs) {
+      const fx = fixtures.get(spec)!;
+      const project = spec === LARGE ? "large" : "small";
+      const headers = { "X-API-Key": benchKeys(spec.slug).secret };
+      for (const item of readCases(fx)) {
+        if (!only(item.route)) continue;
+        const sampleHeaders = item.tokens ? { ...headers, "X-VF-Anon": item.tokens[0]! } : headers;
+        const bytes = await bodyBytes(`${base}${item.paths[0]}`, sampleHeaders);
+        log(`${project}: ${item.route} ...`);
+        const result = await runLoad({ url: `${base}${item.paths[0]}`, headers, requests: rotating(item.paths, item.tokens), connections, warmupSeconds, seconds, cpu });
+        rows.push({ route: item.route, project, reqPerSec: result.reqPerSec, p50: result.p50, p99: result.p99, bytes, non2xx: result.non2xx, serverCpuMs: result.serverCpuMs, dbCpuMs: result.dbCpuMs });
+        if (result.non2xx > 0 || result.errors > 0) log(`  non-2xx ${result.non2xx}, errors ${result.errors}: ${JSON.stringify(result.statuses)}`);
+      }
+      const route = "POST+DELETE vote (cycle)";
+      if (!only(route)) continue;
+      log(`${project}: ${route} ...`);
+      const load = { url: `${base}/api/v3/health`, headers, connections, requests: voteCycle(fx) };
+      await runLoad({ ...load, warmupSeconds: 0, seconds: warmupSeconds });
+      await withdrawLeftovers(sql, base, fx, headers);
+      const result = await runLoad({ ...load, warmupSeconds: 0, seconds, cpu });
+      const leftovers = await withdrawLeftovers(sql, base, fx, headers);
+      rows.push({ route, project, reqPerSec: result.reqPerSec, p50: result.p50, p99: result.p99, bytes: 0, non2xx: result.non2xx, serverCpuMs: result.serverCpuMs, dbCpuMs: result.dbCpuMs, note: "writes/s" });
+      if (result.non2xx > 0 || result.errors > 0) log(`  non-2xx ${result.non2xx}, errors ${result.errors}: ${JSON.stringify(result.statuses)}`);
+      const check = await checkCounters(sql, fx.projectId);
+      checks.push(`${project}: after ${result.requests.toLocaleString("en-US")} vote/withdraw requests (${leftovers} cut off at the end withdrawn after), `
+        + (check.exact.length === 0
+          ? "vote_count, weighted_score, comment_count, like_count, voters.vote_count and projects.voter_count all equal COUNT(*)/SUM() of their rows"
+          : `COUNTER MISMATCHES: ${check.exact.slice(0, 5).join("; ")}`)
+        + (check.trendingOff === 0 ? "; trending_score within 1e-6 of a recomputation everywhere"
+          : `; trending_score off a recomputation on ${check.trendingOff} features (float log-sum-exp; e.g. ${check.trendingExamples[0]})`));
+    }
+  } finally {
+    rss.stop();
+    await server.stop();
+    await sql.end();
+  }
+
+  const cpuModel = /model name\s*:\s*(.+)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1]?.trim() ?? "unknown CPU";
+  const report = renderReport(rows, {
+    date: started.toISOString().replace(/\.\d+Z$/, "Z"), nproc: availableParallelism(), cpu: cpuModel, connections, seconds, warmupSeconds,
+    ceilingReqPerSec, maxRssMb: rss.maxMb, generation, checks,
+  });
+  process.stdout.write(`\n${report}\n`);
+  const writeIt = !flags["no-readme"] && (!quick || flags.readme) && flags.only === undefined;
+  if (writeIt) {
+    writeReadme("README.md", report);
+    log("README.md: bench section updated");
+  }
+}
+
+await main();
