@@ -6,6 +6,7 @@ import pino, { type Logger } from "pino";
 import { migrateToLatest, openDatabase } from "../db/connect.ts";
 import type { Config } from "./config.ts";
 import type { AppDeps } from "./lib/context.ts";
+import { listenForCacheInvalidation } from "./lib/project-cache.ts";
 import { MemoryIdempotencyStore, MemoryRateLimiter } from "./store/memory.ts";
 import { connectRedis, RedisIdempotencyStore, RedisRateLimiter } from "./store/redis.ts";
 
@@ -28,6 +29,8 @@ export interface OpenedDeps extends AppDeps {
 export async function openDeps(config: Config, logger: Logger = createLogger(config.LOG_LEVEL)): Promise<OpenedDeps> {
   const database = await openDatabase({ DATABASE_URL: config.DATABASE_URL, PGLITE_DIR: config.PGLITE_DIR });
   await migrateToLatest(database.db);
+  // Other instances' admin changes (key regeneration, import) clear this process's project cache.
+  const stopListening = await listenForCacheInvalidation(database.listen);
   if (config.REDIS_URL) {
     const redis = connectRedis(config.REDIS_URL, config.REDIS_COMMAND_TIMEOUT_MS, config.REDIS_KEY_PREFIX);
     redis.on("error", () => {
@@ -41,6 +44,7 @@ export async function openDeps(config: Config, logger: Logger = createLogger(con
         await rateLimiter.close();
         await idempotencyStore.close();
         redis.disconnect();
+        await stopListening();
         await database.close();
       },
     };
@@ -52,6 +56,7 @@ export async function openDeps(config: Config, logger: Logger = createLogger(con
     async close() {
       await rateLimiter.close();
       await idempotencyStore.close();
+      await stopListening();
       await database.close();
     },
   };

@@ -5,6 +5,7 @@
  */
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import { notifyCacheInvalidation } from "../lib/project-cache.ts";
 import { generateSecret, hashSecret } from "../lib/secrets.ts";
 
 export type KeyKind = "secret" | "embed";
@@ -31,11 +32,14 @@ export async function createKey(db: Kysely<Database>, slug: string, kind: KeyKin
  * plaintext; old keys then answer invalid_key. Throws an Error when the project does not exist.
  */
 export async function regenerateKey(db: Kysely<Database>, slug: string, kind: KeyKind): Promise<string> {
-  return db.transaction().execute(async (trx) => {
+  const key = await db.transaction().execute(async (trx) => {
     const id = await projectId(trx, slug);
     await trx.deleteFrom("api_keys").where("project_id", "=", id).where("kind", "=", kind).execute();
-    const key = generateSecret(kind);
-    await trx.insertInto("api_keys").values({ project_id: id, kind, key_hash: hashSecret(key) }).execute();
-    return key;
+    const fresh = generateSecret(kind);
+    await trx.insertInto("api_keys").values({ project_id: id, kind, key_hash: hashSecret(fresh) }).execute();
+    return fresh;
   });
+  // Servers keep found keys in their project cache; the old key must stop working now, not in seconds.
+  await notifyCacheInvalidation(db);
+  return key;
 }

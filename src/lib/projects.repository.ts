@@ -1,6 +1,7 @@
 /** Queries that resolve the project and key a request addresses. */
 import type { Db } from "../../db/connect.ts";
-import type { ApiKeyContext, ProjectContext } from "./context.ts";
+import type { ApiKeyContext, AppDeps, ProjectContext } from "./context.ts";
+import { projectCache } from "./project-cache.ts";
 
 const projectColumns = [
   "projects.id", "projects.slug", "projects.name", "projects.description", "projects.logo_url",
@@ -22,6 +23,25 @@ export async function findKeyWithProject(
   if (!row) return undefined;
   const { key_id, key_kind, ...project } = row;
   return { key: { id: key_id, kind: key_kind, projectId: project.id }, project };
+}
+
+/**
+ * findKeyWithProject through the process's project cache (project-cache.ts): a key that exists
+ * is remembered with its project and settings for PROJECT_CACHE_SECONDS (cleared at once by a
+ * key regeneration or import anywhere); an unknown key is looked up every time. The result is
+ * frozen, as every request of those seconds shares it.
+ */
+export async function findKeyWithProjectCached(
+  deps: Pick<AppDeps, "db" | "config">,
+  keyHash: string,
+): Promise<{ key: ApiKeyContext; project: ProjectContext } | undefined> {
+  return projectCache(deps).remember(`key:${keyHash}`, async () => {
+    const found = await findKeyWithProject(deps.db, keyHash);
+    if (!found) return undefined;
+    const { project } = found;
+    for (const part of [project.settings, project.theme, project.theme.light, project.theme.dark, project.allowed_origins]) Object.freeze(part);
+    return Object.freeze({ key: Object.freeze(found.key), project: Object.freeze(project) });
+  });
 }
 
 export async function findProjectBySlug(db: Db, slug: string): Promise<ProjectContext | undefined> {

@@ -3,12 +3,13 @@
  * digest, the owner's plan must be PRO, an embed key sent with an Origin header must come from
  * the allowlist, and the key must belong to the project in the path. Sets `project` and `apiKey`.
  * Errors: missing_key, invalid_key (401); not_allowed, origin_not_allowed, key_wrong_project
- * (403); not_found (404) for an unknown or private project.
+ * (403); not_found (404) for an unknown or private project. The key lookup goes through the
+ * in-process project cache (src/lib/project-cache.ts).
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../lib/context.ts";
 import { ApiError } from "../lib/errors.ts";
-import { findKeyWithProject, findProjectBySlug } from "../lib/projects.repository.ts";
+import { findKeyWithProjectCached, findProjectBySlug } from "../lib/projects.repository.ts";
 import { hashSecret } from "../lib/secrets.ts";
 
 const PROJECT_PATH = /^\/api\/v3\/projects\/([^/]+)/;
@@ -33,7 +34,7 @@ export function apiKeyMiddleware(): MiddlewareHandler<AppEnv> {
     if (presented === undefined || presented.trim() === "") {
       throw new ApiError("missing_key", "send the project key in the X-API-Key header");
     }
-    const found = await findKeyWithProject(db, hashSecret(presented));
+    const found = await findKeyWithProjectCached(c.var.deps, hashSecret(presented));
     if (!found) throw new ApiError("invalid_key", "the API key does not exist or was regenerated");
     const { key, project } = found;
     if (project.plan !== "pro") {

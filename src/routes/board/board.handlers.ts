@@ -2,7 +2,9 @@
 import type { ProjectSettings } from "../../../db/schema.ts";
 import type { ProjectContext } from "../../lib/context.ts";
 import type { Db } from "../../../db/connect.ts";
+import type { Config } from "../../config.ts";
 import { success } from "../../lib/envelope.ts";
+import { projectCache } from "../../lib/project-cache.ts";
 import type { AppRouteHandler } from "../../lib/openapi.ts";
 import { type BoardColumnRow, listBoardColumns, listTags, readVoterCount } from "./board.repository.ts";
 import type { GetKeyBoardRoute, GetProjectBoardRoute } from "./board.routes.ts";
@@ -62,13 +64,15 @@ function archivedColumn(board: BoardEntryObject): ColumnObject {
 }
 
 /**
- * The whole BoardDocument of a project: three queries (boards with columns, tags, the fresh
- * voter_count) run side by side, then mapped field by field.
+ * The whole BoardDocument of a project: boards with columns and tags (kept in the project cache,
+ * as only an import changes them) and the fresh voter_count, then mapped field by field.
  */
-export async function buildBoardDocument(db: Db, project: ProjectContext): Promise<BoardDocumentObject> {
+export async function buildBoardDocument(deps: { db: Db; config: Config }, project: ProjectContext): Promise<BoardDocumentObject> {
+  const { db } = deps;
+  const cache = projectCache(deps);
   const [rows, tags, voterCount] = await Promise.all([
-    listBoardColumns(db, project.id),
-    listTags(db, project.id),
+    cache.remember(`boards:${project.id}`, () => listBoardColumns(db, project.id)),
+    cache.remember(`tags:${project.id}`, () => listTags(db, project.id)),
     readVoterCount(db, project.id),
   ]);
   const s = project.settings;
@@ -129,7 +133,7 @@ function colors(c: ProjectContext["theme"]["dark"]) {
 }
 
 export const getKeyBoard: AppRouteHandler<GetKeyBoardRoute> = async (c) =>
-  c.json(success(await buildBoardDocument(c.var.deps.db, c.var.project)), 200);
+  c.json(success(await buildBoardDocument(c.var.deps, c.var.project)), 200);
 
 export const getProjectBoard: AppRouteHandler<GetProjectBoardRoute> = async (c) =>
-  c.json(success(await buildBoardDocument(c.var.deps.db, c.var.project)), 200);
+  c.json(success(await buildBoardDocument(c.var.deps, c.var.project)), 200);

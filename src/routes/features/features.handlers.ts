@@ -6,6 +6,7 @@ import { page, success } from "../../lib/envelope.ts";
 import { ApiError, notFound, validationError } from "../../lib/errors.ts";
 import type { AppRouteHandler } from "../../lib/openapi.ts";
 import { pageMeta } from "../../lib/pagination.ts";
+import { projectCache } from "../../lib/project-cache.ts";
 import { toFeatureObject } from "./features.mapper.ts";
 import { type FeatureListFilter, findFeature, listFeatures as listFeatureRows } from "./features.repository.ts";
 import type * as routes from "./features.routes.ts";
@@ -18,7 +19,7 @@ import { findListTarget } from "./features.targets.repository.ts";
  * (the denied column under show_denied false) or -1 while the archived column is hidden.
  */
 async function resolveTarget(
-  db: Db,
+  deps: { db: Db; config: { PROJECT_CACHE_SECONDS: number } },
   project: { id: number; settings: ProjectSettings },
   query: { board?: string | undefined; column?: number | undefined; scope?: "project" | undefined },
 ): Promise<Pick<FeatureListFilter, "boardId" | "column">> {
@@ -28,7 +29,9 @@ async function resolveTarget(
     return { boardId: null, column: null };
   }
   const wantsColumn = query.column !== undefined && query.column !== -1 ? query.column : null;
-  const target = await findListTarget(db, project.id, query.board ?? null, wantsColumn);
+  // Boards and columns change only with an import (which clears the cache): no query per page.
+  const target = await projectCache(deps).remember(`target:${project.id}:${query.board ?? ""}:${wantsColumn ?? ""}`, () =>
+    findListTarget(deps.db, project.id, query.board ?? null, wantsColumn));
   if (!target) throw validationError("board", `no board "${query.board}" in this project`);
   if (query.column === undefined) return { boardId: target.boardId, column: null };
   if (query.column === -1) {
@@ -41,18 +44,27 @@ async function resolveTarget(
   return { boardId: target.boardId, column: target.column.id };
 }
 
+/** Listing totals from this size up are cached (see listFeatures). */
+const CACHED_TOTAL_MIN = 1000;
+
 export const listFeatures: AppRouteHandler<typeof routes.listFeatures> = async (c) => {
   const query = c.req.valid("query");
   const { db, now } = c.var.deps;
   const project = c.var.project;
-  const target = await resolveTarget(db, project, query);
+  const target = await resolveTarget(c.var.deps, project, query);
   const pageRequest = { page: query.page, per_page: query.per_page };
-  const { rows, total } = await listFeatureRows(
-    db,
-    project,
-    { ...target, tagIds: query.tag, statuses: query.status, q: query.q?.trim() },
-    { sort: query.sort, page: pageRequest, voterId: c.var.voter?.id ?? null, now: now() },
-  );
+  const filter = { ...target, tagIds: query.tag, statuses: query.status, q: query.q?.trim() };
+  // Counting a big listing costs more than the page; its total moves only when features are
+  // added, moved or reviewed by the owner (not with votes or comments), so a large one is reused
+  // for PROJECT_CACHE_SECONDS. Small totals are counted every time.
+  const cache = projectCache(c.var.deps);
+  const { show_denied, show_archived } = project.settings;
+  const totalKey = `total:${project.id}:${JSON.stringify([filter, show_denied, show_archived])}`;
+  const knownTotal = cache.get<number>(totalKey);
+  const { rows, total } = await listFeatureRows(db, project, filter, {
+    sort: query.sort, page: pageRequest, voterId: c.var.voter?.id ?? null, now: now(), knownTotal,
+  });
+  if (knownTotal === undefined && total >= CACHED_TOTAL_MIN) cache.set(totalKey, total);
   const data = rows.map((row) => toFeatureObject(row, project.settings));
   return c.json(page(data, pageMeta(pageRequest, total)), 200);
 };

@@ -1,0 +1,127 @@
+/**
+ * In-process cache of what every keyed request looks up and what changes only when an owner
+ * edits a project (key -> project with its settings, board structure, listing totals), kept
+ * PROJECT_CACHE_SECONDS (default 5; 0 turns it off).
+ *
+ * Invalidation: admin code that changes keys or project content (key regeneration, snapshot
+ * import) calls `notifyCacheInvalidation(db)`. That clears every cache in this process at once
+ * and sends a Postgres NOTIFY on CACHE_CHANNEL, which every other instance receives through
+ * `listenForCacheInvalidation` (postgres-js `sql.listen`, PGlite `pg.listen`) and clears its
+ * caches too. The TTL bounds staleness when a notification is missed (a reconnect also clears).
+ * Nothing negative is cached: a key unknown a moment ago works as soon as it is stored.
+ */
+import { type Kysely, sql } from "kysely";
+
+export const CACHE_CHANNEL = "fb_project_cache";
+/** Entries kept per cache before it starts over (a bound on memory, not a tuning knob). */
+const MAX_ENTRIES = 20_000;
+
+interface Entry {
+  value: unknown;
+  expiresAt: number;
+}
+
+/** One process-wide cache per database handle; see the module comment. */
+export class ProjectCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly loading = new Map<string, Promise<unknown>>();
+  private generation = 0;
+
+  constructor(private readonly ttlMs: number) {}
+
+  /**
+   * The value under `key`, loaded with `load` when absent or expired. Concurrent misses share
+   * one load. Results for which `keep` is false (default: undefined) are returned, not stored.
+   */
+  async remember<T>(key: string, load: () => Promise<T>, keep: (value: T) => boolean = (v) => v !== undefined): Promise<T> {
+    if (this.ttlMs <= 0) return load();
+    const now = Date.now();
+    const hit = this.entries.get(key);
+    if (hit && hit.expiresAt > now) return hit.value as T;
+    const pending = this.loading.get(key);
+    if (pending) return pending as Promise<T>;
+    const generation = this.generation;
+    const promise = load().then(
+      (value) => {
+        this.loading.delete(key);
+        // A load that straddles an invalidation may have read the old state: use it once, keep it not.
+        if (keep(value) && generation === this.generation) {
+          if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+          this.entries.set(key, { value, expiresAt: Date.now() + this.ttlMs });
+        }
+        return value;
+      },
+      (error: unknown) => {
+        this.loading.delete(key);
+        throw error;
+      },
+    );
+    this.loading.set(key, promise);
+    return promise;
+  }
+
+  /** The value under `key` if present and fresh. */
+  get<T>(key: string): T | undefined {
+    const hit = this.entries.get(key);
+    return hit && hit.expiresAt > Date.now() ? (hit.value as T) : undefined;
+  }
+
+  /** Stores `value` under `key` for the TTL. */
+  set(key: string, value: unknown): void {
+    if (this.ttlMs <= 0) return;
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    this.entries.set(key, { value, expiresAt: Date.now() + this.ttlMs });
+  }
+
+  /** Forgets everything (and makes loads already under way not store their result). */
+  clear(): void {
+    this.generation++;
+    this.entries.clear();
+    this.loading.clear();
+  }
+}
+
+const caches = new WeakMap<object, ProjectCache>();
+const live = new Set<WeakRef<ProjectCache>>();
+
+/** The cache of the database handle `db` (created on first use with the given TTL). */
+export function projectCache(deps: { db: object; config: { PROJECT_CACHE_SECONDS: number } }): ProjectCache {
+  let cache = caches.get(deps.db);
+  if (!cache) {
+    cache = new ProjectCache(deps.config.PROJECT_CACHE_SECONDS * 1000);
+    caches.set(deps.db, cache);
+    live.add(new WeakRef(cache));
+  }
+  return cache;
+}
+
+/** Clears every project cache of this process. */
+export function invalidateLocalCaches(): void {
+  for (const ref of live) {
+    const cache = ref.deref();
+    if (cache) cache.clear();
+    else live.delete(ref);
+  }
+}
+
+/**
+ * To be called by admin code after it changed keys, settings or content of a project: clears
+ * this process's caches now and notifies every other instance (delivered when the surrounding
+ * transaction commits, if `db` is one; call it after commit to be safe).
+ */
+export async function notifyCacheInvalidation(db: Kysely<any>): Promise<void> {
+  invalidateLocalCaches();
+  await sql`SELECT pg_notify(${CACHE_CHANNEL}, '')`.execute(db);
+}
+
+/** Subscribes `onNotify` to a channel; resolves to an unsubscribe function. */
+export type Listen = (channel: string, onNotify: () => void) => Promise<() => Promise<void>>;
+
+/**
+ * Clears this process's caches whenever another process notifies CACHE_CHANNEL (and when the
+ * subscription is (re)established, as notifications sent meanwhile are lost). Resolves to a
+ * function that ends the subscription.
+ */
+export async function listenForCacheInvalidation(listen: Listen): Promise<() => Promise<void>> {
+  return listen(CACHE_CHANNEL, invalidateLocalCaches);
+}
