@@ -113,50 +113,63 @@ function withFeatureColumns(db: Db, query: FeatureQuery, project: Project, voter
     ]);
 }
 
-type Rows = ReturnType<typeof withFeatureColumns>;
-
 /** ORDER BY of a sort (contract, features query `sort`): pinned first, ties broken by id. */
-function ordered(query: Rows, sort: FeatureSort, weighted: boolean): Rows {
-  const pinned = query.orderBy("features.is_pinned", "desc");
+function ordered<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, sort: FeatureSort, weighted: boolean) {
+  const by = (column: string) => sql.ref(`features.${column}`);
+  const pinned = query.orderBy(by("is_pinned"), "desc");
   switch (sort) {
     case "board":
-      return pinned.orderBy("features.position", "asc").orderBy("features.id", "asc");
+      return pinned.orderBy(by("position"), "asc").orderBy(by("id"), "asc");
     case "top":
-      return pinned.orderBy(weighted ? "features.weighted_score" : "features.vote_count", "desc").orderBy("features.id", "desc");
+      return pinned.orderBy(by(weighted ? "weighted_score" : "vote_count"), "desc").orderBy(by("id"), "desc");
     case "votes":
-      return pinned.orderBy("features.vote_count", "desc").orderBy("features.id", "desc");
+      return pinned.orderBy(by("vote_count"), "desc").orderBy(by("id"), "desc");
     case "trending":
-      return pinned.orderBy("features.trending_score", (o) => o.desc().nullsLast()).orderBy("features.id", "desc");
+      return pinned.orderBy(by("trending_score"), (o) => o.desc().nullsLast()).orderBy(by("id"), "desc");
     case "new":
-      return pinned.orderBy("features.created_at", "desc").orderBy("features.id", "desc");
+      return pinned.orderBy(by("created_at"), "desc").orderBy(by("id"), "desc");
     case "oldest":
-      return pinned.orderBy("features.created_at", "asc").orderBy("features.id", "asc");
+      return pinned.orderBy(by("created_at"), "asc").orderBy(by("id"), "asc");
     case "comments":
-      return pinned.orderBy("features.comment_count", "desc").orderBy("features.id", "desc");
+      return pinned.orderBy(by("comment_count"), "desc").orderBy(by("id"), "desc");
   }
 }
 
 /**
- * One page of the public listing and the number of matches across all pages. Two queries: the
- * page rows (everything resolved, has_voted for `voterId`) and a count. `now` bounds which
- * releases count as published.
+ * One page of the public listing and the number of matches across all pages, in one round
+ * trip: the page's ids are picked first (an index walk in sort order, see the hot-path-indexes
+ * migration), only those rows get their refs resolved (before, every matching row was joined and
+ * then sorted), and the count rides along as an uncorrelated subquery. `knownTotal` (a total the caller cached) skips the count; an empty
+ * page asks for the count separately. `now` bounds which releases count as published.
  */
 export async function listFeatures(
   db: Db,
   project: Project,
   filter: FeatureListFilter,
-  options: { sort: FeatureSort; page: PageRequest; voterId: number | null; now: Date },
+  options: { sort: FeatureSort; page: PageRequest; voterId: number | null; now: Date; knownTotal?: number | undefined },
 ): Promise<{ rows: FeatureRow[]; total: number }> {
-  const rowsQuery = ordered(
-    withFeatureColumns(db, listed(db, project, filter), project, options.voterId, options.now),
-    options.sort,
-    project.settings.score_is_weighted,
-  )
+  const weighted = project.settings.score_is_weighted;
+  const pageIds = ordered(listed(db, project, filter).select("features.id"), options.sort, weighted)
     .limit(options.page.per_page)
     .offset(pageOffset(options.page));
   const countQuery = listed(db, project, filter).select(sql<number>`count(*)::int`.as("total"));
-  const [rows, count] = await Promise.all([rowsQuery.execute(), countQuery.executeTakeFirstOrThrow()]);
-  return { rows: rows as FeatureRow[], total: Number(count.total) };
+  // A materialized CTE keeps the page a separate, cheap plan: as a join or IN subquery the
+  // planner weighs every features index for it again, which cost more than running the query.
+  const fromPage = db
+    .with((cte) => cte("page").materialized(), () => pageIds)
+    .selectFrom("page")
+    .innerJoin("features", "features.id", "page.id") as unknown as FeatureQuery;
+  const pageQuery = withFeatureColumns(db, fromPage, project, options.voterId, options.now);
+  const rows = await ordered(
+    options.knownTotal === undefined ? pageQuery.select(countQuery.as("total")) : pageQuery,
+    options.sort,
+    weighted,
+  ).execute();
+  if (rows.length === 0) {
+    return { rows: [], total: options.knownTotal ?? Number((await countQuery.executeTakeFirstOrThrow()).total) };
+  }
+  const total = options.knownTotal ?? Number((rows[0] as { total?: number }).total);
+  return { rows: rows as FeatureRow[], total };
 }
 
 /**
