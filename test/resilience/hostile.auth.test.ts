@@ -101,8 +101,19 @@ describe("SSO tokens (API2)", () => {
     // Nothing was created for the refused tokens.
     const ssoVoters = await ctx.db.selectFrom("voters").innerJoin("projects", "projects.id", "voters.project_id")
       .select("voters.sso_id").where("projects.slug", "=", p.slug).where("voters.kind", "=", "sso").execute();
-    expect(ssoVoters.map((v) => v.sso_id)).toEqual(["user-control"]);
+    expect(ssoVoters.map((v) => v.sso_id).filter((id) => id !== "user-verbatim")).toEqual(["user-control"]);
     recordCount("hostile", "SSO tokens refused (write, read, identity route)", Object.keys(tokens).length * 3 + 1);
+  });
+
+  it("carries an SSO name holding SQL and Unicode verbatim into the display name and comment author", async () => {
+    const name = "Ro'bert\"); DROP TABLE voters;-- 👩‍👩‍👧 e\u0301 \u202eRTL";
+    const token = await hs("HS256", SECRET, { sub: "user-verbatim", name });
+    const identity = await ctx.send("POST", `/api/v3/projects/${p.slug}/identity`, p.secretKey, { sso_token: token });
+    expect([200, 201]).toContain(identity.status);
+    expect((await identity.json()).data.display_name).toBe(name);
+    const comment = await ctx.send("POST", `/api/v3/projects/${p.slug}/features/${ids.features.g}/comments`, p.secretKey, { content: "verbatim" }, { "X-VF-Token": token });
+    expect(comment.status).toBe(201);
+    expect((await comment.json()).data.author_name).toBe(name);
   });
 
   it("refuses an anonymous token of another project or an unknown one with 401 identity_invalid", async () => {
