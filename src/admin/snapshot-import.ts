@@ -9,6 +9,7 @@
  */
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import { notifyCacheInvalidation } from "../lib/project-cache.ts";
 import { hashSecret } from "../lib/secrets.ts";
 import type { IdMap, SnapshotDocument } from "./snapshot.schema.ts";
 import { chunks, type Trx } from "./snapshot-chunks.ts";
@@ -41,13 +42,16 @@ export async function importSnapshot(
 ): Promise<IdMap> {
   const doc = validateSnapshot(input);
   const replace = options.replace === true;
-  return db.transaction().execute(async (trx) => {
+  const ids = await db.transaction().execute(async (trx) => {
     const replaced = await checkAgainstDatabase(trx, doc, replace);
-    // Every table cascades from projects. (Large projects delete slowly until the FK columns
-    // features.linked_feature_id/author_voter_id and comments/likes/dismissals.voter_id are indexed.)
+    // Every table cascades from projects (the FK columns are indexed: hot-path-indexes migration).
     if (replaced !== undefined) await trx.deleteFrom("projects").where("id", "=", replaced).execute();
     return writeProject(trx, doc, new Date().toISOString());
   });
+  // Servers cache keys, settings and board structure for a few seconds; a replaced project must
+  // not be served from the old rows.
+  await notifyCacheInvalidation(db);
+  return ids;
 }
 
 /**
