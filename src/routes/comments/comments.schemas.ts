@@ -103,7 +103,13 @@ export const NewComment = z
       })
       // Postgres text cannot hold NUL; refusing it here beats a 500 from the driver.
       .refine((value) => !value.includes("\u0000"), { message: "must not contain NUL characters" })
-      .openapi({ description: "Plain text, 1 to 2000 characters, not only whitespace; stored as sent", example: "Yes please!" }),
+      // JSON Schema counts string length in code points, as the refinement above does.
+      .openapi({
+        description: "Plain text, 1 to 2000 characters, not only whitespace; stored as sent",
+        example: "Yes please!",
+        minLength: 1,
+        maxLength: COMMENT_MAX_CHARACTERS,
+      }),
     parent_id: z
       .number()
       .int()
