@@ -2,10 +2,7 @@
  * Opens the database the config names: Postgres through the `postgres` driver when
  * DATABASE_URL is set, otherwise the embedded PGlite (same SQL, same migrations).
  */
-import { PGlite } from "@electric-sql/pglite";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { Kysely, Migrator } from "kysely";
-import { PGliteDialect } from "kysely-pglite-dialect";
 import { PostgresJSDialect } from "kysely-postgres-js";
 import postgres, { type Sql } from "postgres";
 import type { Database } from "./schema.ts";
@@ -80,6 +77,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     return { db, kind: "postgres", close: () => db.destroy(), listen };
   }
   const dir = options.PGLITE_DIR ?? "./data";
+  // Loaded only when used: a server on Postgres does not carry the embedded engine (~30 MB).
+  const [{ PGlite }, { pg_trgm }, { PGliteDialect }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("@electric-sql/pglite/contrib/pg_trgm"),
+    import("kysely-pglite-dialect"),
+  ]);
   const pglite = await PGlite.create({
     ...(dir === "memory://" ? {} : { dataDir: dir }),
     extensions: { pg_trgm },

@@ -4,17 +4,25 @@
  * never passed through) and link or image addresses with a scheme other than http, https or
  * mailto are blanked (href=""). DOMPurify then runs over the result as a second fence.
  */
-import createDOMPurify from "dompurify";
-import { JSDOM } from "jsdom";
+import { createRequire } from "node:module";
+import type createDOMPurify from "dompurify";
+import type { JSDOM as JSDOMClass } from "jsdom";
 import { Marked, type Tokens } from "marked";
 
 const SAFE_SCHEMES = new Set(["http:", "https:", "mailto:"]);
+const require = createRequire(import.meta.url);
 
 let purifier: ReturnType<typeof createDOMPurify> | undefined;
 
 function getPurifier() {
-  // jsdom takes ~100 ms to start: only pay it when a note is first rendered.
-  purifier ??= createDOMPurify(new JSDOM("").window);
+  // jsdom takes ~100 ms to start and ~45 MB once loaded: a server that never renders a note
+  // (releases are rendered on import, not on reads) should not carry it, so it is required
+  // (synchronously, both packages ship CommonJS) when a note is first rendered.
+  if (!purifier) {
+    const { JSDOM } = require("jsdom") as { JSDOM: typeof JSDOMClass };
+    const create = require("dompurify") as typeof createDOMPurify;
+    purifier = create(new JSDOM("").window);
+  }
   return purifier;
 }
 
