@@ -74,8 +74,15 @@ export function createApp(deps: AppDeps) {
       throw new ApiError("too_large", "the request body is over one megabyte");
     },
   });
-  // GET and HEAD carry no body; asking for one builds a full Request object on every read.
-  app.use((c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limitBody(c, next)));
+  // GET and HEAD carry no body, nor does an HTTP/1.1 message that node parsed without
+  // Content-Length or Transfer-Encoding; asking for a body anyway builds a full Request object
+  // on every call. (In-process requests, without node's message, always go through the limit.)
+  app.use((c, next) => {
+    const incoming = (c.env as { incoming?: { headers: Record<string, unknown> } } | undefined)?.incoming;
+    const bodiless = c.req.method === "GET" || c.req.method === "HEAD"
+      || (incoming !== undefined && incoming.headers["content-length"] === undefined && incoming.headers["transfer-encoding"] === undefined);
+    return bodiless ? next() : limitBody(c, next);
+  });
   app.use(`${API_PREFIX}/*`, readCacheMiddleware());
   for (const path of [`${API_PREFIX}/board`, `${API_PREFIX}/projects/*`]) {
     app.use(path, apiKeyMiddleware(), rateLimitMiddleware(), voterMiddleware(), idempotencyMiddleware());
