@@ -28,8 +28,8 @@ export interface Child {
  * Starts `node --import tsx <script>` (node itself is the child, so its pid is the one whose
  * RSS counts) and waits until `readyUrl` answers 200. Rejects if it exits or takes over 60 s.
  */
-export async function startChild(script: string, env: Record<string, string>, readyUrl: string): Promise<Child> {
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", script], {
+export async function startChild(script: string, env: Record<string, string>, readyUrl: string, nodeArgs: string[] = []): Promise<Child> {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, "--import", "tsx", script], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });
