@@ -55,7 +55,8 @@ export async function assertReferences(trx: TransactionSql, projectId: number): 
     ["comments.feature_id", "SELECT 1 FROM comments c LEFT JOIN features f ON f.id = c.feature_id WHERE c.project_id = $1 AND f.id IS NULL"],
     ["comments.voter_id", "SELECT 1 FROM comments c LEFT JOIN voters o ON o.id = c.voter_id WHERE c.project_id = $1 AND o.id IS NULL"],
     ["comments.parent_id", "SELECT 1 FROM comments c LEFT JOIN comments p ON p.id = c.parent_id WHERE c.project_id = $1 AND c.parent_id IS NOT NULL AND p.id IS NULL"],
-    ["comment_likes", "SELECT 1 FROM stage_likes l LEFT JOIN comments c ON c.id = l.comment_id LEFT JOIN voters o ON o.id = l.voter_id WHERE c.id IS NULL OR o.id IS NULL"],
+    ["comment_likes.comment_id", "SELECT 1 FROM stage_likes l LEFT JOIN comments c ON c.id = l.comment_id AND c.project_id = $1 WHERE c.id IS NULL"],
+    ["comment_likes.voter_id", "SELECT 1 FROM comment_likes l JOIN comments c ON c.id = l.comment_id LEFT JOIN voters o ON o.id = l.voter_id WHERE c.project_id = $1 AND o.id IS NULL"],
   ];
   for (const [name, query] of checks) {
     const rows = await trx.unsafe(`${query} LIMIT 1`, [projectId]);
