@@ -120,6 +120,14 @@ export async function insertWithCounters(trx: TransactionSql, projectId: number)
     return { count: 0 };
   });
   await trx`SET LOCAL session_replication_role = DEFAULT`;
+  // Aggregates other migrations keep by trigger (skipped above) are rebuilt by their own function.
+  const [rebuild] = await trx`SELECT to_regproc('rebuild_feature_tier_votes') IS NOT NULL AS present`;
+  if (rebuild?.present) {
+    await step("feature_tier_votes rebuilt", async () => {
+      await trx`SELECT rebuild_feature_tier_votes(${projectId}::int)`;
+      return { count: 0 };
+    });
+  }
   await step("projects.voter_count", () => trx`UPDATE projects SET voter_count =
       (SELECT count(DISTINCT voter_id)::int FROM votes WHERE project_id = ${projectId})
     WHERE id = ${projectId}`);
