@@ -175,6 +175,25 @@ export interface VotesTable {
   created_at: TimestampDefault;
 }
 
+/**
+ * Per (feature, tier): what the feature's voters currently on that tier add up to, kept exact by
+ * triggers (migration 2026-11-22T22-00-00-revenue-aggregates). The tier's amount and multiplier
+ * are joined at read time.
+ */
+export interface FeatureTierVotesTable {
+  feature_id: number;
+  tier_id: number;
+  project_id: number;
+  /** Voters of the tier who voted on the feature. */
+  votes: Generated<number>;
+  /** Of those, voters who churned. */
+  churned: Generated<number>;
+  /** Of those, voters not churned and without an override: each pays the tier's mrr_cents. */
+  billed: Generated<number>;
+  /** Sum of the overrides of voters not churned with an override (bigint: a string from postgres.js). */
+  override_cents: ColumnType<string | number, number | undefined, number>;
+}
+
 export interface CommentsTable {
   id: Generated<number>;
   project_id: number;
@@ -249,6 +268,7 @@ export interface Database {
   features: FeaturesTable;
   feature_tags: FeatureTagsTable;
   votes: VotesTable;
+  feature_tier_votes: FeatureTierVotesTable;
   comments: CommentsTable;
   comment_likes: CommentLikesTable;
   releases: ReleasesTable;
