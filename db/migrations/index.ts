@@ -4,10 +4,12 @@ import * as initialSchema from "./2026-11-22T19-00-00-initial-schema.ts";
 import * as revenueIndexes from "./2026-11-22T20-00-00-revenue-indexes.ts";
 import * as hotPathIndexes from "./2026-11-22T21-00-00-hot-path-indexes.ts";
 import * as revenueAggregates from "./2026-11-22T22-00-00-revenue-aggregates.ts";
+import * as commentSortIndexes from "./2026-11-22T23-00-00-comment-sort-indexes.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026-11-22T19-00-00-initial-schema": initialSchema,
   "2026-11-22T20-00-00-revenue-indexes": revenueIndexes,
   "2026-11-22T21-00-00-hot-path-indexes": hotPathIndexes,
   "2026-11-22T22-00-00-revenue-aggregates": revenueAggregates,
+  "2026-11-22T23-00-00-comment-sort-indexes": commentSortIndexes,
 };
