@@ -122,6 +122,8 @@ async function bodyBytes(url: string, headers: Record<string, string>): Promise<
 
 /** Deletes, through the API, votes of the pool left over by connections cut at the end of a run. */
 async function withdrawLeftovers(sql: Sql, base: string, fx: Fixtures, headers: Record<string, string>): Promise<number> {
+  // Requests the load generator abandoned at the end may still be running on the server.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
   const ids = [...new Set(fx.votePairs.map((pair) => pair.featureId))];
   const hashes = fx.votePairs.map((pair) => hashSecret(pair.token));
   // The pairs had no vote when the fixtures were read, so any vote of a pair now is the bench's.
