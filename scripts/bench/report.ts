@@ -54,9 +54,10 @@ export function renderTable(rows: Row[], ceiling: number): string {
 /** Table plus facts, as printed and as stored in the README. */
 export function renderReport(rows: Row[], facts: RunFacts): string {
   return [
-    `Run ${facts.date} on ${facts.nproc} cores (\`nproc\`), ${facts.cpu}; server, Postgres, Redis and the load`,
-    `generator share the machine. ${facts.connections} connections, ${facts.seconds} s per route after a`,
-    `${facts.warmupSeconds} s warm-up; every middleware on (key, rate limiter on Redis, identity, ETag).`,
+    `Last run: ${facts.date}, \`nproc\` = ${facts.nproc} (${facts.cpu}); the server (production mode, child process),`,
+    "Postgres, Redis and the load generator share the machine.",
+    `Load: autocannon, ${facts.connections} connections, ${facts.seconds} s per route after a ${facts.warmupSeconds} s warm-up, every`,
+    "middleware on (API key, rate limiter on Redis, voter identity, ETag).",
     "",
     renderTable(rows, facts.ceilingReqPerSec),
     "",
