@@ -82,6 +82,6 @@ export function writeReadme(path: string, report: string): void {
   const end = readme.indexOf(END);
   const next = start !== -1 && end > start
     ? readme.slice(0, start) + block + readme.slice(end + END.length)
-    : `${readme.replace(/\n*$/, "\n")}\n## Benchmarks\n\n\`npm run bench\` (\`--quick\`: small project only, 3 s per route).\n\n${block}\n`;
+    : `${readme.replace(/\n*$/, "\n")}\n## Benchmarks\n\n\`npm run bench\` generates the two projects below in a database \`fb_bench\` (dropped and recreated;\n\`--reuse\` keeps it), starts the server in production mode against Postgres and Redis and measures\nit (\`--quick\`: small project only, 3 s per route; flags and environment in \`scripts/bench.ts\`).\n\n${block}\n`;
   writeFileSync(path, next);
 }
