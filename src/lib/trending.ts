@@ -23,11 +23,25 @@ export function addVoteToTrending(x: RawBuilder<number>) {
 }
 
 /**
- * trending_score after removing a vote with exponent x; NULL once no votes are left or when
- * rounding leaves nothing measurable.
+ * trending_score recomputed from the votes of `featureId` other than `exceptVoterId`'s
+ * (log-sum-exp shifted by the largest exponent); NULL when no such vote exists. Used where a
+ * subtraction would cancel out: inside the withdrawing statement the deleted row is still
+ * visible, hence the exclusion.
  */
-export function removeVoteFromTrending(x: RawBuilder<number>, remainingVotes: RawBuilder<number>) {
-  return sql<number | null>`CASE WHEN ${remainingVotes} <= 0 OR trending_score IS NULL THEN NULL
-    WHEN 1 - exp(${x} - trending_score) <= 1e-12 THEN NULL
+export function recomputedTrending(featureId: number, exceptVoterId: number) {
+  return sql<number | null>`(SELECT max(v.mx) + ln(sum(exp(v.x - v.mx))) FROM (
+      SELECT ${voteExponent(sql.ref("created_at"))} AS x, max(${voteExponent(sql.ref("created_at"))}) OVER () AS mx
+      FROM votes WHERE feature_id = ${featureId} AND voter_id <> ${exceptVoterId}) v)`;
+}
+
+/**
+ * trending_score after removing a vote with exponent x; NULL once no votes are left. When the
+ * removed vote carried nearly all of the sum (older votes have decayed to a millionth of it),
+ * ln(1 - e^(x - s)) would cancel to nothing and lose the older votes, so the score is
+ * recomputed from the remaining votes instead (`recomputed`, see recomputedTrending).
+ */
+export function removeVoteFromTrending(x: RawBuilder<number>, remainingVotes: RawBuilder<number>, recomputed: RawBuilder<number | null>) {
+  return sql<number | null>`CASE WHEN ${remainingVotes} <= 0 THEN NULL
+    WHEN trending_score IS NULL OR 1 - exp(${x} - trending_score) <= 1e-6 THEN ${recomputed}
     ELSE trending_score + ln(1 - exp(${x} - trending_score)) END`;
 }

@@ -10,7 +10,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { Database } from "../../../db/schema.ts";
-import { addVoteToTrending, removeVoteFromTrending, voteExponent } from "../../lib/trending.ts";
+import { addVoteToTrending, recomputedTrending, removeVoteFromTrending, voteExponent } from "../../lib/trending.ts";
 
 export interface VoteTarget {
   projectId: number;
@@ -87,7 +87,11 @@ export async function removeVote(db: Db, target: VoteTarget): Promise<FeatureCou
           vote_count: eb("features.vote_count", "-", 1),
           weighted_score: eb("features.weighted_score", "-", eb.ref("vote.weight")),
           // SET sees the row before the update, so the votes left are vote_count - 1.
-          trending_score: removeVoteFromTrending(sql<number>`${sql.ref("vote.x")}`, sql<number>`features.vote_count - 1`),
+          trending_score: removeVoteFromTrending(
+            sql<number>`${sql.ref("vote.x")}`,
+            sql<number>`features.vote_count - 1`,
+            recomputedTrending(target.featureId, target.voterId),
+          ),
         }))
         .where("features.id", "=", target.featureId)
         .returning(["features.vote_count", "features.weighted_score"]),
