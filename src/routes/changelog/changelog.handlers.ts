@@ -1,4 +1,5 @@
 /** Handlers of the changelog routes: parse -> repository -> ReleaseObject (contract, ReleaseObject). */
+import { rfc3339OrNull } from "../../lib/timestamps.ts";
 import type { ProjectSettings } from "../../../db/schema.ts";
 import { page, success } from "../../lib/envelope.ts";
 import { notFound } from "../../lib/errors.ts";
@@ -24,7 +25,7 @@ export function toReleaseObject(
     body: row.body,
     body_html: row.body_html,
     is_featured: row.is_featured,
-    published_at: row.published_at ? row.published_at.toISOString() : null,
+    published_at: rfc3339OrNull(row.published_at),
     view_count: settings.show_views ? row.view_count : null,
     features: features.map(
       (f): ReleaseFeatureValue => ({ id: f.id, heading: f.heading, status: f.status, changelog_type: f.changelog_type }),

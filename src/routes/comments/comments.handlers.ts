@@ -2,6 +2,7 @@
  * Handlers of the comment routes: settings gate -> feature visibility -> repository -> mapper.
  * Contract: "Reading a board" (comments query), "Taking part" rules 3-5, CommentObject.
  */
+import { rfc3339 } from "../../lib/timestamps.ts";
 import { requireVoter } from "../../middleware/voter.ts";
 import type { ProjectContext } from "../../lib/context.ts";
 import { page, success } from "../../lib/envelope.ts";
@@ -25,7 +26,7 @@ export function toCommentObject(row: CommentRow, replies: CommentOut[]): Comment
     content: row.content,
     author_name: row.author_name,
     author_role: row.author_role === "owner" || row.author_role === "editor" ? row.author_role : null,
-    created_at: new Date(row.created_at).toISOString(),
+    created_at: rfc3339(row.created_at),
     like_count: row.like_count,
     has_liked: Boolean(row.has_liked),
     is_own: Boolean(row.is_own),

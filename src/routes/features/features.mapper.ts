@@ -2,6 +2,7 @@
  * Row -> FeatureObject (contract, FeatureObject). The display settings decide which counters
  * are sent: a hidden counter is null, never absent and never zero.
  */
+import { rfc3339, rfc3339OrNull } from "../../lib/timestamps.ts";
 import type { ProjectSettings } from "../../../db/schema.ts";
 import type { FeatureObjectType } from "./features.schemas.ts";
 
@@ -44,14 +45,6 @@ export interface FeatureRow {
 
 /** The archived column's ref (contract: the archived column has id -1). */
 export const ARCHIVED_COLUMN = { id: -1, name: "Archived", color: null } as const;
-
-function iso(value: Date | string): string {
-  return (value instanceof Date ? value : new Date(value)).toISOString();
-}
-
-function isoOrNull(value: Date | string | null): string | null {
-  return value === null ? null : iso(value);
-}
 
 function tagsOf(value: unknown): { id: number; name: string }[] {
   const list = typeof value === "string" ? (JSON.parse(value) as unknown) : value;
@@ -103,9 +96,9 @@ export function toFeatureObject(row: FeatureRow, settings: ProjectSettings): Fea
     linked_feature: row.linked_id === null ? null : { id: row.linked_id, heading: row.linked_heading ?? "" },
     release: row.release_id === null ? null : { id: row.release_id, name: row.release_name ?? "" },
     tags: tagsOf(row.tags),
-    start_date: isoOrNull(row.start_date),
-    target_date: isoOrNull(row.target_date),
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
+    start_date: rfc3339OrNull(row.start_date),
+    target_date: rfc3339OrNull(row.target_date),
+    created_at: rfc3339(row.created_at),
+    updated_at: rfc3339(row.updated_at),
   };
 }

@@ -1,4 +1,5 @@
 /** Handlers of the message routes: targeting, paging and dismissal (contract, MessageObject). */
+import { rfc3339, rfc3339OrNull } from "../../lib/timestamps.ts";
 import { requireVoter } from "../../middleware/voter.ts";
 import semver, { type SemVer } from "semver";
 import { page, success } from "../../lib/envelope.ts";
@@ -38,10 +39,10 @@ export function toMessageObject(row: MessageRow): MessageObjectValue {
     action_label: row.action_url === null ? null : row.action_label,
     action_url: row.action_url,
     is_dismissible: row.is_dismissible,
-    starts_at: row.starts_at ? row.starts_at.toISOString() : null,
-    ends_at: row.ends_at ? row.ends_at.toISOString() : null,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    starts_at: rfc3339OrNull(row.starts_at),
+    ends_at: rfc3339OrNull(row.ends_at),
+    created_at: rfc3339(row.created_at),
+    updated_at: rfc3339(row.updated_at),
   };
 }
 

@@ -2,6 +2,7 @@
  * Handlers of the revenue routes: parse -> repository -> explicit row-to-object mapper ->
  * envelope with Meta. The secret-key check runs before them (revenue.middleware.ts).
  */
+import { rfc3339OrNull } from "../../lib/timestamps.ts";
 import { page } from "../../lib/envelope.ts";
 import type { AppRouteHandler } from "../../lib/openapi.ts";
 import { pageMeta } from "../../lib/pagination.ts";
@@ -9,8 +10,6 @@ import { listRevenueFeatures as queryRevenueFeatures, type RevenueFeatureRow } f
 import type { listRevenueFeatures, listVoters } from "./revenue.routes.ts";
 import type { RevenueFeature, RevenueVoter } from "./revenue.schemas.ts";
 import { listNewestVotes, listRevenueVoters, type RevenueVoterRow, type VoteRefRow } from "./revenue.voters.repository.ts";
-
-const iso = (value: Date | null): string | null => (value === null ? null : value.toISOString());
 
 /**
  * Which billing id to report: with a customer_id filter, the column that matched (Stripe first
@@ -47,13 +46,13 @@ export function toRevenueVoter(
     ...billingId(row, customerFilter),
     subscription_id: row.subscription_id,
     subscription_status: row.subscription_status,
-    subscribed_at: iso(row.subscribed_at),
-    trial_ends_at: iso(row.trial_ends_at),
-    canceled_at: iso(row.canceled_at),
+    subscribed_at: rfc3339OrNull(row.subscribed_at),
+    trial_ends_at: rfc3339OrNull(row.trial_ends_at),
+    canceled_at: rfc3339OrNull(row.canceled_at),
     churned: row.churned,
-    churned_at: iso(row.churned_at),
+    churned_at: rfc3339OrNull(row.churned_at),
     churn_source: row.churn_source,
-    last_synced_at: iso(row.last_synced_at),
+    last_synced_at: rfc3339OrNull(row.last_synced_at),
     ...mrr,
     currency_symbol: currencySymbol,
     tier,
