@@ -1,7 +1,8 @@
 /**
  * createApp(deps): the whole HTTP surface (design.md, "Request path"). Open routes first, then
- * the keyed chain for /board and /projects/*: project key -> rate limit -> voter identity ->
- * idempotency -> validated handler. One error handler turns every failure into the envelope.
+ * the keyed chain for /board and /projects/*: project key -> rate limit (+ content revision) ->
+ * voter identity -> content revision bump after writes -> idempotency -> [shared read cache on
+ * cacheable reads] -> validated handler. One error handler turns every failure into the envelope.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
@@ -17,6 +18,7 @@ import { idempotencyMiddleware } from "./middleware/idempotency.ts";
 import { methodCheckMiddleware } from "./middleware/method-check.ts";
 import { rateLimitMiddleware } from "./middleware/rate-limit.ts";
 import { readCacheMiddleware } from "./middleware/read-cache.ts";
+import { contentRevisionMiddleware } from "./middleware/shared-read-cache.ts";
 import { voterMiddleware } from "./middleware/voter.ts";
 import { registerApiRouters } from "./routes/index.ts";
 import { createServiceRouter } from "./routes/service/index.ts";
@@ -85,7 +87,7 @@ export function createApp(deps: AppDeps) {
   });
   app.use(`${API_PREFIX}/*`, readCacheMiddleware());
   for (const path of [`${API_PREFIX}/board`, `${API_PREFIX}/projects/*`]) {
-    app.use(path, apiKeyMiddleware(), rateLimitMiddleware(), voterMiddleware(), idempotencyMiddleware());
+    app.use(path, apiKeyMiddleware(), rateLimitMiddleware(), voterMiddleware(), contentRevisionMiddleware(), idempotencyMiddleware());
   }
 
   app.route(API_PREFIX, createServiceRouter(app));

@@ -37,6 +37,14 @@ const configSchema = z.object({
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().positive().default(10),
   /** Seconds a key lookup and project settings stay cached in process. */
   PROJECT_CACHE_SECONDS: z.coerce.number().min(0).default(5),
+  /**
+   * Seconds an anonymous read stays in the shared read cache (0 turns it off). Writes make a
+   * cached read unreachable at once (content revisions); this bounds only what no write
+   * announces: a release reaching its publish time, an admin change whose notification was lost.
+   */
+  READ_CACHE_SECONDS: z.coerce.number().min(0).default(5),
+  /** Megabytes of response bodies the shared read cache may hold per process. */
+  READ_CACHE_MB: z.coerce.number().positive().default(64),
   /** Loads the bundled demo project when the database holds no project. */
   DEMO: z
     .enum(["auto", "off"])

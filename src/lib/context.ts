@@ -61,6 +61,13 @@ export interface AppEnv {
     apiKey: ApiKeyContext;
     /** null when the request carries no identity (reads) or names an SSO user not yet seen. */
     voter: VoterContext | null;
+    /**
+     * The project's content revision as read with the rate-limit counter, or null when the
+     * shared store did not answer (the shared read cache is then bypassed).
+     */
+    contentRevision: string | null;
+    /** Set by a write handler that changed nothing any read shows (no new content revision). */
+    contentUnchanged: boolean;
     /** Scope of idempotency records: the voter, or the presented token digest on /identity. */
     idempotencyScope: string;
   };

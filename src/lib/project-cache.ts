@@ -82,7 +82,15 @@ export class ProjectCache {
 }
 
 const caches = new WeakMap<object, ProjectCache>();
-const live = new Set<WeakRef<ProjectCache>>();
+const live = new Set<WeakRef<{ clear(): void }>>();
+
+/**
+ * Adds `cache` to what `invalidateLocalCaches` (and so a CACHE_CHANNEL notification) clears;
+ * held weakly, so a dropped cache needs no unregistering.
+ */
+export function registerLocalCache(cache: { clear(): void }): void {
+  live.add(new WeakRef(cache));
+}
 
 /** The cache of the database handle `db` (created on first use with the given TTL). */
 export function projectCache(deps: { db: object; config: { PROJECT_CACHE_SECONDS: number } }): ProjectCache {
@@ -90,7 +98,7 @@ export function projectCache(deps: { db: object; config: { PROJECT_CACHE_SECONDS
   if (!cache) {
     cache = new ProjectCache(deps.config.PROJECT_CACHE_SECONDS * 1000);
     caches.set(deps.db, cache);
-    live.add(new WeakRef(cache));
+    registerLocalCache(cache);
   }
   return cache;
 }

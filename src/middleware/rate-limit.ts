@@ -2,7 +2,8 @@
  * Per-key rate budgets (contract, "Limits"): GET/HEAD count against the read budget, every
  * other method against the write budget; embed keys have their own budgets (config). Sets
  * X-RateLimit-Limit / -Remaining / -Reset (Unix seconds) on every keyed response and answers
- * 429 rate_limited with Retry-After (seconds) once the window's budget is spent.
+ * 429 rate_limited with Retry-After (seconds) once the window's budget is spent. The same round
+ * trip reads the project's content revision for the shared read cache (c.var.contentRevision).
  */
 import type { MiddlewareHandler } from "hono";
 import type { Config } from "../config.ts";
@@ -19,13 +20,19 @@ export function budgetFor(config: Config, keyKind: "secret" | "embed", isRead: b
   return isRead ? config.RATE_LIMIT_READS_PER_MINUTE : config.RATE_LIMIT_WRITES_PER_MINUTE;
 }
 
+/** The content-revision scope of a project (see src/middleware/shared-read-cache.ts). */
+export function revisionScope(projectId: number): string {
+  return `project:${projectId}`;
+}
+
 export function rateLimitMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const { config, rateLimiter } = c.var.deps;
     const key = c.var.apiKey;
     const isRead = c.req.method === "GET" || c.req.method === "HEAD";
     const limit = budgetFor(config, key.kind, isRead);
-    const result = await rateLimiter.consume(`${key.id}:${isRead ? "read" : "write"}`, limit, WINDOW_SECONDS);
+    const result = await rateLimiter.consume(`${key.id}:${isRead ? "read" : "write"}`, limit, WINDOW_SECONDS, revisionScope(c.var.project.id));
+    c.set("contentRevision", result.revision);
     c.header("X-RateLimit-Limit", String(result.limit));
     c.header("X-RateLimit-Remaining", String(result.remaining));
     c.header("X-RateLimit-Reset", String(result.resetAt));

@@ -25,13 +25,18 @@ const RETAINED = new Set([
  * @hono/node-server's lightweight Response keeps [status, body, headers] under a private symbol
  * named "cache" until something reads its stream. undefined for any other response.
  */
-function stringBody(response: Response): string | undefined {
+export function stringBody(response: Response): string | undefined {
   for (const symbol of Object.getOwnPropertySymbols(response)) {
     if (symbol.description !== "cache") continue;
     const cached = (response as unknown as Record<symbol, unknown>)[symbol];
     if (Array.isArray(cached) && typeof cached[1] === "string") return cached[1];
   }
   return undefined;
+}
+
+/** The strong ETag of a body: its SHA-1 in hex, quoted. */
+export function etagOf(body: string | Uint8Array): string {
+  return `"${createHash("sha1").update(body).digest("hex")}"`;
 }
 
 /** Whether If-None-Match names this ETag (weak comparison, as hono's etag middleware does). */
@@ -60,7 +65,7 @@ export function readCacheMiddleware(): MiddlewareHandler<AppEnv> {
         body = new Uint8Array(await c.res.clone().arrayBuffer());
         streamed = true;
       }
-      etag = `"${createHash("sha1").update(body).digest("hex")}"`;
+      etag = etagOf(body);
     }
     if (ifNoneMatch === "*" || etagMatches(etag, ifNoneMatch)) {
       if (streamed) await c.res.body?.cancel();

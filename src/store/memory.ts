@@ -2,6 +2,7 @@
  * In-process rate limiter and idempotency store: the embedded default, and the fallback the
  * Redis implementations use while Redis does not answer. Exact within one process only.
  */
+import { randomUUID } from "node:crypto";
 import type { ClaimResult, IdempotencyRecord, IdempotencyStore, RateLimiter, RateLimitResult, StoredResponse } from "./store.types.ts";
 
 interface Expiring<T> {
@@ -50,23 +51,40 @@ class ExpiringMap<T> {
 
 export class MemoryRateLimiter implements RateLimiter {
   private readonly counters: ExpiringMap<number>;
+  private readonly revisions = new Map<string, string>();
 
   constructor(private readonly now: () => number = Date.now) {
     this.counters = new ExpiringMap(now);
   }
 
-  async consume(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
+  async consume(bucket: string, limit: number, windowSeconds: number, revisionScope?: string): Promise<RateLimitResult> {
     const nowSeconds = this.now() / 1000;
     const window = Math.floor(nowSeconds / windowSeconds);
     const key = `${bucket}:${window}`;
     const count = (this.counters.get(key) ?? 0) + 1;
     const resetAt = (window + 1) * windowSeconds;
     this.counters.set(key, count, (resetAt - nowSeconds) * 1000 + 1000);
-    return { limit, remaining: Math.max(0, limit - count), resetAt, allowed: count <= limit };
+    const revision = revisionScope === undefined ? null : this.revisionOf(revisionScope);
+    return { limit, remaining: Math.max(0, limit - count), resetAt, allowed: count <= limit, revision };
+  }
+
+  private revisionOf(scope: string): string {
+    let revision = this.revisions.get(scope);
+    if (revision === undefined) {
+      revision = randomUUID();
+      this.revisions.set(scope, revision);
+    }
+    return revision;
+  }
+
+  async bumpRevision(scope: string): Promise<boolean> {
+    this.revisions.set(scope, randomUUID());
+    return true;
   }
 
   async close(): Promise<void> {
     this.counters.clear();
+    this.revisions.clear();
   }
 }
 

@@ -3,6 +3,7 @@
  * and no offline queue; when Redis fails the call falls back to the in-process implementation
  * (fail open to a per-process limit) and a warning is logged at most every 10 seconds.
  */
+import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { MemoryIdempotencyStore, MemoryRateLimiter } from "./memory.ts";
@@ -39,6 +40,26 @@ local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return count`;
 
+// The same, and the content revision of KEYS[2]: a scope without one (never written, expired,
+// or Redis restarted empty) gets the fresh random token ARGV[2], so a revision is never reused.
+const CONSUME_READ_REVISION_SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+local revision = redis.call('GET', KEYS[2])
+if not revision then
+  revision = ARGV[2]
+  redis.call('SET', KEYS[2], revision, 'EX', ARGV[3])
+end
+return {count, revision}`;
+
+/** Revisions outlive any cached response by far; an expired one is simply replaced. */
+const REVISION_TTL_SECONDS = 86_400;
+
+type ScriptedRedis = {
+  fbConsume(key: string, ttl: number): Promise<number>;
+  fbConsumeReadRevision(key: string, revisionKey: string, ttl: number, fresh: string, revisionTtl: number): Promise<[number, string]>;
+};
+
 export class RedisRateLimiter implements RateLimiter {
   private readonly fallback = new MemoryRateLimiter();
   private readonly failures: FailureLog;
@@ -46,24 +67,41 @@ export class RedisRateLimiter implements RateLimiter {
   constructor(private readonly redis: Redis, logger: Logger, private readonly fallbackFactor = 1) {
     this.failures = new FailureLog(logger, "rate limiter");
     redis.defineCommand("fbConsume", { numberOfKeys: 1, lua: CONSUME_SCRIPT });
+    redis.defineCommand("fbConsumeReadRevision", { numberOfKeys: 2, lua: CONSUME_READ_REVISION_SCRIPT });
   }
 
-  async consume(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
+  async consume(bucket: string, limit: number, windowSeconds: number, revisionScope?: string): Promise<RateLimitResult> {
     const nowSeconds = Date.now() / 1000;
     const window = Math.floor(nowSeconds / windowSeconds);
     const resetAt = (window + 1) * windowSeconds;
+    const redis = this.redis as unknown as ScriptedRedis;
+    const counterKey = `rl:${bucket}:${window}`;
     try {
-      const count = Number(
-        await (this.redis as unknown as { fbConsume(key: string, ttl: number): Promise<number> }).fbConsume(
-          `rl:${bucket}:${window}`,
-          windowSeconds + 1,
-        ),
-      );
-      return { limit, remaining: Math.max(0, limit - count), resetAt, allowed: count <= limit };
+      let count: number;
+      let revision: string | null = null;
+      if (revisionScope === undefined) {
+        count = Number(await redis.fbConsume(counterKey, windowSeconds + 1));
+      } else {
+        const reply = await redis.fbConsumeReadRevision(counterKey, `rev:${revisionScope}`, windowSeconds + 1, randomUUID(), REVISION_TTL_SECONDS);
+        count = Number(reply[0]);
+        revision = String(reply[1]);
+      }
+      return { limit, remaining: Math.max(0, limit - count), resetAt, allowed: count <= limit, revision };
     } catch (error) {
       this.failures.warn(error);
       const local = await this.fallback.consume(bucket, Math.max(1, Math.floor(limit * this.fallbackFactor)), windowSeconds);
-      return { ...local, limit };
+      // A per-process revision would not see other instances' writes: no revision, no caching.
+      return { ...local, limit, revision: null };
+    }
+  }
+
+  async bumpRevision(scope: string): Promise<boolean> {
+    try {
+      await this.redis.set(`rev:${scope}`, randomUUID(), "EX", REVISION_TTL_SECONDS);
+      return true;
+    } catch (error) {
+      this.failures.warn(error);
+      return false;
     }
   }
 

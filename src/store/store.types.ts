@@ -11,11 +11,29 @@ export interface RateLimitResult {
   /** When the window refills, Unix time in seconds. */
   resetAt: number;
   allowed: boolean;
+  /**
+   * The content revision of the scope passed to `consume` (an opaque token that changes with
+   * every write to it), or null when none was asked for or the shared store did not answer.
+   */
+  revision: string | null;
 }
 
+/**
+ * Rate-limit counters, and the content revision of each project: every keyed request needs
+ * both, so they are read in one round trip (design.md: one Redis round trip per request). The
+ * shared read cache (src/middleware/shared-read-cache.ts) keys responses by the revision.
+ */
 export interface RateLimiter {
-  /** Counts one request against `bucket` in a fixed window of `windowSeconds`. */
-  consume(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult>;
+  /**
+   * Counts one request against `bucket` in a fixed window of `windowSeconds`; with
+   * `revisionScope`, also returns that scope's content revision (one is created if it has none).
+   */
+  consume(bucket: string, limit: number, windowSeconds: number, revisionScope?: string): Promise<RateLimitResult>;
+  /**
+   * Gives `scope` a new content revision (after a write to it). Resolves false when the shared
+   * store did not answer, so the caller can drop what it cached locally.
+   */
+  bumpRevision(scope: string): Promise<boolean>;
   close(): Promise<void>;
 }
 

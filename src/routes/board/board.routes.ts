@@ -2,6 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { envelopeOf, jsonContent, keySecurity, notModified, readErrors, SlugParam } from "../../lib/openapi.ts";
 import { BoardDocument } from "./board.schemas.ts";
+import { sharedReadCache } from "../../middleware/shared-read-cache.ts";
 
 const description =
   "Board structure (roadmap first, then custom boards; columns in drawing order), every tag, " +
@@ -17,6 +18,7 @@ export const getKeyBoard = createRoute({
   description: `The board document of the project the key (secret or embed) belongs to. ${description}`,
   tags: ["Board"],
   security: keySecurity,
+  middleware: [sharedReadCache()] as const,
   responses: {
     200: jsonContent(envelopeOf(BoardDocument), "The board document"),
     ...notModified,
@@ -32,6 +34,7 @@ export const getProjectBoard = createRoute({
   description: `The board document of the project named in the path; the key must belong to it. ${description}`,
   tags: ["Board"],
   security: keySecurity,
+  middleware: [sharedReadCache()] as const,
   request: { params: z.object({ slug: SlugParam }) },
   responses: {
     200: jsonContent(envelopeOf(BoardDocument), "The board document"),

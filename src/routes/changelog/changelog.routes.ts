@@ -4,6 +4,7 @@ import {
   envelopeOf, idParam, jsonContent, keySecurity, listEnvelopeOf, notModified, PageQuery, readErrors, SlugParam,
 } from "../../lib/openapi.ts";
 import { ReleaseObject } from "./changelog.schemas.ts";
+import { sharedReadCache } from "../../middleware/shared-read-cache.ts";
 
 export const listReleases = createRoute({
   method: "get",
@@ -15,6 +16,7 @@ export const listReleases = createRoute({
     "releases first, then the most recently published, then by id descending.",
   tags: ["Changelog"],
   security: keySecurity,
+  middleware: [sharedReadCache()] as const,
   request: { params: z.object({ slug: SlugParam }), query: z.object(PageQuery) },
   responses: {
     200: jsonContent(listEnvelopeOf(ReleaseObject), "A page of releases"),
@@ -31,6 +33,7 @@ export const getRelease = createRoute({
   description: "The release with its note and the features it shipped. A draft answers 404 not_found.",
   tags: ["Changelog"],
   security: keySecurity,
+  middleware: [sharedReadCache()] as const,
   request: { params: z.object({ slug: SlugParam, id: idParam("id", "Release id") }) },
   responses: {
     200: jsonContent(envelopeOf(ReleaseObject), "The release"),

@@ -17,6 +17,7 @@ import {
   writeErrors,
 } from "../../lib/openapi.ts";
 import { CommentDeletedObject, CommentObject, CommentsQuery, LikeObject, NewComment } from "./comments.schemas.ts";
+import { sharedReadCache } from "../../middleware/shared-read-cache.ts";
 
 const FeatureParams = z.object({ slug: SlugParam, id: idParam("id", "Feature id") });
 const CommentParams = z.object({ slug: SlugParam, cid: idParam("cid", "Comment id") });
@@ -32,6 +33,7 @@ export const listComments = createRoute({
     "403 not_allowed when the project does not show comments; 404 for an unknown or hidden feature.",
   tags: ["Comments"],
   security: keySecurity,
+  middleware: [sharedReadCache()] as const,
   request: { params: FeatureParams, query: CommentsQuery },
   responses: {
     200: jsonContent(listEnvelopeOf(CommentObject), "The page of top-level comments with their replies"),

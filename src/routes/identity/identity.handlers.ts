@@ -38,11 +38,15 @@ export const resolveIdentity: AppRouteHandler<typeof routes.resolveIdentity> = a
     voter = found;
     created = false;
     plaintext = anonToken;
+    c.set("contentUnchanged", true);
   } else {
     // The plaintext exists only in this response; the database keeps its digest.
     plaintext = generateSecret("anon");
     voter = await createAnonymousVoter(db, project.id, hashSecret(plaintext));
     created = true;
+    // A new anonymous voter shows in no read until it votes or comments (each a write of its
+    // own): the project's cached reads stay valid. An SSO exchange may rename a comment author.
+    c.set("contentUnchanged", true);
   }
 
   const identity = {

@@ -1,0 +1,120 @@
+/**
+ * Shared read cache: whole 200 responses of anonymous reads, kept in process and keyed by the
+ * project's content revision, so a page many visitors ask for is built once per change instead
+ * of once per request (issue 5; the contract's reads stay exact, see README "Choices").
+ *
+ * Freshness: every successful write to a project gives it a new content revision in the shared
+ * store (Redis, or the in-process store when there is none) before its response is sent
+ * (`contentRevisionMiddleware`), and every keyed request reads the revision in the same round
+ * trip as its rate-limit counter (src/middleware/rate-limit.ts). A write's effect is therefore
+ * visible on every instance to any read that starts after the write answered. Admin changes
+ * (import, key regeneration) clear the cache through the project-cache notification. Entries
+ * also expire after READ_CACHE_SECONDS, which bounds the one change no write announces: a
+ * release reaching its publish time. Without a revision (the shared store did not answer) reads
+ * bypass the cache, and the cache is emptied so nothing from before the outage is served after.
+ *
+ * Reads with a voter identity are never cached: has_voted, is_own and a voter's own unapproved
+ * suggestions make them personal.
+ */
+import type { MiddlewareHandler } from "hono";
+import { LRUCache } from "lru-cache";
+import type { AppDeps, AppEnv } from "../lib/context.ts";
+import { registerLocalCache } from "../lib/project-cache.ts";
+import { revisionScope } from "./rate-limit.ts";
+import { etagOf, stringBody } from "./read-cache.ts";
+
+interface CachedRead {
+  body: string;
+  etag: string;
+  contentType: string;
+}
+
+/** An LRU of response bodies bounded in bytes, whose clear() also voids fills under way. */
+export class SharedReadCache {
+  private readonly entries: LRUCache<string, CachedRead>;
+  /** Incremented by clear(): a response built before a clear may hold what it removed. */
+  generation = 0;
+
+  constructor(ttlSeconds: number, maxMegabytes: number) {
+    this.entries = new LRUCache<string, CachedRead>({
+      ttl: ttlSeconds * 1000,
+      maxSize: Math.floor(maxMegabytes * 1024 * 1024),
+      // UTF-16 in memory: two bytes a character, plus a little for the entry itself.
+      sizeCalculation: (entry, key) => 2 * (entry.body.length + key.length + entry.etag.length) + 200,
+    });
+  }
+
+  get(key: string): CachedRead | undefined {
+    return this.entries.get(key);
+  }
+
+  /** Stores `entry` unless the cache was cleared since `generation` was read. */
+  set(key: string, entry: CachedRead, generation: number): void {
+    if (generation === this.generation) this.entries.set(key, entry);
+  }
+
+  clear(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+}
+
+const caches = new WeakMap<AppDeps, SharedReadCache | null>();
+
+/** The shared read cache of an app's dependencies; null when READ_CACHE_SECONDS is 0. */
+export function sharedReadCacheOf(deps: AppDeps): SharedReadCache | null {
+  let cache = caches.get(deps);
+  if (cache === undefined) {
+    cache = deps.config.READ_CACHE_SECONDS > 0 ? new SharedReadCache(deps.config.READ_CACHE_SECONDS, deps.config.READ_CACHE_MB) : null;
+    if (cache) registerLocalCache(cache);
+    caches.set(deps, cache);
+  }
+  return cache;
+}
+
+/**
+ * Route middleware for anonymous GET reads: answers from the cache when this revision of the
+ * project already produced the same path and query, else lets the route run (validation
+ * included) and keeps its 200 response. Placed before the validators, so a hit skips them:
+ * the stored response came from the identical, already validated request.
+ */
+export function sharedReadCache(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const cache = sharedReadCacheOf(c.var.deps);
+    const revision = c.var.contentRevision;
+    if (cache === null || c.req.method !== "GET" || c.var.voter !== null) return next();
+    if (revision === null) {
+      cache.clear();
+      return next();
+    }
+    const url = c.req.url;
+    const queryAt = url.indexOf("?");
+    const key = `${c.var.project.id}\n${revision}\n${c.req.path}${queryAt < 0 ? "" : url.slice(queryAt)}`;
+    const hit = cache.get(key);
+    if (hit) return c.body(hit.body, 200, { "Content-Type": hit.contentType, ETag: hit.etag });
+    const generation = cache.generation;
+    await next();
+    if (c.res.status !== 200) return;
+    const body = stringBody(c.res);
+    if (body === undefined) return;
+    const etag = etagOf(body);
+    c.res.headers.set("ETag", etag);
+    cache.set(key, { body, etag, contentType: c.res.headers.get("Content-Type") ?? "application/json" }, generation);
+  };
+}
+
+/**
+ * After a successful write (2xx to any method but GET and HEAD) gives the project a new content
+ * revision, before the response leaves, unless the handler set contentUnchanged. When the
+ * shared store does not answer, this process's cache is emptied (other instances bypass theirs
+ * for as long as they cannot read a revision).
+ */
+export function contentRevisionMiddleware(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await next();
+    if (c.req.method === "GET" || c.req.method === "HEAD") return;
+    if (c.res.status < 200 || c.res.status >= 300 || c.var.contentUnchanged === true) return;
+    const bumped = await c.var.deps.rateLimiter.bumpRevision(revisionScope(c.var.project.id));
+    if (!bumped) sharedReadCacheOf(c.var.deps)?.clear();
+  };
+}
