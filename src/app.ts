@@ -38,7 +38,7 @@ export function createApp(deps: AppDeps) {
     await next();
     deps.logger.info(
       {
-        req_id: c.var.requestId,
+        req_id: c.get("requestId"),
         method: c.req.method,
         path: c.req.path,
         status: c.res.status,
@@ -103,7 +103,7 @@ export function createApp(deps: AppDeps) {
       // hono's own 4xx (malformed JSON body, bad content type) are validation failures here.
       return c.json(failure(new ApiError("validation_failed", error.message || "malformed request", { field: "body" })), 422);
     }
-    deps.logger.error({ req_id: c.var.requestId, err: error }, "unhandled error");
+    deps.logger.error({ req_id: c.get("requestId"), err: error }, "unhandled error");
     return c.json(failure(new ApiError("internal", "internal error; safe to retry")), 500);
   });
 

@@ -1,7 +1,7 @@
 /**
  * The in-process project cache (src/lib/project-cache.ts) never serves what an import or a key
  * regeneration replaced: both clear it as they finish. Settings, board structure and key lookups
- * are cached, voter_count is not.
+ * are cached; voter_count follows every vote.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { regenerateKey } from "../src/admin/keys.ts";
@@ -57,10 +57,17 @@ describe("project cache", () => {
     expect((await ctx.get(`/api/v3/projects/${project.slug}`, fresh)).status).toBe(200);
   });
 
-  it("voter_count is read fresh on every board read (not from the cached project)", async () => {
-    const project = await ctx.importProject({});
+  it("voter_count moves with votes although the project is cached", async () => {
+    const project = await ctx.importProject({
+      voters: [{ ref: "v1", anon_token: "anon-token-project-cache-voter-1" }],
+      features: [{ ref: "f1", board: "roadmap", column: "c-open", heading: "One" }],
+    });
     expect((await board(project.slug, project.secretKey)).project.voter_count).toBe(0);
-    await ctx.db.updateTable("projects").set({ voter_count: 3 }).where("slug", "=", project.slug).execute();
-    expect((await board(project.slug, project.secretKey)).project.voter_count).toBe(3);
+    const path = `/api/v3/projects/${project.slug}/features/${project.ids.ids.features.f1}/vote`;
+    const headers = { "X-VF-Anon": "anon-token-project-cache-voter-1" };
+    expect((await ctx.send("POST", path, project.secretKey, undefined, headers)).status).toBe(200);
+    expect((await board(project.slug, project.secretKey)).project.voter_count).toBe(1);
+    expect((await ctx.send("DELETE", path, project.secretKey, undefined, headers)).status).toBe(200);
+    expect((await board(project.slug, project.secretKey)).project.voter_count).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Types of what the middleware chain puts on the request context (hono ContextVariableMap),
- * and the dependencies every handler reaches through `c.var.deps`.
+ * and the dependencies every handler reaches through `c.get("deps")`.
  */
 import type { Logger } from "pino";
 import type { Db } from "../../db/connect.ts";

@@ -29,12 +29,12 @@ function slugOf(path: string): string | undefined {
 
 export function apiKeyMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const { db } = c.var.deps;
+    const { db } = c.get("deps");
     const presented = c.req.header("X-API-Key");
     if (presented === undefined || presented.trim() === "") {
       throw new ApiError("missing_key", "send the project key in the X-API-Key header");
     }
-    const found = await findKeyWithProjectCached(c.var.deps, hashSecret(presented));
+    const found = await findKeyWithProjectCached(c.get("deps"), hashSecret(presented));
     if (!found) throw new ApiError("invalid_key", "the API key does not exist or was regenerated");
     const { key, project } = found;
     if (project.plan !== "pro") {

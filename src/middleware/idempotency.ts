@@ -32,14 +32,14 @@ export function idempotencyMiddleware(): MiddlewareHandler<AppEnv> {
         field: "Idempotency-Key",
       });
     }
-    if (c.var.idempotencyScope === "none") {
+    if (c.get("idempotencyScope") === "none") {
       await next();
       return;
     }
-    const store = c.var.deps.idempotencyStore;
+    const store = c.get("deps").idempotencyStore;
     const body = await c.req.text();
     const fingerprint = `${c.req.method} ${c.req.path} ${createHash("sha256").update(body).digest("hex")}`;
-    const recordKey = `${c.var.project.id}:${c.var.idempotencyScope}:${createHash("sha256").update(key).digest("hex")}`;
+    const recordKey = `${c.get("project").id}:${c.get("idempotencyScope")}:${createHash("sha256").update(key).digest("hex")}`;
 
     const claim = await store.claim(recordKey, fingerprint, IDEMPOTENCY_LOCK_SECONDS);
     if (!claim.claimed) {

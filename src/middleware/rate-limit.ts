@@ -3,7 +3,7 @@
  * other method against the write budget; embed keys have their own budgets (config). Sets
  * X-RateLimit-Limit / -Remaining / -Reset (Unix seconds) on every keyed response and answers
  * 429 rate_limited with Retry-After (seconds) once the window's budget is spent. The same round
- * trip reads the project's content revision for the shared read cache (c.var.contentRevision).
+ * trip reads the project's content revision for the shared read cache (c.get("contentRevision")).
  */
 import type { MiddlewareHandler } from "hono";
 import type { Config } from "../config.ts";
@@ -27,11 +27,11 @@ export function revisionScope(projectId: number): string {
 
 export function rateLimitMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const { config, rateLimiter } = c.var.deps;
-    const key = c.var.apiKey;
+    const { config, rateLimiter } = c.get("deps");
+    const key = c.get("apiKey");
     const isRead = c.req.method === "GET" || c.req.method === "HEAD";
     const limit = budgetFor(config, key.kind, isRead);
-    const result = await rateLimiter.consume(`${key.id}:${isRead ? "read" : "write"}`, limit, WINDOW_SECONDS, revisionScope(c.var.project.id));
+    const result = await rateLimiter.consume(`${key.id}:${isRead ? "read" : "write"}`, limit, WINDOW_SECONDS, revisionScope(c.get("project").id));
     c.set("contentRevision", result.revision);
     c.header("X-RateLimit-Limit", String(result.limit));
     c.header("X-RateLimit-Remaining", String(result.remaining));

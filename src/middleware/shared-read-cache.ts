@@ -32,6 +32,9 @@ interface CachedRead {
 /** An LRU of response bodies bounded in bytes, whose clear() also voids fills under way. */
 export class SharedReadCache {
   private readonly entries: LRUCache<string, CachedRead>;
+  /** Keys being built right now, with what the build will keep (undefined if it keeps nothing). */
+  private readonly building = new Map<string, Promise<CachedRead | undefined>>();
+  private readonly settlers = new Map<string, (entry: CachedRead | undefined) => void>();
   /** Incremented by clear(): a response built before a clear may hold what it removed. */
   generation = 0;
 
@@ -51,6 +54,27 @@ export class SharedReadCache {
   /** Stores `entry` unless the cache was cleared since `generation` was read. */
   set(key: string, entry: CachedRead, generation: number): void {
     if (generation === this.generation) this.entries.set(key, entry);
+  }
+
+  /**
+   * The build of `key` under way, or undefined after registering the caller as its builder:
+   * the builder must call `settle(key, entry)` exactly once, whatever happens. Many visitors
+   * asking for a page just after a write then cost one database read, not one each.
+   */
+  joinBuild(key: string): Promise<CachedRead | undefined> | undefined {
+    const pending = this.building.get(key);
+    if (pending) return pending;
+    let settle!: (entry: CachedRead | undefined) => void;
+    this.building.set(key, new Promise((resolve) => { settle = resolve; }));
+    this.settlers.set(key, settle);
+    return undefined;
+  }
+
+  /** Ends the build of `key`, handing `entry` (or undefined: build your own) to those waiting. */
+  settle(key: string, entry: CachedRead | undefined): void {
+    this.settlers.get(key)?.(entry);
+    this.settlers.delete(key);
+    this.building.delete(key);
   }
 
   clear(): void {
@@ -80,26 +104,40 @@ export function sharedReadCacheOf(deps: AppDeps): SharedReadCache | null {
  */
 export function sharedReadCache(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const cache = sharedReadCacheOf(c.var.deps);
-    const revision = c.var.contentRevision;
-    if (cache === null || c.req.method !== "GET" || c.var.voter !== null) return next();
+    const cache = sharedReadCacheOf(c.get("deps"));
+    const revision = c.get("contentRevision");
+    if (cache === null || c.req.method !== "GET" || c.get("voter") !== null) return next();
     if (revision === null) {
       cache.clear();
       return next();
     }
     const url = c.req.url;
     const queryAt = url.indexOf("?");
-    const key = `${c.var.project.id}\n${revision}\n${c.req.path}${queryAt < 0 ? "" : url.slice(queryAt)}`;
+    const key = `${c.get("project").id}\n${revision}\n${c.req.path}${queryAt < 0 ? "" : url.slice(queryAt)}`;
+    const answer = (entry: CachedRead) => c.body(entry.body, 200, { "Content-Type": entry.contentType, ETag: entry.etag });
     const hit = cache.get(key);
-    if (hit) return c.body(hit.body, 200, { "Content-Type": hit.contentType, ETag: hit.etag });
+    if (hit) return answer(hit);
+    const pending = cache.joinBuild(key);
+    if (pending) {
+      const built = await pending;
+      if (built) return answer(built);
+      return next();
+    }
     const generation = cache.generation;
-    await next();
-    if (c.res.status !== 200) return;
-    const body = stringBody(c.res);
-    if (body === undefined) return;
-    const etag = etagOf(body);
-    c.res.headers.set("ETag", etag);
-    cache.set(key, { body, etag, contentType: c.res.headers.get("Content-Type") ?? "application/json" }, generation);
+    let entry: CachedRead | undefined;
+    try {
+      await next();
+      if (c.res.status === 200) {
+        // Outside @hono/node-server (in-process requests) the body is a stream: read a copy.
+        const body = stringBody(c.res) ?? await c.res.clone().text();
+        entry = { body, etag: etagOf(body), contentType: c.res.headers.get("Content-Type") ?? "application/json" };
+        c.res.headers.set("ETag", entry.etag);
+        cache.set(key, entry, generation);
+      }
+    } finally {
+      // Waiters of a build that straddled a clear() get nothing and read for themselves.
+      cache.settle(key, generation === cache.generation ? entry : undefined);
+    }
   };
 }
 
@@ -113,8 +151,8 @@ export function contentRevisionMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     await next();
     if (c.req.method === "GET" || c.req.method === "HEAD") return;
-    if (c.res.status < 200 || c.res.status >= 300 || c.var.contentUnchanged === true) return;
-    const bumped = await c.var.deps.rateLimiter.bumpRevision(revisionScope(c.var.project.id));
-    if (!bumped) sharedReadCacheOf(c.var.deps)?.clear();
+    if (c.res.status < 200 || c.res.status >= 300 || c.get("contentUnchanged") === true) return;
+    const bumped = await c.get("deps").rateLimiter.bumpRevision(revisionScope(c.get("project").id));
+    if (!bumped) sharedReadCacheOf(c.get("deps"))?.clear();
   };
 }

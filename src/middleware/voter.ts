@@ -25,7 +25,7 @@ export function voterMiddleware(): MiddlewareHandler<AppEnv> {
       return;
     }
     const isWrite = c.req.method !== "GET" && c.req.method !== "HEAD";
-    const voter = await resolveVoter(c.var.deps.db, c.var.project, {
+    const voter = await resolveVoter(c.get("deps").db, c.get("project"), {
       token: c.req.header("X-VF-Token"),
       anon: c.req.header("X-VF-Anon"),
       createSso: isWrite,

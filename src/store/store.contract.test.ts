@@ -48,6 +48,25 @@ describe.each(implementations)("%s store", (_name, make) => {
     expect((await limiter.consume(b, 1000, 60)).remaining).toBe(999);
   });
 
+  it("reads a scope's content revision with the counter: stable until bumped, new after, per scope", async () => {
+    const { limiter } = make();
+    const [scope, other] = [bucket(), bucket()];
+    const first = (await limiter.consume(bucket(), 10, 60, scope)).revision;
+    expect(first).toEqual(expect.any(String));
+    expect((await limiter.consume(bucket(), 10, 60, scope)).revision).toBe(first);
+    expect((await limiter.consume(bucket(), 10, 60)).revision).toBeNull();
+    const otherRevision = (await limiter.consume(bucket(), 10, 60, other)).revision;
+    expect(otherRevision).not.toBe(first);
+    expect(await limiter.bumpRevision(scope)).toBe(true);
+    const second = (await limiter.consume(bucket(), 10, 60, scope)).revision;
+    expect(second).not.toBe(first);
+    expect((await limiter.consume(bucket(), 10, 60, other)).revision).toBe(otherRevision);
+    // Concurrent readers of a scope nobody wrote to yet all get the one revision created.
+    const fresh = bucket();
+    const parallel = await Promise.all(Array.from({ length: 20 }, () => limiter.consume(bucket(), 10, 60, fresh)));
+    expect(new Set(parallel.map((r) => r.revision)).size).toBe(1);
+  });
+
   it("claims a key once; later claims see the running record, then the finished one", async () => {
     const { store } = make();
     const key = bucket();
@@ -76,14 +95,30 @@ describe.each(implementations)("%s store", (_name, make) => {
   });
 });
 
+describe.runIf(redis)("redis content revisions", () => {
+  it("a revision lost with Redis's memory is replaced by a new one, never by an earlier one", async () => {
+    const limiter = new RedisRateLimiter(redis!, logger);
+    const scope = `s-${randomBytes(6).toString("hex")}`;
+    const seen = new Set<string | null>();
+    seen.add((await limiter.consume("b", 10, 60, scope)).revision);
+    await limiter.bumpRevision(scope);
+    seen.add((await limiter.consume("b", 10, 60, scope)).revision);
+    await redis!.del(`rev:${scope}`);
+    const after = (await limiter.consume("b", 10, 60, scope)).revision;
+    expect(after).not.toBeNull();
+    expect(seen.has(after)).toBe(false);
+  });
+});
+
 describe("redis store failure", () => {
   it("falls back to the per-process implementation when Redis does not answer", async () => {
     const dead = connectRedis("redis://127.0.0.1:1", 100);
     dead.on("error", () => {});
     const limiter = new RedisRateLimiter(dead, logger);
     const store = new RedisIdempotencyStore(dead, logger);
-    const first = await limiter.consume("x", 2, 60);
-    expect(first).toMatchObject({ limit: 2, remaining: 1, allowed: true });
+    const first = await limiter.consume("x", 2, 60, "project:1");
+    expect(first).toMatchObject({ limit: 2, remaining: 1, allowed: true, revision: null });
+    expect(await limiter.bumpRevision("project:1")).toBe(false);
     expect(await store.claim("k", "fp", 10)).toEqual({ claimed: true });
     expect((await store.claim("k", "fp", 10)).claimed).toBe(false);
     dead.disconnect();

@@ -133,7 +133,7 @@ function colors(c: ProjectContext["theme"]["dark"]) {
 }
 
 export const getKeyBoard: AppRouteHandler<GetKeyBoardRoute> = async (c) =>
-  c.json(success(await buildBoardDocument(c.var.deps, c.var.project)), 200);
+  c.json(success(await buildBoardDocument(c.get("deps"), c.get("project"))), 200);
 
 export const getProjectBoard: AppRouteHandler<GetProjectBoardRoute> = async (c) =>
-  c.json(success(await buildBoardDocument(c.var.deps, c.var.project)), 200);
+  c.json(success(await buildBoardDocument(c.get("deps"), c.get("project"))), 200);

@@ -45,8 +45,8 @@ function byRelease(rows: ReleaseFeatureRow[]): Map<number, ReleaseFeatureRow[]> 
 
 export const listReleases: AppRouteHandler<ListReleasesRoute> = async (c) => {
   const query = c.req.valid("query");
-  const { db, now } = c.var.deps;
-  const project = c.var.project;
+  const { db, now } = c.get("deps");
+  const project = c.get("project");
   const at = now();
   const [total, rows] = await Promise.all([
     countPublishedReleases(db, project.id, at),
@@ -59,8 +59,8 @@ export const listReleases: AppRouteHandler<ListReleasesRoute> = async (c) => {
 
 export const getRelease: AppRouteHandler<GetReleaseRoute> = async (c) => {
   const { id } = c.req.valid("param");
-  const { db, now } = c.var.deps;
-  const project = c.var.project;
+  const { db, now } = c.get("deps");
+  const project = c.get("project");
   const row = await findPublishedRelease(db, project.id, id, now());
   if (!row) throw notFound("release");
   const features = await listReleaseFeatures(db, project, [row.id]);

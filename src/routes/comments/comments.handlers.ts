@@ -47,9 +47,9 @@ function requireSettings(project: ProjectContext, ...names: ("show_comments" | "
 export const listComments: AppRouteHandler<typeof routes.listComments> = async (c) => {
   const { id } = c.req.valid("param");
   const { page: pageNumber, per_page, sort } = c.req.valid("query");
-  const { db } = c.var.deps;
-  const project = c.var.project;
-  const viewerId = c.var.voter?.id ?? null;
+  const { db } = c.get("deps");
+  const project = c.get("project");
+  const viewerId = c.get("voter")?.id ?? null;
   requireSettings(project, "show_comments");
   if (!(await findVisibleFeature(db, project, id, viewerId))) throw notFound("feature");
 
@@ -68,9 +68,9 @@ export const listComments: AppRouteHandler<typeof routes.listComments> = async (
 export const createComment: AppRouteHandler<typeof routes.createComment> = async (c) => {
   const { id } = c.req.valid("param");
   const { content, parent_id } = c.req.valid("json");
-  const { db } = c.var.deps;
-  const project = c.var.project;
-  const voter = requireVoter(c.var.voter);
+  const { db } = c.get("deps");
+  const project = c.get("project");
+  const voter = requireVoter(c.get("voter"));
   requireSettings(project, "show_comments", "allow_comments");
   if (voter.banned) throw new ApiError("voter_banned", "this voter may not comment");
   if (!(await findVisibleFeature(db, project, id, voter.id))) throw notFound("feature");
@@ -90,9 +90,9 @@ export const createComment: AppRouteHandler<typeof routes.createComment> = async
 
 export const deleteComment: AppRouteHandler<typeof routes.deleteComment> = async (c) => {
   const { cid } = c.req.valid("param");
-  const project = c.var.project;
+  const project = c.get("project");
   requireSettings(project, "show_comments");
-  const result = await deleteOwnComment(c.var.deps.db, project, cid, requireVoter(c.var.voter).id);
+  const result = await deleteOwnComment(c.get("deps").db, project, cid, requireVoter(c.get("voter")).id);
   if (result.kind === "not_found") throw notFound("comment");
   if (result.kind === "not_own") throw new ApiError("not_allowed", "only the comment's author may delete it");
   return c.json(
@@ -108,10 +108,10 @@ export const deleteComment: AppRouteHandler<typeof routes.deleteComment> = async
 
 export const toggleLike: AppRouteHandler<typeof routes.toggleLike> = async (c) => {
   const { cid } = c.req.valid("param");
-  const project = c.var.project;
+  const project = c.get("project");
   requireSettings(project, "show_comments", "allow_likes");
   // Banned voters may like (contract, "Taking part" rule 4).
-  const result = await toggleCommentLike(c.var.deps.db, project, cid, requireVoter(c.var.voter).id);
+  const result = await toggleCommentLike(c.get("deps").db, project, cid, requireVoter(c.get("voter")).id);
   if (result.kind === "not_found") throw notFound("comment");
   return c.json(success({ comment_id: cid, has_liked: result.hasLiked, like_count: result.likeCount }), 200);
 };

@@ -49,20 +49,20 @@ const CACHED_TOTAL_MIN = 1000;
 
 export const listFeatures: AppRouteHandler<typeof routes.listFeatures> = async (c) => {
   const query = c.req.valid("query");
-  const { db, now } = c.var.deps;
-  const project = c.var.project;
-  const target = await resolveTarget(c.var.deps, project, query);
+  const { db, now } = c.get("deps");
+  const project = c.get("project");
+  const target = await resolveTarget(c.get("deps"), project, query);
   const pageRequest = { page: query.page, per_page: query.per_page };
   const filter = { ...target, tagIds: query.tag, statuses: query.status, q: query.q?.trim() };
   // Counting a big listing costs more than the page; its total moves only when features are
   // added, moved or reviewed by the owner (not with votes or comments), so a large one is reused
   // for PROJECT_CACHE_SECONDS. Small totals are counted every time.
-  const cache = projectCache(c.var.deps);
+  const cache = projectCache(c.get("deps"));
   const { show_denied, show_archived } = project.settings;
   const totalKey = `total:${project.id}:${JSON.stringify([filter, show_denied, show_archived])}`;
   const knownTotal = cache.get<number>(totalKey);
   const { rows, total } = await listFeatureRows(db, project, filter, {
-    sort: query.sort, page: pageRequest, voterId: c.var.voter?.id ?? null, now: now(), knownTotal,
+    sort: query.sort, page: pageRequest, voterId: c.get("voter")?.id ?? null, now: now(), knownTotal,
   });
   if (knownTotal === undefined && total >= CACHED_TOTAL_MIN) cache.set(totalKey, total);
   const data = rows.map((row) => toFeatureObject(row, project.settings));
@@ -71,17 +71,17 @@ export const listFeatures: AppRouteHandler<typeof routes.listFeatures> = async (
 
 export const getFeature: AppRouteHandler<typeof routes.getFeature> = async (c) => {
   const { id } = c.req.valid("param");
-  const { db, now } = c.var.deps;
-  const row = await findFeature(db, c.var.project, id, { voterId: c.var.voter?.id ?? null, now: now() });
+  const { db, now } = c.get("deps");
+  const row = await findFeature(db, c.get("project"), id, { voterId: c.get("voter")?.id ?? null, now: now() });
   if (!row) throw notFound("feature");
-  return c.json(success(toFeatureObject(row, c.var.project.settings)), 200);
+  return c.json(success(toFeatureObject(row, c.get("project").settings)), 200);
 };
 
 export const createFeature: AppRouteHandler<typeof routes.createFeature> = async (c) => {
   const body = c.req.valid("json");
-  const { db, now } = c.var.deps;
-  const project = c.var.project;
-  const voter = requireVoter(c.var.voter);
+  const { db, now } = c.get("deps");
+  const project = c.get("project");
+  const voter = requireVoter(c.get("voter"));
   if (!project.settings.allow_suggestions) throw new ApiError("not_allowed", "this project does not take suggestions");
   if (voter.banned) throw new ApiError("voter_banned", "this voter may not make suggestions");
   const column = await findSuggestionColumn(db, project.id);

@@ -20,8 +20,8 @@ function headerToken(value: string | undefined): string | undefined {
 
 export const resolveIdentity: AppRouteHandler<typeof routes.resolveIdentity> = async (c) => {
   const body = c.req.valid("json") ?? {};
-  const { db } = c.var.deps;
-  const project = c.var.project;
+  const { db } = c.get("deps");
+  const project = c.get("project");
   const ssoToken = body.sso_token ?? headerToken(c.req.header("X-VF-Token"));
   const anonToken = body.anon_token ?? headerToken(c.req.header("X-VF-Anon"));
 

@@ -49,11 +49,11 @@ export function toMessageObject(row: MessageRow): MessageObjectValue {
 export const listMessages: AppRouteHandler<ListMessagesRoute> = async (c) => {
   const query = c.req.valid("query");
   const version = query.app_version === undefined ? null : semver.coerce(query.app_version);
-  const candidates = await listCandidateMessages(c.var.deps.db, c.var.project.id, {
-    now: c.var.deps.now(),
+  const candidates = await listCandidateMessages(c.get("deps").db, c.get("project").id, {
+    now: c.get("deps").now(),
     platform: query.platform,
     hasAppVersion: version !== null,
-    voterId: c.var.voter?.id ?? null,
+    voterId: c.get("voter")?.id ?? null,
   });
   // The range check is semver, not SQL, so paging happens here on the already ordered list.
   const matching = version === null ? candidates : candidates.filter((row) => inVersionRange(version, row));
@@ -64,9 +64,9 @@ export const listMessages: AppRouteHandler<ListMessagesRoute> = async (c) => {
 
 export const dismissMessage: AppRouteHandler<DismissMessageRoute> = async (c) => {
   const { id } = c.req.valid("param");
-  const voter = requireVoter(c.var.voter);
-  const { db } = c.var.deps;
-  const message = await findMessage(db, c.var.project.id, id);
+  const voter = requireVoter(c.get("voter"));
+  const { db } = c.get("deps");
+  const message = await findMessage(db, c.get("project").id, id);
   if (!message) throw notFound("message");
   if (!message.is_dismissible) throw new ApiError("not_allowed", "this message cannot be dismissed");
   await insertDismissal(db, message.id, voter.id);

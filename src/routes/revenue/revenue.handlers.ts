@@ -80,8 +80,8 @@ export function toRevenueFeature(row: RevenueFeatureRow, currencySymbol: string)
 /** GET /projects/{slug}/voters: a page of RevenueVoterObject, voters in creation order. */
 export const listVotersHandler: AppRouteHandler<typeof listVoters> = async (c) => {
   const { customer_id, churned, feature_id, page: pageNumber, per_page } = c.req.valid("query");
-  const { db } = c.var.deps;
-  const project = c.var.project;
+  const { db } = c.get("deps");
+  const project = c.get("project");
   const request = { page: pageNumber, per_page };
   const { rows, total } = await listRevenueVoters(db, project.id, { customerId: customer_id, churned, featureId: feature_id }, request);
   const votes = await listNewestVotes(db, rows.map((row) => row.id));
@@ -98,9 +98,9 @@ export const listVotersHandler: AppRouteHandler<typeof listVoters> = async (c) =
 /** GET /projects/{slug}/revenue/features: a page of RevenueFeatureObject in the asked order. */
 export const listRevenueFeaturesHandler: AppRouteHandler<typeof listRevenueFeatures> = async (c) => {
   const { sort, page: pageNumber, per_page } = c.req.valid("query");
-  const project = c.var.project;
+  const project = c.get("project");
   const request = { page: pageNumber, per_page };
-  const { rows, total } = await queryRevenueFeatures(c.var.deps.db, project.id, sort, request);
+  const { rows, total } = await queryRevenueFeatures(c.get("deps").db, project.id, sort, request);
   const data = rows.map((row) => toRevenueFeature(row, project.currency_symbol));
   return c.json(page(data, pageMeta(request, total)), 200);
 };

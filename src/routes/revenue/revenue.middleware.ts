@@ -13,7 +13,7 @@ import { ApiError } from "../../lib/errors.ts";
  */
 export function secretKeyOnly(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (c.var.apiKey?.kind !== "secret") {
+    if (c.get("apiKey")?.kind !== "secret") {
       throw new ApiError("not_allowed", "revenue routes accept the secret key only, never the embed key");
     }
     await next();

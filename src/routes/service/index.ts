@@ -17,7 +17,7 @@ export function createServiceRouter(root: OpenAPIHono<AppEnv>) {
     try {
       cachedDocument ??= JSON.stringify(buildOpenApiDocument(root));
     } catch (error) {
-      c.var.deps.logger.error({ err: error }, "OpenAPI description could not be generated");
+      c.get("deps").logger.error({ err: error }, "OpenAPI description could not be generated");
       throw new ApiError("internal", "the description could not be generated");
     }
     return c.body(cachedDocument, 200, { "Content-Type": "application/json; charset=UTF-8" }) as never;

@@ -16,9 +16,9 @@ function toVoteObject(featureId: number, hasVoted: boolean, counters: FeatureCou
 
 export const castVote: AppRouteHandler<typeof routes.castVote> = async (c) => {
   const { id } = c.req.valid("param");
-  const { db, now } = c.var.deps;
-  const project = c.var.project;
-  const voter = requireVoter(c.var.voter);
+  const { db, now } = c.get("deps");
+  const project = c.get("project");
+  const voter = requireVoter(c.get("voter"));
   const feature = await findVisibleFeature(db, project, id, voter.id);
   if (!feature) throw notFound("feature");
   if (!feature.is_votable) throw new ApiError("not_allowed", "this feature takes no votes");
@@ -29,9 +29,9 @@ export const castVote: AppRouteHandler<typeof routes.castVote> = async (c) => {
 
 export const withdrawVote: AppRouteHandler<typeof routes.withdrawVote> = async (c) => {
   const { id } = c.req.valid("param");
-  const { db } = c.var.deps;
-  const project = c.var.project;
-  const voter = requireVoter(c.var.voter);
+  const { db } = c.get("deps");
+  const project = c.get("project");
+  const voter = requireVoter(c.get("voter"));
   // Withdrawing is allowed where voting is not (column closed, voting off): nobody is stuck with a vote.
   const feature = await findVisibleFeature(db, project, id, voter.id);
   if (!feature) throw notFound("feature");

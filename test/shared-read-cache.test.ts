@@ -1,0 +1,178 @@
+/**
+ * The shared read cache (src/middleware/shared-read-cache.ts) never shows a reader less than
+ * the writes that answered before the read began: votes, withdrawals and comments made through
+ * the API are in the next anonymous read of the list, the detail, the comments and the board,
+ * also when the write went through another instance sharing the store. Reads with an identity
+ * are personal and never served from it; without a content revision (the shared store down)
+ * nothing is.
+ */
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createApp } from "../src/app.ts";
+import type { AppDeps } from "../src/lib/context.ts";
+import { createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
+
+let ctx: TestContext;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+});
+
+afterAll(async () => {
+  await ctx.close();
+});
+
+// Anonymous tokens are unique across projects: each test's board gets its own voters.
+let ada: { "X-VF-Anon": string };
+let bob: { "X-VF-Anon": string };
+
+beforeEach(() => {
+  ada = { "X-VF-Anon": `anon-ada-${randomBytes(8).toString("hex")}` };
+  bob = { "X-VF-Anon": `anon-bob-${randomBytes(8).toString("hex")}` };
+});
+
+async function boardWithTwoFeatures(): Promise<ImportedProject> {
+  return ctx.importProject({
+    voters: [
+      { ref: "ada", anon_token: ada["X-VF-Anon"] },
+      { ref: "bob", anon_token: bob["X-VF-Anon"] },
+    ],
+    features: [
+      { ref: "f1", board: "roadmap", column: "c-open", heading: "First" },
+      { ref: "f2", board: "roadmap", column: "c-open", heading: "Second" },
+    ],
+  });
+}
+
+async function json(response: Response | Promise<Response>): Promise<Json> {
+  const answered = await response;
+  expect(answered.status).toBe(200);
+  return answered.json();
+}
+
+describe("shared read cache", () => {
+  it("a vote and its withdrawal show at once in the anonymous list, detail and board", async () => {
+    const p = await boardWithTwoFeatures();
+    const f2 = p.ids.ids.features.f2;
+    const base = `/api/v3/projects/${p.slug}`;
+    const countOf = async () => ({
+      listed: (await json(ctx.get(`${base}/features?sort=top`, p.secretKey))).data.find((f: Json) => f.id === f2).vote_count,
+      detail: (await json(ctx.get(`${base}/features/${f2}`, p.secretKey))).data.vote_count,
+      voters: (await json(ctx.get(base, p.secretKey))).data.project.voter_count,
+    });
+    // Read twice so that the second read is served from the cache.
+    await countOf();
+    expect(await countOf()).toEqual({ listed: 0, detail: 0, voters: 0 });
+
+    expect((await ctx.send("POST", `${base}/features/${f2}/vote`, p.secretKey, undefined, ada)).status).toBe(200);
+    expect(await countOf()).toEqual({ listed: 1, detail: 1, voters: 1 });
+    const top = (await json(ctx.get(`${base}/features?sort=top`, p.secretKey))).data;
+    expect(top[0].id).toBe(f2);
+
+    expect((await ctx.send("DELETE", `${base}/features/${f2}/vote`, p.secretKey, undefined, ada)).status).toBe(200);
+    expect(await countOf()).toEqual({ listed: 0, detail: 0, voters: 0 });
+  });
+
+  it("a new comment shows at once in the comments list and the feature's comment_count", async () => {
+    const p = await boardWithTwoFeatures();
+    const f1 = p.ids.ids.features.f1;
+    const base = `/api/v3/projects/${p.slug}`;
+    await ctx.get(`${base}/features/${f1}/comments`, p.secretKey);
+    expect((await json(ctx.get(`${base}/features/${f1}/comments`, p.secretKey))).data).toEqual([]);
+    expect((await ctx.send("POST", `${base}/features/${f1}/comments`, p.secretKey, { content: "Cached?" }, ada)).status).toBe(201);
+    const comments = (await json(ctx.get(`${base}/features/${f1}/comments`, p.secretKey))).data;
+    expect(comments.map((comment: Json) => comment.content)).toEqual(["Cached?"]);
+    expect((await json(ctx.get(`${base}/features/${f1}`, p.secretKey))).data.comment_count).toBe(1);
+  });
+
+  it("a write through another instance sharing the store is seen by this one's next read", async () => {
+    const p = await boardWithTwoFeatures();
+    const f1 = p.ids.ids.features.f1;
+    // Another instance: its own app and read cache, the same database and shared store.
+    const other = createApp({ ...ctx.deps } satisfies AppDeps);
+    const detail = `/api/v3/projects/${p.slug}/features/${f1}`;
+    await ctx.get(detail, p.secretKey);
+    expect((await json(ctx.get(detail, p.secretKey))).data.vote_count).toBe(0);
+    const vote = await other.request(`${detail}/vote`, { method: "POST", headers: { "X-API-Key": p.secretKey, ...bob } });
+    expect(vote.status).toBe(200);
+    expect((await json(ctx.get(detail, p.secretKey))).data.vote_count).toBe(1);
+  });
+
+  it("reads with an identity are the voter's own: has_voted right after the vote, false for anyone else", async () => {
+    const p = await boardWithTwoFeatures();
+    const f1 = p.ids.ids.features.f1;
+    const detail = `/api/v3/projects/${p.slug}/features/${f1}`;
+    await ctx.get(detail, p.secretKey);
+    expect((await ctx.send("POST", `${detail}/vote`, p.secretKey, undefined, ada)).status).toBe(200);
+    expect((await json(ctx.get(detail, p.secretKey, ada))).data.has_voted).toBe(true);
+    expect((await json(ctx.get(detail, p.secretKey, bob))).data.has_voted).toBe(false);
+    expect((await json(ctx.get(detail, p.secretKey))).data.has_voted).toBe(false);
+  });
+
+  it("a cached answer carries the same ETag and still answers If-None-Match with 304", async () => {
+    const p = await boardWithTwoFeatures();
+    const path = `/api/v3/projects/${p.slug}/features`;
+    const first = await ctx.get(path, p.secretKey);
+    const second = await ctx.get(path, p.secretKey);
+    expect(second.headers.get("ETag")).toBe(first.headers.get("ETag"));
+    expect(await second.text()).toBe(await first.text());
+    const revalidated = await ctx.get(path, p.secretKey, { "If-None-Match": first.headers.get("ETag")! });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.headers.get("X-RateLimit-Remaining")).not.toBeNull();
+  });
+
+  it("validation failures are answered per request, never from the cache", async () => {
+    const p = await boardWithTwoFeatures();
+    const path = `/api/v3/projects/${p.slug}/features?sort=sideways`;
+    for (let i = 0; i < 2; i++) {
+      const response = await ctx.get(path, p.secretKey);
+      expect(response.status).toBe(422);
+      expect((await response.json()).error.field).toBe("sort");
+    }
+  });
+
+  it("without a content revision (shared store not answering) every read goes to the database", async () => {
+    const p = await boardWithTwoFeatures();
+    const f1 = p.ids.ids.features.f1;
+    const limiter = ctx.deps.rateLimiter;
+    const blind: AppDeps["rateLimiter"] = {
+      consume: async (...args) => ({ ...(await limiter.consume(...args)), revision: null }),
+      bumpRevision: async () => false,
+      close: async () => {},
+    };
+    const app = createApp({ ...ctx.deps, rateLimiter: blind });
+    const detail = `/api/v3/projects/${p.slug}/features/${f1}`;
+    const read = async () => (await (await app.request(detail, { headers: { "X-API-Key": p.secretKey } })).json()).data.heading;
+    expect(await read()).toBe("First");
+    // A change no write announces: only an uncached read can see it.
+    await ctx.db.updateTable("features").set({ heading: "First, renamed" }).where("id", "=", f1).execute();
+    expect(await read()).toBe("First, renamed");
+  });
+
+  it("READ_CACHE_SECONDS=0 turns the cache off", async () => {
+    const uncached = await createTestContext({ READ_CACHE_SECONDS: "0" });
+    try {
+      const p = await uncached.importProject({ features: [{ ref: "f1", board: "roadmap", column: "c-open", heading: "Before" }] });
+      const detail = `/api/v3/projects/${p.slug}/features/${p.ids.ids.features.f1}`;
+      expect((await json(uncached.get(detail, p.secretKey))).data.heading).toBe("Before");
+      await uncached.db.updateTable("features").set({ heading: "After" }).where("id", "=", p.ids.ids.features.f1).execute();
+      expect((await json(uncached.get(detail, p.secretKey))).data.heading).toBe("After");
+    } finally {
+      await uncached.close();
+    }
+  });
+
+  it("without the off switch the same unannounced change is not seen until an API write (the cache is on)", async () => {
+    const p = await ctx.importProject({
+      voters: [{ ref: "ada", anon_token: ada["X-VF-Anon"] }],
+      features: [{ ref: "f1", board: "roadmap", column: "c-open", heading: "Before" }],
+    });
+    const f1 = p.ids.ids.features.f1;
+    const detail = `/api/v3/projects/${p.slug}/features/${f1}`;
+    expect((await json(ctx.get(detail, p.secretKey))).data.heading).toBe("Before");
+    await ctx.db.updateTable("features").set({ heading: "After" }).where("id", "=", f1).execute();
+    expect((await json(ctx.get(detail, p.secretKey))).data.heading).toBe("Before");
+    expect((await ctx.send("POST", `${detail}/vote`, p.secretKey, undefined, ada)).status).toBe(200);
+    expect((await json(ctx.get(detail, p.secretKey))).data.heading).toBe("After");
+  });
+});
