@@ -70,4 +70,23 @@ describe("project cache", () => {
     expect((await ctx.send("DELETE", path, project.secretKey, undefined, headers)).status).toBe(200);
     expect((await board(project.slug, project.secretKey)).project.voter_count).toBe(0);
   });
+
+  it("a voter banned by an import is refused at once although its identity was just cached", async () => {
+    const token = `anon-project-cache-ban-${Date.now()}`;
+    const snapshot = buildSnapshot({
+      voters: [{ ref: "v1", anon_token: token }],
+      features: [{ ref: "f1", board: "roadmap", column: "c-open", heading: "One" }],
+    });
+    const ids = await importSnapshot(ctx.db, snapshot, {});
+    const key = snapshot.keys[0].key as string;
+    const comments = `/api/v3/projects/${snapshot.project.slug}/features/${ids.ids.features.f1}/comments`;
+    const headers = { "X-VF-Anon": token };
+    expect((await ctx.send("POST", comments, key, { content: "Before the ban" }, headers)).status).toBe(201);
+    const banned = { ...snapshot, voters: [{ ...snapshot.voters[0], banned: true }] };
+    const replacedIds = await importSnapshot(ctx.db, banned, { replace: true });
+    const replacedComments = `/api/v3/projects/${snapshot.project.slug}/features/${replacedIds.ids.features.f1}/comments`;
+    const refused = await ctx.send("POST", replacedComments, key, { content: "After the ban" }, headers);
+    expect(refused.status).toBe(403);
+    expect((await refused.json()).error.code).toBe("voter_banned");
+  });
 });

@@ -11,23 +11,28 @@
  * Nothing negative is cached: a key unknown a moment ago works as soon as it is stored.
  */
 import { type Kysely, sql } from "kysely";
+import { LRUCache } from "lru-cache";
 
 export const CACHE_CHANNEL = "fb_project_cache";
-/** Entries kept per cache before it starts over (a bound on memory, not a tuning knob). */
-const MAX_ENTRIES = 20_000;
+/** Entries kept per cache, least recently used dropped first (a bound on memory, not a tuning knob). */
+const MAX_ENTRIES = 50_000;
 
+/** LRUCache stores objects only: values are boxed. */
 interface Entry {
   value: unknown;
-  expiresAt: number;
 }
 
 /** One process-wide cache per database handle; see the module comment. */
 export class ProjectCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: LRUCache<string, Entry>;
   private readonly loading = new Map<string, Promise<unknown>>();
   private generation = 0;
 
-  constructor(private readonly ttlMs: number) {}
+  constructor(private readonly ttlMs: number) {
+    // Wall-clock time (Date.now) rather than lru-cache's default performance.now, so that tests
+    // can move the clock.
+    this.entries = new LRUCache<string, Entry>({ max: MAX_ENTRIES, ttl: Math.max(ttlMs, 1), perf: { now: () => Date.now() }, ttlResolution: 0 });
+  }
 
   /**
    * The value under `key`, loaded with `load` when absent or expired. Concurrent misses share
@@ -35,9 +40,8 @@ export class ProjectCache {
    */
   async remember<T>(key: string, load: () => Promise<T>, keep: (value: T) => boolean = (v) => v !== undefined): Promise<T> {
     if (this.ttlMs <= 0) return load();
-    const now = Date.now();
     const hit = this.entries.get(key);
-    if (hit && hit.expiresAt > now) return hit.value as T;
+    if (hit) return hit.value as T;
     const pending = this.loading.get(key);
     if (pending) return pending as Promise<T>;
     const generation = this.generation;
@@ -45,10 +49,7 @@ export class ProjectCache {
       (value) => {
         this.loading.delete(key);
         // A load that straddles an invalidation may have read the old state: use it once, keep it not.
-        if (keep(value) && generation === this.generation) {
-          if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-          this.entries.set(key, { value, expiresAt: Date.now() + this.ttlMs });
-        }
+        if (keep(value) && generation === this.generation) this.entries.set(key, { value });
         return value;
       },
       (error: unknown) => {
@@ -62,15 +63,13 @@ export class ProjectCache {
 
   /** The value under `key` if present and fresh. */
   get<T>(key: string): T | undefined {
-    const hit = this.entries.get(key);
-    return hit && hit.expiresAt > Date.now() ? (hit.value as T) : undefined;
+    return this.entries.get(key)?.value as T | undefined;
   }
 
   /** Stores `value` under `key` for the TTL. */
   set(key: string, value: unknown): void {
     if (this.ttlMs <= 0) return;
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(key, { value, expiresAt: Date.now() + this.ttlMs });
+    this.entries.set(key, { value });
   }
 
   /** Forgets everything (and makes loads already under way not store their result). */

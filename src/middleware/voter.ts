@@ -7,7 +7,8 @@
  * The identity route resolves identities itself and is skipped here.
  */
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv, VoterContext } from "../lib/context.ts";
+import type { AppDeps, AppEnv, VoterContext } from "../lib/context.ts";
+import { projectCache } from "../lib/project-cache.ts";
 import { ApiError } from "../lib/errors.ts";
 import { hashSecret } from "../lib/secrets.ts";
 import { verifySsoToken } from "../lib/sso.ts";
@@ -25,7 +26,7 @@ export function voterMiddleware(): MiddlewareHandler<AppEnv> {
       return;
     }
     const isWrite = c.req.method !== "GET" && c.req.method !== "HEAD";
-    const voter = await resolveVoter(c.get("deps").db, c.get("project"), {
+    const voter = await resolveVoter(c.get("deps"), c.get("project"), {
       token: c.req.header("X-VF-Token"),
       anon: c.req.header("X-VF-Anon"),
       createSso: isWrite,
@@ -52,19 +53,22 @@ export function requireVoter(voter: VoterContext | null): VoterContext {
 /**
  * The voter named by the presented headers: undefined when none was sent, null for a valid SSO
  * token whose user has no voter yet (only when createSso is false). Throws identity_invalid.
+ * Anonymous voters come through the project cache: their row changes only with an import, which
+ * clears it (a token unknown a moment ago is looked up again, nothing negative is kept).
  */
 export async function resolveVoter(
-  db: AppEnv["Variables"]["deps"]["db"],
+  deps: Pick<AppDeps, "db" | "config">,
   project: AppEnv["Variables"]["project"],
   presented: { token: string | undefined; anon: string | undefined; createSso: boolean },
 ): Promise<VoterContext | null | undefined> {
   if (presented.token !== undefined && presented.token !== "") {
     const claims = await verifySsoToken(presented.token, project.sso_secret);
-    if (presented.createSso) return upsertSsoVoter(db, project.id, claims, false);
-    return (await findSsoVoter(db, project.id, claims.sub)) ?? null;
+    if (presented.createSso) return upsertSsoVoter(deps.db, project.id, claims, false);
+    return (await findSsoVoter(deps.db, project.id, claims.sub)) ?? null;
   }
   if (presented.anon !== undefined && presented.anon !== "") {
-    const voter = await findAnonymousVoter(db, project.id, hashSecret(presented.anon));
+    const digest = hashSecret(presented.anon);
+    const voter = await projectCache(deps).remember(`anon-voter:${project.id}:${digest}`, () => findAnonymousVoter(deps.db, project.id, digest));
     if (!voter) throw new ApiError("identity_invalid", "the anonymous token is unknown to this project");
     return voter;
   }
