@@ -109,6 +109,42 @@ describe("shared read cache", () => {
     expect((await json(ctx.get(detail, p.secretKey))).data.has_voted).toBe(false);
   });
 
+  it("an identity read starting from the cached anonymous page gets its own has_voted, on list and detail", async () => {
+    const p = await boardWithTwoFeatures();
+    const { f1, f2 } = p.ids.ids.features;
+    const base = `/api/v3/projects/${p.slug}`;
+    expect((await ctx.send("POST", `${base}/features/${f2}/vote`, p.secretKey, undefined, ada)).status).toBe(200);
+    const list = `${base}/features?sort=new`;
+    // Anonymous reads fill the cache for this revision; the identity reads then start from it.
+    expect((await json(ctx.get(list, p.secretKey))).data.map((f: Json) => f.has_voted)).toEqual([false, false]);
+    await json(ctx.get(`${base}/features/${f2}`, p.secretKey));
+    const votedIn = async (headers: Record<string, string>) =>
+      Object.fromEntries((await json(ctx.get(list, p.secretKey, headers))).data.map((f: Json) => [f.id, f.has_voted]));
+    expect(await votedIn(ada)).toEqual({ [f1]: false, [f2]: true });
+    expect(await votedIn(bob)).toEqual({ [f1]: false, [f2]: false });
+    expect((await json(ctx.get(`${base}/features/${f2}`, p.secretKey, ada))).data.has_voted).toBe(true);
+    expect((await json(ctx.get(`${base}/features/${f2}`, p.secretKey, bob))).data.has_voted).toBe(false);
+    // The personal answer is the anonymous one but for has_voted.
+    const anonymous = (await json(ctx.get(list, p.secretKey))).data;
+    const personal = (await json(ctx.get(list, p.secretKey, ada))).data;
+    expect(personal.map((f: Json) => ({ ...f, has_voted: false }))).toEqual(anonymous);
+    // And the anonymous cached page was not changed by personalizing it.
+    expect((await json(ctx.get(list, p.secretKey))).data.every((f: Json) => f.has_voted === false)).toBe(true);
+  });
+
+  it("a voter's own suggestion awaiting review is shown to them although anonymous reads of it are refused", async () => {
+    const p = await boardWithTwoFeatures();
+    const base = `/api/v3/projects/${p.slug}`;
+    const created = await ctx.send("POST", `${base}/features`, p.secretKey, { heading: "Pending idea", description: "x" }, ada);
+    expect(created.status).toBe(201);
+    const id = (await created.json()).data.id;
+    for (let i = 0; i < 2; i++) expect((await ctx.get(`${base}/features/${id}`, p.secretKey)).status).toBe(404);
+    expect((await json(ctx.get(`${base}/features/${id}`, p.secretKey, ada))).data).toMatchObject({ heading: "Pending idea", is_approved: false });
+    expect((await ctx.get(`${base}/features/${id}`, p.secretKey, bob)).status).toBe(404);
+    const listed = (await json(ctx.get(`${base}/features?sort=new`, p.secretKey, ada))).data;
+    expect(listed.map((f: Json) => f.id)).not.toContain(id);
+  });
+
   it("a cached answer carries the same ETag and still answers If-None-Match with 304", async () => {
     const p = await boardWithTwoFeatures();
     const path = `/api/v3/projects/${p.slug}/features`;

@@ -13,12 +13,14 @@
  * release reaching its publish time. Without a revision (the shared store did not answer) reads
  * bypass the cache, and the cache is emptied so nothing from before the outage is served after.
  *
- * Reads with a voter identity are never cached: has_voted, is_own and a voter's own unapproved
- * suggestions make them personal.
+ * Reads with a voter identity are never stored: has_voted, is_own and a voter's own unapproved
+ * suggestions make them personal. A route whose personal answer is the anonymous one with a few
+ * fields set per voter (the features list and detail: has_voted) passes `personalize`, and such
+ * reads start from the cached anonymous body when there is one.
  */
 import type { MiddlewareHandler } from "hono";
 import { LRUCache } from "lru-cache";
-import type { AppDeps, AppEnv } from "../lib/context.ts";
+import type { AppDeps, AppEnv, VoterContext } from "../lib/context.ts";
 import { registerLocalCache } from "../lib/project-cache.ts";
 import { revisionScope } from "./rate-limit.ts";
 import { etagOf, stringBody } from "./read-cache.ts";
@@ -97,25 +99,41 @@ export function sharedReadCacheOf(deps: AppDeps): SharedReadCache | null {
 }
 
 /**
- * Route middleware for anonymous GET reads: answers from the cache when this revision of the
- * project already produced the same path and query, else lets the route run (validation
- * included) and keeps its 200 response. Placed before the validators, so a hit skips them:
- * the stored response came from the identical, already validated request.
+ * Turns the anonymous answer of a route into the answer for `voter`: receives the parsed
+ * envelope, returns it with the voter's own fields set. Must only add what the identity adds
+ * to an answer the anonymous reader gets too (never what the anonymous reader is refused).
  */
-export function sharedReadCache(): MiddlewareHandler<AppEnv> {
+export type Personalize = (envelope: { data: unknown }, voter: VoterContext, deps: AppDeps) => Promise<{ data: unknown }>;
+
+/**
+ * Route middleware for GET reads: answers anonymous readers from the cache when this revision
+ * of the project already produced the same path and query, else lets the route run (validation
+ * included) and keeps its 200 response. Placed before the validators, so a hit skips them: the
+ * stored response came from the identical, already validated request. With `personalize`, a
+ * reader with an identity gets the cached anonymous answer passed through it.
+ */
+export function sharedReadCache(options: { personalize?: Personalize } = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const cache = sharedReadCacheOf(c.get("deps"));
     const revision = c.get("contentRevision");
-    if (cache === null || c.req.method !== "GET" || c.get("voter") !== null) return next();
+    const voter = c.get("voter");
+    if (cache === null || c.req.method !== "GET") return next();
     if (revision === null) {
       cache.clear();
       return next();
     }
+    if (voter !== null && options.personalize === undefined) return next();
     const url = c.req.url;
     const queryAt = url.indexOf("?");
     const key = `${c.get("project").id}\n${revision}\n${c.req.path}${queryAt < 0 ? "" : url.slice(queryAt)}`;
     const answer = (entry: CachedRead) => c.body(entry.body, 200, { "Content-Type": entry.contentType, ETag: entry.etag });
     const hit = cache.get(key);
+    if (voter !== null) {
+      if (!hit) return next();
+      const personal = await options.personalize!(JSON.parse(hit.body) as { data: unknown }, voter, c.get("deps"));
+      // The read-cache middleware hashes this body for its own ETag.
+      return c.body(JSON.stringify(personal), 200, { "Content-Type": hit.contentType });
+    }
     if (hit) return answer(hit);
     const pending = cache.joinBuild(key);
     if (pending) {

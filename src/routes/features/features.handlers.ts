@@ -7,8 +7,10 @@ import { ApiError, notFound, validationError } from "../../lib/errors.ts";
 import type { AppRouteHandler } from "../../lib/openapi.ts";
 import { pageMeta } from "../../lib/pagination.ts";
 import { projectCache } from "../../lib/project-cache.ts";
+import type { Personalize } from "../../middleware/shared-read-cache.ts";
 import { toFeatureObject } from "./features.mapper.ts";
-import { type FeatureListFilter, findFeature, listFeatures as listFeatureRows } from "./features.repository.ts";
+import { type FeatureListFilter, findFeature, findVotedFeatureIds, listFeatures as listFeatureRows } from "./features.repository.ts";
+import type { FeatureObjectType } from "./features.schemas.ts";
 import type * as routes from "./features.routes.ts";
 import { findSuggestionColumn, insertSuggestion } from "./features.suggest.repository.ts";
 import { findListTarget } from "./features.targets.repository.ts";
@@ -67,6 +69,19 @@ export const listFeatures: AppRouteHandler<typeof routes.listFeatures> = async (
   if (knownTotal === undefined && total >= CACHED_TOTAL_MIN) cache.set(totalKey, total);
   const data = rows.map((row) => toFeatureObject(row, project.settings));
   return c.json(page(data, pageMeta(pageRequest, total)), 200);
+};
+
+/**
+ * has_voted for the request's voter on a cached anonymous features page or feature (the only
+ * field an identity changes on features the anonymous reader also sees): one indexed query.
+ * Used by the routes' shared read cache (src/middleware/shared-read-cache.ts).
+ */
+export const withVoterVotes: Personalize = async (envelope, voter, deps) => {
+  const list = Array.isArray(envelope.data);
+  const features = (list ? envelope.data : [envelope.data]) as FeatureObjectType[];
+  const voted = await findVotedFeatureIds(deps.db, voter.id, features.map((feature) => feature.id));
+  for (const feature of features) feature.has_voted = voted.has(feature.id);
+  return envelope;
 };
 
 export const getFeature: AppRouteHandler<typeof routes.getFeature> = async (c) => {

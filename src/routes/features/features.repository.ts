@@ -190,3 +190,15 @@ export async function findFeature(
   const row = await withFeatureColumns(db, query, project, options.voterId, options.now).executeTakeFirst();
   return row as FeatureRow | undefined;
 }
+
+/** Which of `featureIds` the voter `voterId` has a vote on (the has_voted of a page). */
+export async function findVotedFeatureIds(db: Db, voterId: number, featureIds: number[]): Promise<Set<number>> {
+  if (featureIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom("votes")
+    .select("feature_id")
+    .where("voter_id", "=", voterId)
+    .where("feature_id", "in", featureIds)
+    .execute();
+  return new Set(rows.map((row) => row.feature_id));
+}

@@ -6,6 +6,7 @@ import {
 } from "../../lib/openapi.ts";
 import { CreateFeatureBody, FEATURE_SORTS, FEATURE_STATUSES, FeatureObject } from "./features.schemas.ts";
 import { sharedReadCache } from "../../middleware/shared-read-cache.ts";
+import { withVoterVotes } from "./features.handlers.ts";
 
 /** Reads take the key alone; an identity, when sent, only decides has_voted. */
 const readSecurity = [...keySecurity, ...keyAndVoterSecurity];
@@ -80,7 +81,7 @@ export const listFeatures = createRoute({
   description: "Public features of a board (default the roadmap), a column of it, or the whole project, filtered and sorted, one page at a time. A suggestion awaiting review is never listed.",
   tags: ["Features"],
   security: readSecurity,
-  middleware: [sharedReadCache()] as const,
+  middleware: [sharedReadCache({ personalize: withVoterVotes })] as const,
   request: { params: slugParams, query: FeatureListQuery },
   responses: {
     200: jsonContent(listEnvelopeOf(FeatureObject), "One page of features with Meta"),
@@ -97,7 +98,7 @@ export const getFeature = createRoute({
   description: "One feature by id. A suggestion awaiting review is shown only to its author; hidden features answer 404.",
   tags: ["Features"],
   security: readSecurity,
-  middleware: [sharedReadCache()] as const,
+  middleware: [sharedReadCache({ personalize: withVoterVotes })] as const,
   request: { params: featureParams },
   responses: {
     200: jsonContent(envelopeOf(FeatureObject), "The feature"),
