@@ -132,6 +132,27 @@ describe("shared read cache", () => {
     expect((await json(ctx.get(list, p.secretKey))).data.every((f: Json) => f.has_voted === false)).toBe(true);
   });
 
+  it("readers that all carry an identity share one cached list page, each with their own has_voted and ETag", async () => {
+    const p = await boardWithTwoFeatures();
+    const { f1, f2 } = p.ids.ids.features;
+    const base = `/api/v3/projects/${p.slug}`;
+    expect((await ctx.send("POST", `${base}/features/${f1}/vote`, p.secretKey, undefined, bob)).status).toBe(200);
+    const list = `${base}/features?sort=oldest`;
+    const first = await ctx.get(list, p.secretKey, ada);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("X-RateLimit-Remaining")).not.toBeNull();
+    const adaPage = (await first.json()).data;
+    expect(adaPage.map((f: Json) => [f.id, f.has_voted])).toEqual([[f1, false], [f2, false]]);
+    // Unannounced, so only an uncached read could show it: the next identity reads are cached.
+    await ctx.db.updateTable("features").set({ heading: "Renamed behind the cache" }).where("id", "=", f1).execute();
+    const second = await ctx.get(list, p.secretKey, bob);
+    const bobPage = (await second.json()).data;
+    expect(bobPage.map((f: Json) => [f.id, f.has_voted, f.heading])).toEqual([[f1, true, "First"], [f2, false, "Second"]]);
+    expect(second.headers.get("ETag")).not.toBe(first.headers.get("ETag"));
+    const revalidated = await ctx.get(list, p.secretKey, { ...bob, "If-None-Match": second.headers.get("ETag")! });
+    expect(revalidated.status).toBe(304);
+  });
+
   it("a voter's own suggestion awaiting review is shown to them although anonymous reads of it are refused", async () => {
     const p = await boardWithTwoFeatures();
     const base = `/api/v3/projects/${p.slug}`;

@@ -105,6 +105,18 @@ export function sharedReadCacheOf(deps: AppDeps): SharedReadCache | null {
  */
 export type Personalize = (envelope: { data: unknown }, voter: VoterContext, deps: AppDeps) => Promise<{ data: unknown }>;
 
+export interface SharedReadCacheOptions {
+  /** Derives a reader's answer from the cached anonymous one (see Personalize). */
+  personalize?: Personalize;
+  /**
+   * The route answers every reader with personalize(anonymous answer), errors included: on a
+   * miss, a reader with an identity builds (and stores) the anonymous answer first. Without
+   * it, such a reader is only served from an anonymous answer already cached (a feature's
+   * detail: its author may see it while anonymous readers get 404).
+   */
+  personalizeAlways?: boolean;
+}
+
 /**
  * Route middleware for GET reads: answers anonymous readers from the cache when this revision
  * of the project already produced the same path and query, else lets the route run (validation
@@ -112,7 +124,7 @@ export type Personalize = (envelope: { data: unknown }, voter: VoterContext, dep
  * stored response came from the identical, already validated request. With `personalize`, a
  * reader with an identity gets the cached anonymous answer passed through it.
  */
-export function sharedReadCache(options: { personalize?: Personalize } = {}): MiddlewareHandler<AppEnv> {
+export function sharedReadCache(options: SharedReadCacheOptions = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const cache = sharedReadCacheOf(c.get("deps"));
     const revision = c.get("contentRevision");
@@ -126,37 +138,67 @@ export function sharedReadCache(options: { personalize?: Personalize } = {}): Mi
     const url = c.req.url;
     const queryAt = url.indexOf("?");
     const key = `${c.get("project").id}\n${revision}\n${c.req.path}${queryAt < 0 ? "" : url.slice(queryAt)}`;
-    const answer = (entry: CachedRead) => c.body(entry.body, 200, { "Content-Type": entry.contentType, ETag: entry.etag });
-    const hit = cache.get(key);
-    if (voter !== null) {
-      if (!hit) return next();
-      const personal = await options.personalize!(JSON.parse(hit.body) as { data: unknown }, voter, c.get("deps"));
-      // The read-cache middleware hashes this body for its own ETag.
-      return c.body(JSON.stringify(personal), 200, { "Content-Type": hit.contentType });
-    }
-    if (hit) return answer(hit);
-    const pending = cache.joinBuild(key);
-    if (pending) {
-      const built = await pending;
-      if (built) return answer(built);
-      return next();
-    }
-    const generation = cache.generation;
-    let entry: CachedRead | undefined;
-    try {
-      await next();
-      if (c.res.status === 200) {
-        // Outside @hono/node-server (in-process requests) the body is a stream: read a copy.
-        const body = stringBody(c.res) ?? await c.res.clone().text();
-        entry = { body, etag: etagOf(body), contentType: c.res.headers.get("Content-Type") ?? "application/json" };
-        c.res.headers.set("ETag", entry.etag);
-        cache.set(key, entry, generation);
+    let entry = cache.get(key);
+    let ranRoute = false;
+    if (!entry) {
+      if (voter !== null && !options.personalizeAlways) return next();
+      // Built as the anonymous reader would get it, whoever asks.
+      c.set("voter", null);
+      try {
+        ({ entry, ranRoute } = await buildShared(cache, key, next, c));
+      } finally {
+        c.set("voter", voter);
       }
-    } finally {
-      // Waiters of a build that straddled a clear() get nothing and read for themselves.
-      cache.settle(key, generation === cache.generation ? entry : undefined);
+      // Nothing to share (an error, or a build another request abandoned): c.res is the answer.
+      if (!entry) return;
     }
+    if (voter === null) {
+      if (ranRoute) return;
+      return c.body(entry.body, 200, { "Content-Type": entry.contentType, ETag: entry.etag });
+    }
+    const personal = JSON.stringify(await options.personalize!(JSON.parse(entry.body) as { data: unknown }, voter, c.get("deps")));
+    if (!ranRoute) return c.body(personal, 200, { "Content-Type": entry.contentType });
+    // The anonymous build already answered: replace its body. hono carries the first answer's
+    // headers over, its ETag included, which the read-cache middleware then recomputes.
+    c.res = c.body(personal, 200, { "Content-Type": entry.contentType });
+    c.res.headers.delete("ETag");
   };
+}
+
+/**
+ * The shared answer under `key`: joins a build under way, or runs the route (`next`) and keeps
+ * its 200 answer. `ranRoute` tells whether the route ran in this request (its answer is then
+ * in c.res); entry is undefined when there is nothing to share.
+ */
+async function buildShared(
+  cache: SharedReadCache,
+  key: string,
+  next: () => Promise<void>,
+  c: Parameters<MiddlewareHandler<AppEnv>>[0],
+): Promise<{ entry: CachedRead | undefined; ranRoute: boolean }> {
+  const pending = cache.joinBuild(key);
+  if (pending) {
+    const built = await pending;
+    if (built) return { entry: built, ranRoute: false };
+    await next();
+    return { entry: undefined, ranRoute: true };
+  }
+  const generation = cache.generation;
+  let entry: CachedRead | undefined;
+  try {
+    await next();
+    if (c.res.status === 200) {
+      // Outside @hono/node-server (in-process requests) the body is a stream: read a copy.
+      const body = stringBody(c.res) ?? await c.res.clone().text();
+      entry = { body, etag: etagOf(body), contentType: c.res.headers.get("Content-Type") ?? "application/json" };
+      c.res.headers.set("ETag", entry.etag);
+      cache.set(key, entry, generation);
+    }
+  } finally {
+    // Waiters of a build that straddled a clear() get nothing and read for themselves.
+    cache.settle(key, generation === cache.generation ? entry : undefined);
+  }
+  return { entry, ranRoute: true };
 }
 
 /**

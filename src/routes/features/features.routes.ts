@@ -81,7 +81,7 @@ export const listFeatures = createRoute({
   description: "Public features of a board (default the roadmap), a column of it, or the whole project, filtered and sorted, one page at a time. A suggestion awaiting review is never listed.",
   tags: ["Features"],
   security: readSecurity,
-  middleware: [sharedReadCache({ personalize: withVoterVotes })] as const,
+  middleware: [sharedReadCache({ personalize: withVoterVotes, personalizeAlways: true })] as const,
   request: { params: slugParams, query: FeatureListQuery },
   responses: {
     200: jsonContent(listEnvelopeOf(FeatureObject), "One page of features with Meta"),
