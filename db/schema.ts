@@ -157,7 +157,6 @@ export interface FeaturesTable {
   /** ln of the sum of exp(vote age in decay units); see src/lib/trending.ts. */
   trending_score: number | null;
   comment_count: Generated<number>;
-  search_text: ColumnType<string, never, never>;
   created_at: TimestampDefault;
   updated_at: TimestampDefault;
 }
@@ -180,6 +179,15 @@ export interface VotesTable {
  * triggers (migration 2026-11-22T22-00-00-revenue-aggregates). The tier's amount and multiplier
  * are joined at read time.
  */
+/**
+ * The trigram search text of a feature, lower(heading || ' ' || description), kept by a trigger
+ * (migration 2026-11-23T00-00-00): outside `features` so that counter updates leave its index alone.
+ */
+export interface FeatureSearchTable {
+  feature_id: number;
+  search_text: ColumnType<string, never, never>;
+}
+
 export interface FeatureTierVotesTable {
   feature_id: number;
   tier_id: number;
@@ -269,6 +277,7 @@ export interface Database {
   feature_tags: FeatureTagsTable;
   votes: VotesTable;
   feature_tier_votes: FeatureTierVotesTable;
+  feature_search: FeatureSearchTable;
   comments: CommentsTable;
   comment_likes: CommentLikesTable;
   releases: ReleasesTable;

@@ -44,7 +44,7 @@ const configSchema = z.object({
    */
   READ_CACHE_SECONDS: z.coerce.number().min(0).default(5),
   /** Megabytes of response bodies the shared read cache may hold per process. */
-  READ_CACHE_MB: z.coerce.number().positive().default(64),
+  READ_CACHE_MB: z.coerce.number().positive().default(32),
   /** Loads the bundled demo project when the database holds no project. */
   DEMO: z
     .enum(["auto", "off"])

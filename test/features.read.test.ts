@@ -265,6 +265,19 @@ describe("filters", () => {
     await expect422(plain, `?q=${"x".repeat(201)}`, "q");
   });
 
+  it("q follows a feature's new heading (the search text is kept by a trigger, apart from the counters)", async () => {
+    const id = plain.ids.ids.features.a;
+    const before = await ctx.db.selectFrom("features").select(["heading", "vote_count"]).where("id", "=", id).executeTakeFirstOrThrow();
+    try {
+      await ctx.db.updateTable("features").set({ heading: "Zebra stripes everywhere" }).where("id", "=", id).execute();
+      expect(await refsOf(plain, "?q=zebra")).toEqual(["a"]);
+      await ctx.db.updateTable("features").set({ vote_count: 3 }).where("id", "=", id).execute();
+      expect(await refsOf(plain, "?q=stripes")).toEqual(["a"]);
+    } finally {
+      await ctx.db.updateTable("features").set(before).where("id", "=", id).execute();
+    }
+  });
+
   it("filters combine", async () => {
     expect(await refsOf(plain, `?tag=${tid(plain, "t-ui")}&status=in_progress&q=gamma`)).toEqual(["c"]);
   });

@@ -5,6 +5,7 @@ import * as revenueIndexes from "./2026-11-22T20-00-00-revenue-indexes.ts";
 import * as hotPathIndexes from "./2026-11-22T21-00-00-hot-path-indexes.ts";
 import * as revenueAggregates from "./2026-11-22T22-00-00-revenue-aggregates.ts";
 import * as commentSortIndexes from "./2026-11-22T23-00-00-comment-sort-indexes.ts";
+import * as featureSearchTable from "./2026-11-23T00-00-00-feature-search-table.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026-11-22T19-00-00-initial-schema": initialSchema,
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-22T21-00-00-hot-path-indexes": hotPathIndexes,
   "2026-11-22T22-00-00-revenue-aggregates": revenueAggregates,
   "2026-11-22T23-00-00-comment-sort-indexes": commentSortIndexes,
+  "2026-11-23T00-00-00-feature-search-table": featureSearchTable,
 };

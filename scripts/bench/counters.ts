@@ -128,6 +128,13 @@ export async function insertWithCounters(trx: TransactionSql, projectId: number)
       return { count: 0 };
     });
   }
+  const [search] = await trx`SELECT to_regproc('rebuild_feature_search') IS NOT NULL AS present`;
+  if (search?.present) {
+    await step("feature_search rebuilt", async () => {
+      await trx`SELECT rebuild_feature_search(${projectId}::int)`;
+      return { count: 0 };
+    });
+  }
   await step("projects.voter_count", () => trx`UPDATE projects SET voter_count =
       (SELECT count(DISTINCT voter_id)::int FROM votes WHERE project_id = ${projectId})
     WHERE id = ${projectId}`);

@@ -27,6 +27,8 @@ export interface RunFacts {
   seconds: number;
   warmupSeconds: number;
   ceilingReqPerSec: number;
+  /** How the ceiling figure was taken (e.g. the runs it averages). */
+  ceilingNote?: string;
   maxRssMb: number;
   generation: string[];
   checks: string[];
@@ -61,7 +63,8 @@ export function renderReport(rows: Row[], facts: RunFacts): string {
     "",
     renderTable(rows, facts.ceilingReqPerSec),
     "",
-    `- ceiling: bare Hono on @hono/node-server, fixed body of the features-list size: ${fmt(facts.ceilingReqPerSec)} req/s`,
+    `- ceiling: bare Hono on @hono/node-server, fixed body of the features-list size: ${fmt(facts.ceilingReqPerSec)} req/s`
+      + (facts.ceilingNote ? ` (${facts.ceilingNote})` : ""),
     `- server RSS (VmRSS, sampled every 200 ms): max ${fmt(facts.maxRssMb)} MB`,
     ...facts.generation.map((line) => `- ${line}`),
     ...facts.checks.map((line) => `- ${line}`),

@@ -52,8 +52,15 @@ function listed(db: Db, project: Project, filter: FeatureListFilter): FeatureQue
       ),
     );
   }
-  // search_text is lower(heading || ' ' || description); ILIKE on it is served by the trigram index.
-  if (filter.q !== undefined && filter.q !== "") query = query.where("features.search_text", "ilike", containsPattern(filter.q));
+  // search_text is lower(heading || ' ' || description); ILIKE on it is served by the trigram
+  // index of feature_search (kept apart from features so that votes do not rewrite it).
+  if (filter.q !== undefined && filter.q !== "") {
+    const pattern = containsPattern(filter.q);
+    query = query.where((eb) => eb.exists(eb.selectFrom("feature_search")
+      .select(sql<number>`1`.as("one"))
+      .whereRef("feature_search.feature_id", "=", "features.id")
+      .where("feature_search.search_text", "ilike", pattern)));
+  }
   return query;
 }
 
