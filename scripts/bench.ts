@@ -9,8 +9,8 @@
  * --reuse (keep fb_bench if the projects are there), --only=<text> (routes whose name contains
  * it), --seconds=N, --connections=N, --no-readme.
  * Env: BENCH_PG (server URL, default postgres://postgres@127.0.0.1:5432), BENCH_DB (fb_bench),
- * BENCH_REDIS (redis://127.0.0.1:6379), BENCH_SERVER_NODE_ARGS (extra node flags for the server,
- * e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it).
+ * BENCH_REDIS (redis://127.0.0.1:6379), BENCH_SERVER_NODE_ARGS (node flags for the server on top
+ * of those `npm start` uses, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it).
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -175,6 +175,12 @@ function voteCycle(fx: Fixtures): RequestSpec[] {
   ];
 }
 
+/** The node flags `npm start` gives the server (package.json config.server_node_args). */
+function serverNodeArgs(): string[] {
+  const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { config?: { server_node_args?: string } };
+  return (pkg.config?.server_node_args ?? "").split(" ").filter(Boolean);
+}
+
 async function main(): Promise<void> {
   const started = new Date();
   const generation = await prepareDatabase();
@@ -190,7 +196,7 @@ async function main(): Promise<void> {
     REDIS_KEY_PREFIX: `fbbench:${randomBytes(4).toString("hex")}:`, PORT: String(port), HOST: "127.0.0.1",
     DEMO: "off", LOG_LEVEL: "warn", RATE_LIMIT_READS_PER_MINUTE: limit, RATE_LIMIT_WRITES_PER_MINUTE: limit,
     RATE_LIMIT_EMBED_READS_PER_MINUTE: limit, RATE_LIMIT_EMBED_WRITES_PER_MINUTE: limit,
-  }, `${base}/api/v3/health`, (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean));
+  }, `${base}/api/v3/health`, [...serverNodeArgs(), ...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean)]);
   const rss = new RssSampler(server.pid);
   const rows: Row[] = [];
   const checks: string[] = [];
