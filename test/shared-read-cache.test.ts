@@ -166,6 +166,20 @@ describe("shared read cache", () => {
     expect(listed.map((f: Json) => f.id)).not.toContain(id);
   });
 
+  it("the board document is the same for every reader: readers with an identity share its entry", async () => {
+    const p = await boardWithTwoFeatures();
+    const board = `/api/v3/projects/${p.slug}`;
+    const anonymous = await json(ctx.get(board, p.secretKey));
+    expect(anonymous.data.project.voter_count).toBe(0);
+    // Unannounced, so only an uncached build of the document (voter_count is read per build) shows it.
+    await ctx.db.updateTable("projects").set({ voter_count: 42 }).where("slug", "=", p.slug).execute();
+    expect(await json(ctx.get(board, p.secretKey, ada))).toEqual(anonymous);
+    await ctx.db.updateTable("projects").set({ voter_count: 0 }).where("slug", "=", p.slug).execute();
+    expect((await ctx.send("POST", `${board}/features/${p.ids.ids.features.f1}/vote`, p.secretKey, undefined, ada)).status).toBe(200);
+    const after = (await json(ctx.get(board, p.secretKey, bob))).data;
+    expect(after.project.voter_count).toBe(1);
+  });
+
   it("a cached answer carries the same ETag and still answers If-None-Match with 304", async () => {
     const p = await boardWithTwoFeatures();
     const path = `/api/v3/projects/${p.slug}/features`;

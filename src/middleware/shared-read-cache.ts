@@ -14,7 +14,8 @@
  * bypass the cache, and the cache is emptied so nothing from before the outage is served after.
  *
  * Reads with a voter identity are never stored: has_voted, is_own and a voter's own unapproved
- * suggestions make them personal. A route whose personal answer is the anonymous one with a few
+ * suggestions make them personal. Routes whose answer is the same for every reader (the board
+ * document, the changelog) say so and serve everyone from one entry. A route whose personal answer is the anonymous one with a few
  * fields set per voter (the features list and detail: has_voted) passes `personalize`, and such
  * reads start from the cached anonymous body when there is one.
  */
@@ -106,6 +107,11 @@ export function sharedReadCacheOf(deps: AppDeps): SharedReadCache | null {
 export type Personalize = (envelope: { data: unknown }, voter: VoterContext, deps: AppDeps) => Promise<{ data: unknown }>;
 
 export interface SharedReadCacheOptions {
+  /**
+   * The route's answer does not depend on who reads it (board document, changelog): readers
+   * with an identity share the anonymous entry.
+   */
+  sameForEveryReader?: boolean;
   /** Derives a reader's answer from the cached anonymous one (see Personalize). */
   personalize?: Personalize;
   /**
@@ -128,7 +134,7 @@ export function sharedReadCache(options: SharedReadCacheOptions = {}): Middlewar
   return async (c, next) => {
     const cache = sharedReadCacheOf(c.get("deps"));
     const revision = c.get("contentRevision");
-    const voter = c.get("voter");
+    const voter = options.sameForEveryReader ? null : c.get("voter");
     if (cache === null || c.req.method !== "GET") return next();
     if (revision === null) {
       cache.clear();
@@ -143,11 +149,12 @@ export function sharedReadCache(options: SharedReadCacheOptions = {}): Middlewar
     if (!entry) {
       if (voter !== null && !options.personalizeAlways) return next();
       // Built as the anonymous reader would get it, whoever asks.
+      const reader = c.get("voter");
       c.set("voter", null);
       try {
         ({ entry, ranRoute } = await buildShared(cache, key, next, c));
       } finally {
-        c.set("voter", voter);
+        c.set("voter", reader);
       }
       // Nothing to share (an error, or a build another request abandoned): c.res is the answer.
       if (!entry) return;

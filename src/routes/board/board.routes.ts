@@ -18,7 +18,7 @@ export const getKeyBoard = createRoute({
   description: `The board document of the project the key (secret or embed) belongs to. ${description}`,
   tags: ["Board"],
   security: keySecurity,
-  middleware: [sharedReadCache()] as const,
+  middleware: [sharedReadCache({ sameForEveryReader: true })] as const,
   responses: {
     200: jsonContent(envelopeOf(BoardDocument), "The board document"),
     ...notModified,
@@ -34,7 +34,7 @@ export const getProjectBoard = createRoute({
   description: `The board document of the project named in the path; the key must belong to it. ${description}`,
   tags: ["Board"],
   security: keySecurity,
-  middleware: [sharedReadCache()] as const,
+  middleware: [sharedReadCache({ sameForEveryReader: true })] as const,
   request: { params: z.object({ slug: SlugParam }) },
   responses: {
     200: jsonContent(envelopeOf(BoardDocument), "The board document"),

@@ -16,7 +16,7 @@ export const listReleases = createRoute({
     "releases first, then the most recently published, then by id descending.",
   tags: ["Changelog"],
   security: keySecurity,
-  middleware: [sharedReadCache()] as const,
+  middleware: [sharedReadCache({ sameForEveryReader: true })] as const,
   request: { params: z.object({ slug: SlugParam }), query: z.object(PageQuery) },
   responses: {
     200: jsonContent(listEnvelopeOf(ReleaseObject), "A page of releases"),
@@ -33,7 +33,7 @@ export const getRelease = createRoute({
   description: "The release with its note and the features it shipped. A draft answers 404 not_found.",
   tags: ["Changelog"],
   security: keySecurity,
-  middleware: [sharedReadCache()] as const,
+  middleware: [sharedReadCache({ sameForEveryReader: true })] as const,
   request: { params: z.object({ slug: SlugParam, id: idParam("id", "Release id") }) },
   responses: {
     200: jsonContent(envelopeOf(ReleaseObject), "The release"),
