@@ -25,9 +25,19 @@ const commentsPath = () => `/api/v3/projects/${project.slug}/features/${project.
 const countComments = async () =>
   Number((await ctx.db.selectFrom("comments").select((eb) => eb.fn.countAll<number>().as("n")).where("feature_id", "=", project.ids.ids.features.f1).executeTakeFirstOrThrow()).n);
 
+/**
+ * Budgets are counted in fixed one-minute windows (Unix time / 60): a burst that straddles a
+ * window's end is counted in two. Waits until the current window has `seconds` left.
+ */
+async function awayFromWindowEdge(seconds = 10): Promise<void> {
+  const left = 60 - ((Date.now() / 1000) % 60);
+  if (left < seconds) await new Promise((resolve) => setTimeout(resolve, left * 1000 + 50));
+}
+
 describe("rate limits", () => {
   it("counts reads per key, sends X-RateLimit-* on every keyed response, and answers 429 with Retry-After", async () => {
     const { slug, secretKey } = await ctx.importProject();
+    await awayFromWindowEdge();
     const path = `/api/v3/projects/${slug}`;
     const seen: Response[] = [];
     for (let i = 0; i < 5; i++) seen.push(await ctx.get(path, secretKey));
@@ -52,6 +62,7 @@ describe("rate limits", () => {
 
   it("gives the embed key a budget of its own", async () => {
     const { slug, secretKey, embedKey } = await ctx.importProject();
+    await awayFromWindowEdge();
     for (let i = 0; i < 5; i++) await ctx.get(`/api/v3/projects/${slug}`, secretKey);
     const embed = await ctx.get(`/api/v3/projects/${slug}`, embedKey);
     expect(embed.status).toBe(200);
@@ -176,6 +187,7 @@ describe.runIf(Boolean(process.env.REDIS_URL))("two instances on one Postgres + 
     });
     try {
       const { slug, secretKey } = await ctx.importProject();
+      await awayFromWindowEdge();
       const a = await ctx.get(`/api/v3/projects/${slug}`, secretKey);
       const b = await second.request(`/api/v3/projects/${slug}`, { headers: { "X-API-Key": secretKey } });
       expect(a.headers.get("X-RateLimit-Remaining")).toBe("4");
