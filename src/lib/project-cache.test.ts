@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { invalidateLocalCaches, listenForCacheInvalidation, ProjectCache, projectCache, CACHE_CHANNEL } from "./project-cache.ts";
+import { invalidateLocalCaches, listenForCacheInvalidation, LocalCache, projectCache, CACHE_CHANNEL } from "./project-cache.ts";
 
 afterEach(() => {
   vi.useRealTimers();
 });
 
-describe("ProjectCache.remember", () => {
+describe("LocalCache.remember", () => {
   it("loads once while fresh and shares a load that is under way", async () => {
-    const cache = new ProjectCache(5000);
+    const cache = new LocalCache(5000);
     let loads = 0;
     const load = async () => {
       loads++;
@@ -21,7 +21,7 @@ describe("ProjectCache.remember", () => {
   });
 
   it("does not keep undefined (nothing negative is cached) nor what `keep` refuses", async () => {
-    const cache = new ProjectCache(5000);
+    const cache = new LocalCache(5000);
     let loads = 0;
     await cache.remember("missing", async () => (loads++, undefined));
     await cache.remember("missing", async () => (loads++, undefined));
@@ -32,7 +32,7 @@ describe("ProjectCache.remember", () => {
 
   it("forgets an entry after the TTL", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
-    const cache = new ProjectCache(1000);
+    const cache = new LocalCache(1000);
     let loads = 0;
     await cache.remember("k", async () => ++loads);
     vi.setSystemTime(Date.now() + 999);
@@ -42,7 +42,7 @@ describe("ProjectCache.remember", () => {
   });
 
   it("with a TTL of 0 loads every time", async () => {
-    const cache = new ProjectCache(0);
+    const cache = new LocalCache(0);
     let loads = 0;
     await cache.remember("k", async () => ++loads);
     await cache.remember("k", async () => ++loads);
@@ -52,7 +52,7 @@ describe("ProjectCache.remember", () => {
   });
 
   it("does not store a value whose load straddled a clear", async () => {
-    const cache = new ProjectCache(5000);
+    const cache = new LocalCache(5000);
     let release!: () => void;
     const slow = cache.remember("k", () => new Promise<string>((resolve) => (release = () => resolve("old"))));
     cache.clear();

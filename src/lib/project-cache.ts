@@ -22,16 +22,31 @@ interface Entry {
   value: unknown;
 }
 
-/** One process-wide cache per database handle; see the module comment. */
-export class ProjectCache {
+/** A bound in bytes instead of entries, for caches of large values (response bodies). */
+export interface ByteBound {
+  maxBytes: number;
+  /** Approximate bytes `value` stored under `key` occupies. */
+  bytesOf: (value: unknown, key: string) => number;
+}
+
+/**
+ * In-process cache with a TTL, least recently used entries dropped first, one load per key at a
+ * time, and a clear() that also keeps loads under way from storing what they read. The project
+ * cache (below) and the shared read cache (src/middleware/shared-read-cache.ts) are instances.
+ */
+export class LocalCache {
   private readonly entries: LRUCache<string, Entry>;
   private readonly loading = new Map<string, Promise<unknown>>();
   private generation = 0;
 
-  constructor(private readonly ttlMs: number) {
+  /** `ttlMs` 0 turns the cache off; without `bound`, at most MAX_ENTRIES entries are kept. */
+  constructor(private readonly ttlMs: number, bound?: ByteBound) {
+    const limit = bound
+      ? { maxSize: bound.maxBytes, sizeCalculation: (entry: Entry, key: string) => Math.max(1, bound.bytesOf(entry.value, key)) }
+      : { max: MAX_ENTRIES };
     // Wall-clock time (Date.now) rather than lru-cache's default performance.now, so that tests
     // can move the clock.
-    this.entries = new LRUCache<string, Entry>({ max: MAX_ENTRIES, ttl: Math.max(ttlMs, 1), perf: { now: () => Date.now() }, ttlResolution: 0 });
+    this.entries = new LRUCache<string, Entry>({ ...limit, ttl: Math.max(ttlMs, 1), perf: { now: () => Date.now() }, ttlResolution: 0 });
   }
 
   /**
@@ -45,15 +60,19 @@ export class ProjectCache {
     const pending = this.loading.get(key);
     if (pending) return pending as Promise<T>;
     const generation = this.generation;
-    const promise = load().then(
+    // After a clear() another load of the key may be under way: leave its record alone.
+    const done = () => {
+      if (this.loading.get(key) === promise) this.loading.delete(key);
+    };
+    const promise: Promise<T> = load().then(
       (value) => {
-        this.loading.delete(key);
+        done();
         // A load that straddles an invalidation may have read the old state: use it once, keep it not.
         if (keep(value) && generation === this.generation) this.entries.set(key, { value });
         return value;
       },
       (error: unknown) => {
-        this.loading.delete(key);
+        done();
         throw error;
       },
     );
@@ -80,7 +99,7 @@ export class ProjectCache {
   }
 }
 
-const caches = new WeakMap<object, ProjectCache>();
+const caches = new WeakMap<object, LocalCache>();
 const live = new Set<WeakRef<{ clear(): void }>>();
 
 /**
@@ -92,10 +111,10 @@ export function registerLocalCache(cache: { clear(): void }): void {
 }
 
 /** The cache of the database handle `db` (created on first use with the given TTL). */
-export function projectCache(deps: { db: object; config: { PROJECT_CACHE_SECONDS: number } }): ProjectCache {
+export function projectCache(deps: { db: object; config: { PROJECT_CACHE_SECONDS: number } }): LocalCache {
   let cache = caches.get(deps.db);
   if (!cache) {
-    cache = new ProjectCache(deps.config.PROJECT_CACHE_SECONDS * 1000);
+    cache = new LocalCache(deps.config.PROJECT_CACHE_SECONDS * 1000);
     caches.set(deps.db, cache);
     registerLocalCache(cache);
   }

@@ -15,14 +15,13 @@
  *
  * Reads with a voter identity are never stored: has_voted, is_own and a voter's own unapproved
  * suggestions make them personal. Routes whose answer is the same for every reader (the board
- * document, the changelog) say so and serve everyone from one entry. A route whose personal answer is the anonymous one with a few
- * fields set per voter (the features list and detail: has_voted) passes `personalize`, and such
- * reads start from the cached anonymous body when there is one.
+ * document, the changelog) say so and serve everyone from one entry. A route whose personal
+ * answer is the anonymous one with a few fields set per voter (the features list and detail:
+ * has_voted) passes `personalize`, and such reads start from the cached anonymous body.
  */
 import type { MiddlewareHandler } from "hono";
-import { LRUCache } from "lru-cache";
 import type { AppDeps, AppEnv, VoterContext } from "../lib/context.ts";
-import { registerLocalCache } from "../lib/project-cache.ts";
+import { LocalCache, registerLocalCache } from "../lib/project-cache.ts";
 import { revisionScope } from "./rate-limit.ts";
 import { etagOf, stringBody } from "./read-cache.ts";
 
@@ -32,67 +31,24 @@ interface CachedRead {
   contentType: string;
 }
 
-/** An LRU of response bodies bounded in bytes, whose clear() also voids fills under way. */
-export class SharedReadCache {
-  private readonly entries: LRUCache<string, CachedRead>;
-  /** Keys being built right now, with what the build will keep (undefined if it keeps nothing). */
-  private readonly building = new Map<string, Promise<CachedRead | undefined>>();
-  private readonly settlers = new Map<string, (entry: CachedRead | undefined) => void>();
-  /** Incremented by clear(): a response built before a clear may hold what it removed. */
-  generation = 0;
+const caches = new WeakMap<AppDeps, LocalCache | null>();
 
-  constructor(ttlSeconds: number, maxMegabytes: number) {
-    this.entries = new LRUCache<string, CachedRead>({
-      ttl: ttlSeconds * 1000,
-      maxSize: Math.floor(maxMegabytes * 1024 * 1024),
-      // UTF-16 in memory: two bytes a character, plus a little for the entry itself.
-      sizeCalculation: (entry, key) => 2 * (entry.body.length + key.length + entry.etag.length) + 200,
-    });
-  }
-
-  get(key: string): CachedRead | undefined {
-    return this.entries.get(key);
-  }
-
-  /** Stores `entry` unless the cache was cleared since `generation` was read. */
-  set(key: string, entry: CachedRead, generation: number): void {
-    if (generation === this.generation) this.entries.set(key, entry);
-  }
-
-  /**
-   * The build of `key` under way, or undefined after registering the caller as its builder:
-   * the builder must call `settle(key, entry)` exactly once, whatever happens. Many visitors
-   * asking for a page just after a write then cost one database read, not one each.
-   */
-  joinBuild(key: string): Promise<CachedRead | undefined> | undefined {
-    const pending = this.building.get(key);
-    if (pending) return pending;
-    let settle!: (entry: CachedRead | undefined) => void;
-    this.building.set(key, new Promise((resolve) => { settle = resolve; }));
-    this.settlers.set(key, settle);
-    return undefined;
-  }
-
-  /** Ends the build of `key`, handing `entry` (or undefined: build your own) to those waiting. */
-  settle(key: string, entry: CachedRead | undefined): void {
-    this.settlers.get(key)?.(entry);
-    this.settlers.delete(key);
-    this.building.delete(key);
-  }
-
-  clear(): void {
-    this.generation++;
-    this.entries.clear();
-  }
-}
-
-const caches = new WeakMap<AppDeps, SharedReadCache | null>();
-
-/** The shared read cache of an app's dependencies; null when READ_CACHE_SECONDS is 0. */
-export function sharedReadCacheOf(deps: AppDeps): SharedReadCache | null {
+/**
+ * The shared read cache of an app's dependencies (CachedRead values, bounded by READ_CACHE_MB;
+ * UTF-16 in memory: two bytes a character), or null when READ_CACHE_SECONDS is 0.
+ */
+export function sharedReadCacheOf(deps: AppDeps): LocalCache | null {
   let cache = caches.get(deps);
   if (cache === undefined) {
-    cache = deps.config.READ_CACHE_SECONDS > 0 ? new SharedReadCache(deps.config.READ_CACHE_SECONDS, deps.config.READ_CACHE_MB) : null;
+    cache = deps.config.READ_CACHE_SECONDS > 0
+      ? new LocalCache(deps.config.READ_CACHE_SECONDS * 1000, {
+        maxBytes: Math.floor(deps.config.READ_CACHE_MB * 1024 * 1024),
+        bytesOf: (value, key) => {
+          const entry = value as CachedRead;
+          return 2 * (entry.body.length + key.length + entry.etag.length) + 200;
+        },
+      })
+      : null;
     if (cache) registerLocalCache(cache);
     caches.set(deps, cache);
   }
@@ -144,19 +100,28 @@ export function sharedReadCache(options: SharedReadCacheOptions = {}): Middlewar
     const url = c.req.url;
     const queryAt = url.indexOf("?");
     const key = `${c.get("project").id}\n${revision}\n${c.req.path}${queryAt < 0 ? "" : url.slice(queryAt)}`;
-    let entry = cache.get(key);
+    let entry = cache.get<CachedRead>(key);
     let ranRoute = false;
     if (!entry) {
       if (voter !== null && !options.personalizeAlways) return next();
-      // Built as the anonymous reader would get it, whoever asks.
+      // Built as the anonymous reader would get it, whoever asks; concurrent misses of the key
+      // wait for one build (a build that keeps nothing leaves each to run the route itself).
       const reader = c.get("voter");
       c.set("voter", null);
       try {
-        ({ entry, ranRoute } = await buildShared(cache, key, next, c));
+        entry = await cache.remember(key, async () => {
+          ranRoute = true;
+          await next();
+          return shareable(c.res);
+        });
+        if (!entry && !ranRoute) {
+          ranRoute = true;
+          await next();
+        }
       } finally {
         c.set("voter", reader);
       }
-      // Nothing to share (an error, or a build another request abandoned): c.res is the answer.
+      // Nothing to share (an error): c.res is the route's own answer.
       if (!entry) return;
     }
     if (voter === null) {
@@ -173,39 +138,16 @@ export function sharedReadCache(options: SharedReadCacheOptions = {}): Middlewar
 }
 
 /**
- * The shared answer under `key`: joins a build under way, or runs the route (`next`) and keeps
- * its 200 answer. `ranRoute` tells whether the route ran in this request (its answer is then
- * in c.res); entry is undefined when there is nothing to share.
+ * What a route's answer leaves in the cache: a 200 answer's body, ETag (also set on the answer,
+ * so the read-cache middleware does not hash it again) and type; undefined for anything else.
  */
-async function buildShared(
-  cache: SharedReadCache,
-  key: string,
-  next: () => Promise<void>,
-  c: Parameters<MiddlewareHandler<AppEnv>>[0],
-): Promise<{ entry: CachedRead | undefined; ranRoute: boolean }> {
-  const pending = cache.joinBuild(key);
-  if (pending) {
-    const built = await pending;
-    if (built) return { entry: built, ranRoute: false };
-    await next();
-    return { entry: undefined, ranRoute: true };
-  }
-  const generation = cache.generation;
-  let entry: CachedRead | undefined;
-  try {
-    await next();
-    if (c.res.status === 200) {
-      // Outside @hono/node-server (in-process requests) the body is a stream: read a copy.
-      const body = stringBody(c.res) ?? await c.res.clone().text();
-      entry = { body, etag: etagOf(body), contentType: c.res.headers.get("Content-Type") ?? "application/json" };
-      c.res.headers.set("ETag", entry.etag);
-      cache.set(key, entry, generation);
-    }
-  } finally {
-    // Waiters of a build that straddled a clear() get nothing and read for themselves.
-    cache.settle(key, generation === cache.generation ? entry : undefined);
-  }
-  return { entry, ranRoute: true };
+async function shareable(response: Response): Promise<CachedRead | undefined> {
+  if (response.status !== 200) return undefined;
+  // Outside @hono/node-server (in-process requests) the body is a stream: read a copy.
+  const body = stringBody(response) ?? await response.clone().text();
+  const entry = { body, etag: etagOf(body), contentType: response.headers.get("Content-Type") ?? "application/json" };
+  response.headers.set("ETag", entry.etag);
+  return entry;
 }
 
 /**
