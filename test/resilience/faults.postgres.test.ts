@@ -11,7 +11,7 @@ import { expectNoLeak } from "./support/assertions.ts";
 import { type HttpResult, json, quantile, send, startLoad } from "./support/http.ts";
 import { counterMismatches } from "./support/invariants.ts";
 import { sleep, waitUntil } from "./support/processes.ts";
-import { anonVoters, idsOf, openFeatures } from "./support/seed.ts";
+import { importVotingProject } from "./support/seed.ts";
 import { startStack, type Stack } from "./support/stack.ts";
 import { recordCount } from "./support/tally.ts";
 import { mixedWorkload } from "./support/workload.ts";
@@ -24,12 +24,7 @@ let featureIds: number[];
 
 beforeAll(async () => {
   stack = await startStack({ env: { RATE_LIMIT_READS_PER_MINUTE: "100000", RATE_LIMIT_WRITES_PER_MINUTE: "100000" } });
-  const voters = anonVoters(10);
-  tokens = voters.tokens;
-  const imported = await stack.seeder.importProject({ voters: voters.voters, features: openFeatures(3) });
-  slug = imported.slug;
-  key = imported.secretKey;
-  featureIds = Object.values(idsOf(imported).features as Record<string, number>);
+  ({ slug, secretKey: key, tokens, featureIds } = await importVotingProject(stack.seeder, 10, 3));
 });
 afterAll(() => stack?.close());
 

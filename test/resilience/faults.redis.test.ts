@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashSecret } from "../../src/lib/secrets.ts";
 import { type HttpResult, quantile, send, startLoad } from "./support/http.ts";
 import { sleep, waitUntil } from "./support/processes.ts";
-import { anonVoters, idsOf, openFeatures } from "./support/seed.ts";
+import { importVotingProject } from "./support/seed.ts";
 import { startStack, type Stack } from "./support/stack.ts";
 import { acceptable, describeFailures, mixedWorkload, type WorkloadProject } from "./support/workload.ts";
 import { recordCount } from "./support/tally.ts";
@@ -32,10 +32,8 @@ beforeAll(async () => {
       REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
     },
   });
-  const { voters, tokens } = anonVoters(20);
-  const imported = await stack.seeder.importProject({ voters, features: openFeatures(5) });
-  project = { ...imported, tokens, featureIds: Object.values(idsOf(imported).features as Record<string, number>) };
-  const row = await stack.seeder.handle.db.selectFrom("api_keys").select("id").where("key_hash", "=", hashSecret(imported.embedKey)).executeTakeFirstOrThrow();
+  project = await importVotingProject(stack.seeder, 20, 5);
+  const row = await stack.seeder.handle.db.selectFrom("api_keys").select("id").where("key_hash", "=", hashSecret(project.embedKey)).executeTakeFirstOrThrow();
   probeKeyId = row.id;
   redis = stack.redis!.client();
 });

@@ -9,7 +9,7 @@ import { expectEnvelope } from "./support/assertions.ts";
 import { type HttpResult, json, resetAgents, send, startLoad } from "./support/http.ts";
 import { counterMismatches } from "./support/invariants.ts";
 import { sleep, waitUntil } from "./support/processes.ts";
-import { anonVoters, idsOf, openFeatures } from "./support/seed.ts";
+import { importVotingProject } from "./support/seed.ts";
 import { startServer, type ServerInstance } from "./support/server.ts";
 import { startStack, type Stack } from "./support/stack.ts";
 import { recordCount } from "./support/tally.ts";
@@ -23,12 +23,7 @@ let featureIds: number[];
 
 beforeAll(async () => {
   stack = await startStack({ env: { SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS), RATE_LIMIT_READS_PER_MINUTE: "100000", RATE_LIMIT_WRITES_PER_MINUTE: "100000" } });
-  const voters = anonVoters(12);
-  tokens = voters.tokens;
-  const imported = await stack.seeder.importProject({ voters: voters.voters, features: openFeatures(2) });
-  slug = imported.slug;
-  key = imported.secretKey;
-  featureIds = Object.values(idsOf(imported).features as Record<string, number>);
+  ({ slug, secretKey: key, tokens, featureIds } = await importVotingProject(stack.seeder, 12, 2));
 });
 afterAll(() => stack?.close());
 

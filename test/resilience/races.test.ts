@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.ts";
 import { type HttpRequest, type HttpResult, json, send } from "./support/http.ts";
 import { counterMismatches } from "./support/invariants.ts";
-import { anonVoters, idsOf, openFeatures } from "./support/seed.ts";
+import { idsOf, importVotingProject } from "./support/seed.ts";
 import { startStack, type Stack } from "./support/stack.ts";
 import { recordCount } from "./support/tally.ts";
 
@@ -22,18 +22,9 @@ let commentId: number;
 
 beforeAll(async () => {
   stack = await startStack({ env: { RATE_LIMIT_READS_PER_MINUTE: "100000", RATE_LIMIT_WRITES_PER_MINUTE: "100000" } });
-  const voters = anonVoters(50);
-  tokens = voters.tokens;
-  const imported = await stack.seeder.importProject({
-    voters: voters.voters,
-    features: openFeatures(5),
-    comments: [{ ref: "c", feature: "f0", voter: "v0", content: "Like me" }],
-  });
-  slug = imported.slug;
-  key = imported.secretKey;
-  const ids = idsOf(imported);
-  featureIds = Object.values(ids.features as Record<string, number>);
-  commentId = ids.comments.c;
+  const imported = await importVotingProject(stack.seeder, 50, 5, { comments: [{ ref: "c", feature: "f0", voter: "v0", content: "Like me" }] });
+  ({ slug, secretKey: key, tokens, featureIds } = imported);
+  commentId = idsOf(imported).comments.c;
 });
 afterAll(() => stack?.close());
 

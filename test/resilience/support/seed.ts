@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { migrateToLatest, openDatabase, type DatabaseHandle } from "../../../db/connect.ts";
 import { importSnapshot } from "../../../src/admin/snapshot-import.ts";
 import { buildSnapshot, type ImportedProject, type Json } from "../../harness.ts";
+import type { WorkloadProject } from "./workload.ts";
 
 export interface Seeder {
   handle: DatabaseHandle;
@@ -57,4 +58,15 @@ export function openFeatures(count: number, prefix = "f"): Json[] {
 /** The inner id map ({features: {ref: id}, ...}) of an imported project. */
 export function idsOf(project: { ids: Json }): Json {
   return project.ids.ids ?? project.ids;
+}
+
+/**
+ * Imports a project with `voters` anonymous voters (v0..) and `features` open features (f0..),
+ * plus any other snapshot parts in `extra`; returns it with the voters' tokens and the feature
+ * ids in ref order.
+ */
+export async function importVotingProject(seeder: Seeder, voters: number, features: number, extra: Partial<Json> = {}): Promise<WorkloadProject> {
+  const { voters: voterRows, tokens } = anonVoters(voters);
+  const imported = await seeder.importProject({ voters: voterRows, features: openFeatures(features), ...extra });
+  return { ...imported, tokens, featureIds: Object.values(idsOf(imported).features as Record<string, number>) };
 }
