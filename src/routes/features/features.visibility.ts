@@ -5,7 +5,7 @@
  * is false and archived ones when show_archived is false. Every route that reads, votes on or
  * comments on a feature goes through these two functions so that the rules live in one place.
  */
-import { type ExpressionBuilder, sql } from "kysely";
+import { type ExpressionBuilder, type QueryCreator, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { Database, ProjectSettings } from "../../../db/schema.ts";
 
@@ -38,6 +38,43 @@ export interface VisibleFeature {
   is_votable: boolean;
 }
 
+/** What a visibility check needs: ids and settings, each possibly a query-template parameter. */
+export interface VisibilityCheck {
+  projectId: number;
+  featureId: number;
+  voterId: number | null;
+  allowVoting: boolean;
+}
+
+/**
+ * The select behind findVisibleFeature: one row (VisibleFeature) when the voter may see the
+ * feature. The vote statements embed it as their first step; its structure depends only on
+ * `settings.show_denied` / `show_archived` and on whether `voterId` is null.
+ */
+export function visibleFeatureQuery(db: QueryCreator<Database>, settings: ProjectSettings, check: VisibilityCheck) {
+  return db
+    .selectFrom("features")
+    .leftJoin("columns", "columns.id", "features.column_id")
+    .select([
+      "features.id",
+      "features.board_id",
+      "features.column_id",
+      "features.status",
+      sql<boolean>`coalesce(${sql.ref("columns.is_votable")}, false) AND ${check.allowVoting}`.as("is_votable"),
+    ])
+    .where("features.id", "=", check.featureId)
+    .where("features.project_id", "=", check.projectId)
+    .where(visibleTo(settings, check.voterId));
+}
+
+/**
+ * Cache key of what shapes visibleFeatureQuery for a voter (see db/query-template.ts): the
+ * settings that add conditions. Keep in step with publiclyListed.
+ */
+export function visibilityShapeKey(settings: ProjectSettings): string {
+  return `denied:${settings.show_denied},archived:${settings.show_archived}`;
+}
+
 /**
  * The feature `featureId` of the project if the voter may see it, with whether it takes
  * votes; undefined when it does not exist, belongs to another project, or is hidden.
@@ -48,18 +85,10 @@ export async function findVisibleFeature(
   featureId: number,
   voterId: number | null,
 ): Promise<VisibleFeature | undefined> {
-  return db
-    .selectFrom("features")
-    .leftJoin("columns", "columns.id", "features.column_id")
-    .select([
-      "features.id",
-      "features.board_id",
-      "features.column_id",
-      "features.status",
-      sql<boolean>`coalesce(${sql.ref("columns.is_votable")}, false) AND ${project.settings.allow_voting}`.as("is_votable"),
-    ])
-    .where("features.id", "=", featureId)
-    .where("features.project_id", "=", project.id)
-    .where(visibleTo(project.settings, voterId))
-    .executeTakeFirst();
+  return visibleFeatureQuery(db, project.settings, {
+    projectId: project.id,
+    featureId,
+    voterId,
+    allowVoting: project.settings.allow_voting,
+  }).executeTakeFirst();
 }

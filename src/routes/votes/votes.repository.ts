@@ -1,16 +1,19 @@
 /**
- * Casting and withdrawing votes (contract, "Taking part" rule 2). Each is one transaction in
- * which the vote row and every counter it moves change together, by SQL increments guarded by
- * the votes primary key (feature_id, voter_id): features.vote_count / weighted_score /
- * trending_score, voters.vote_count, and projects.voter_count when a voter's first vote
- * arrives or last vote leaves. Locks are taken in one order (feature, voter, project), so
- * concurrent votes queue on the feature row instead of deadlocking. Each is a single statement
- * (data-modifying CTEs), hence one round trip.
+ * Casting and withdrawing votes (contract, "Taking part" rule 2). Each is one statement
+ * (data-modifying CTEs, hence one round trip and atomic) that checks the feature is visible to
+ * the voter (features.visibility.ts), changes the vote row, and moves every counter the vote
+ * moves by SQL increments guarded by the votes primary key (feature_id, voter_id):
+ * features.vote_count / weighted_score / trending_score, voters.vote_count, and
+ * projects.voter_count when a voter's first vote arrives or last vote leaves. Locks are taken
+ * in one order (feature, voter, project), so concurrent votes queue on the feature row instead
+ * of deadlocking. Both statements are QueryTemplates: compiled once per visibility shape.
  */
 import { type Kysely, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
-import type { Database } from "../../../db/schema.ts";
+import { QueryTemplate } from "../../../db/query-template.ts";
+import type { Database, ProjectSettings } from "../../../db/schema.ts";
 import { addVoteToTrending, recomputedTrending, removeVoteFromTrending, voteExponent } from "../../lib/trending.ts";
+import { visibilityShapeKey, visibleFeatureQuery } from "../features/features.visibility.ts";
 
 export interface VoteTarget {
   projectId: number;
@@ -26,88 +29,147 @@ export interface FeatureCounters {
 }
 
 /**
- * Records the vote with weight = the voter's tier multiplier (1 without a tier), cast at
- * `now`. Returns the feature's new counters, or undefined when the voter had voted already
- * (nothing changed).
+ * What a cast or withdrawal did: `hidden` (no such feature in the project, or not visible to
+ * the voter), `not_votable` (cast only: the column takes no votes or the project allows no
+ * voting), `unchanged` (already voted / no vote to withdraw), or `changed` with the counters.
  */
-export async function addVote(db: Db, target: VoteTarget, now: Date): Promise<FeatureCounters | undefined> {
-  return db
-    .with("vote", (q) =>
-      q
-        .insertInto("votes")
-        .values({
-          feature_id: target.featureId,
-          voter_id: target.voterId,
-          project_id: target.projectId,
-          weight: sql<number>`coalesce((SELECT tiers.multiplier FROM voters JOIN tiers ON tiers.id = voters.tier_id
-            WHERE voters.id = ${target.voterId}), 1)`,
-          created_at: now,
-        })
-        .onConflict((oc) => oc.columns(["feature_id", "voter_id"]).doNothing())
-        // The exponent is taken from the stored timestamp so a withdrawal removes exactly it.
-        .returning(["weight", voteExponent(sql.ref("created_at")).as("x")]),
-    )
-    .with("feature", (q) =>
-      q
-        .updateTable("features")
-        .from("vote")
-        .set((eb) => ({
-          vote_count: eb("features.vote_count", "+", 1),
-          weighted_score: eb("features.weighted_score", "+", eb.ref("vote.weight")),
-          trending_score: addVoteToTrending(sql<number>`${sql.ref("vote.x")}`),
-        }))
-        .where("features.id", "=", target.featureId)
-        .returning(["features.vote_count", "features.weighted_score"]),
-    )
-    .with("voter", (q) => moveVoterCount(q, target, 1))
-    .with("project", (q) => moveVoterCountOfProject(q, target, 1))
-    .selectFrom("feature")
-    .select(["feature.vote_count", "feature.weighted_score"])
-    .executeTakeFirst();
+export type VoteOutcome =
+  | { kind: "hidden" }
+  | { kind: "not_votable" }
+  | { kind: "unchanged" }
+  | { kind: "changed"; counters: FeatureCounters };
+
+interface VoteValues extends Record<string, unknown> {
+  projectId: number;
+  featureId: number;
+  voterId: number;
+  allowVoting: boolean;
+}
+
+/** One row when the feature is visible; the counters are null when no vote row changed. */
+interface OutcomeRow {
+  is_votable: boolean;
+  vote_count: number | null;
+  weighted_score: number | null;
+}
+
+const castStatement = new QueryTemplate<ProjectSettings, VoteValues & { now: Date }, OutcomeRow>(
+  visibilityShapeKey,
+  (db, settings, param) => {
+    const target = { projectId: param("projectId"), featureId: param("featureId"), voterId: param("voterId") };
+    return db
+      .with("visible", (q) => visibleFeatureQuery(q, settings, { ...target, allowVoting: param("allowVoting") }))
+      .with("vote", (q) =>
+        q
+          .insertInto("votes")
+          .columns(["feature_id", "voter_id", "project_id", "weight", "created_at"])
+          .expression((eb) =>
+            eb
+              .selectFrom(["visible", "voters"])
+              .leftJoin("tiers", "tiers.id", "voters.tier_id")
+              .where("voters.id", "=", target.voterId)
+              .where("visible.is_votable", "=", true)
+              .select([
+                "visible.id",
+                "voters.id as voter_id",
+                "voters.project_id",
+                // weight = the voter's tier multiplier, 1 without a tier
+                sql<number>`coalesce(${sql.ref("tiers.multiplier")}, 1)`.as("weight"),
+                sql<Date>`${param("now")}::timestamptz`.as("created_at"),
+              ]),
+          )
+          .onConflict((oc) => oc.columns(["feature_id", "voter_id"]).doNothing())
+          // The exponent is taken from the stored timestamp so a withdrawal removes exactly it.
+          .returning(["votes.weight", voteExponent(sql.ref("votes.created_at")).as("x")]),
+      )
+      .with("feature", (q) =>
+        q
+          .updateTable("features")
+          .from("vote")
+          .set((eb) => ({
+            vote_count: eb("features.vote_count", "+", 1),
+            weighted_score: eb("features.weighted_score", "+", eb.ref("vote.weight")),
+            trending_score: addVoteToTrending(sql<number>`${sql.ref("vote.x")}`),
+          }))
+          .where("features.id", "=", target.featureId)
+          .returning(["features.vote_count", "features.weighted_score"]),
+      )
+      .with("voter", (q) => moveVoterCount(q, target, 1))
+      .with("project", (q) => moveVoterCountOfProject(q, target, 1))
+      .selectFrom("visible")
+      .leftJoin("feature", (join) => join.onTrue())
+      .select(["visible.is_votable", "feature.vote_count", "feature.weighted_score"]);
+  },
+);
+
+const withdrawStatement = new QueryTemplate<ProjectSettings, VoteValues, OutcomeRow>(
+  visibilityShapeKey,
+  (db, settings, param) => {
+    const target = { projectId: param("projectId"), featureId: param("featureId"), voterId: param("voterId") };
+    return db
+      .with("visible", (q) => visibleFeatureQuery(q, settings, { ...target, allowVoting: param("allowVoting") }))
+      .with("vote", (q) =>
+        q
+          .deleteFrom("votes")
+          .using("visible")
+          .whereRef("votes.feature_id", "=", "visible.id")
+          .where("votes.voter_id", "=", target.voterId)
+          .returning(["votes.weight", voteExponent(sql.ref("votes.created_at")).as("x")]),
+      )
+      .with("feature", (q) =>
+        q
+          .updateTable("features")
+          .from("vote")
+          .set((eb) => ({
+            vote_count: eb("features.vote_count", "-", 1),
+            weighted_score: eb("features.weighted_score", "-", eb.ref("vote.weight")),
+            // SET sees the row before the update, so the votes left are vote_count - 1.
+            trending_score: removeVoteFromTrending(
+              sql<number>`${sql.ref("vote.x")}`,
+              sql<number>`features.vote_count - 1`,
+              recomputedTrending(target.featureId, target.voterId),
+            ),
+          }))
+          .where("features.id", "=", target.featureId)
+          .returning(["features.vote_count", "features.weighted_score"]),
+      )
+      .with("voter", (q) => moveVoterCount(q, target, -1))
+      .with("project", (q) => moveVoterCountOfProject(q, target, -1))
+      .selectFrom("visible")
+      .leftJoin("feature", (join) => join.onTrue())
+      .select(["visible.is_votable", "feature.vote_count", "feature.weighted_score"]);
+  },
+);
+
+function outcomeOf(row: OutcomeRow | undefined, requireVotable: boolean): VoteOutcome {
+  if (!row) return { kind: "hidden" };
+  if (requireVotable && !row.is_votable) return { kind: "not_votable" };
+  if (row.vote_count === null || row.weighted_score === null) return { kind: "unchanged" };
+  return { kind: "changed", counters: { vote_count: row.vote_count, weighted_score: row.weighted_score } };
 }
 
 /**
- * Removes the voter's vote and takes back exactly what it added. Returns the feature's new
- * counters, or undefined when the voter had no vote on it (nothing changed).
+ * Records the voter's vote on a feature they can see that takes votes, with weight = the
+ * voter's tier multiplier (1 without a tier), cast at `now`.
  */
-export async function removeVote(db: Db, target: VoteTarget): Promise<FeatureCounters | undefined> {
-  return db
-    .with("vote", (q) =>
-      q
-        .deleteFrom("votes")
-        .where("feature_id", "=", target.featureId)
-        .where("voter_id", "=", target.voterId)
-        .returning(["weight", voteExponent(sql.ref("created_at")).as("x")]),
-    )
-    .with("feature", (q) =>
-      q
-        .updateTable("features")
-        .from("vote")
-        .set((eb) => ({
-          vote_count: eb("features.vote_count", "-", 1),
-          weighted_score: eb("features.weighted_score", "-", eb.ref("vote.weight")),
-          // SET sees the row before the update, so the votes left are vote_count - 1.
-          trending_score: removeVoteFromTrending(
-            sql<number>`${sql.ref("vote.x")}`,
-            sql<number>`features.vote_count - 1`,
-            recomputedTrending(target.featureId, target.voterId),
-          ),
-        }))
-        .where("features.id", "=", target.featureId)
-        .returning(["features.vote_count", "features.weighted_score"]),
-    )
-    .with("voter", (q) => moveVoterCount(q, target, -1))
-    .with("project", (q) => moveVoterCountOfProject(q, target, -1))
-    .selectFrom("feature")
-    .select(["feature.vote_count", "feature.weighted_score"])
-    .executeTakeFirst();
+export async function castVote(db: Db, settings: ProjectSettings, target: VoteTarget, now: Date): Promise<VoteOutcome> {
+  const row = await castStatement.executeTakeFirst(db, settings, { ...target, allowVoting: settings.allow_voting, now });
+  return outcomeOf(row, true);
 }
 
-// Cast and withdraw are each one statement: the vote row and every counter it moves change
-// together (a statement is atomic), in one round trip instead of five (BEGIN, three or four
-// statements, COMMIT), which also shortens how long the feature row stays locked. Each step
-// reads the one before it (vote -> feature -> voter -> project), so a step runs only when the
-// vote row really changed, and rows are locked in the order feature, voter, project.
+/**
+ * Removes the voter's vote from a feature they can see (also where no new vote would be
+ * accepted) and takes back exactly what it added.
+ */
+export async function withdrawVote(db: Db, settings: ProjectSettings, target: VoteTarget): Promise<VoteOutcome> {
+  const row = await withdrawStatement.executeTakeFirst(db, settings, { ...target, allowVoting: settings.allow_voting });
+  return outcomeOf(row, false);
+}
+
+// One statement instead of six round trips (visibility check, BEGIN, three or four statements,
+// COMMIT) also shortens how long the feature row stays locked. Each step reads the one before
+// it (visible -> vote -> feature -> voter -> project), so a step runs only when the vote row
+// really changed, and rows are locked in the order feature, voter, project.
 type FeatureStep = { vote_count: number; weighted_score: number };
 
 /** Moves the voter's vote_count by `delta` once the feature row has been updated. */
