@@ -16,10 +16,12 @@
  * Reads with a voter identity are never stored: has_voted, is_own and a voter's own unapproved
  * suggestions make them personal. Routes whose answer is the same for every reader (the board
  * document, the changelog) say so and serve everyone from one entry. A route whose personal
- * answer is the anonymous one with a few fields set per voter (the features list and detail:
- * has_voted) passes `personalize`, and such reads start from the cached anonymous body.
+ * answer is the anonymous one with a boolean field set per voter (the features list and detail:
+ * has_voted) passes `personalize`, and such reads start from the cached anonymous body (spliced,
+ * not re-serialized: src/lib/boolean-field-overlay.ts).
  */
 import type { MiddlewareHandler } from "hono";
+import { BooleanFieldOverlay, itemsOf } from "../lib/boolean-field-overlay.ts";
 import type { AppDeps, AppEnv, VoterContext } from "../lib/context.ts";
 import { LocalCache, registerLocalCache } from "../lib/project-cache.ts";
 import { revisionScope } from "./rate-limit.ts";
@@ -29,6 +31,8 @@ interface CachedRead {
   body: string;
   etag: string;
   contentType: string;
+  /** Prepared on the first personalized read of the entry; null when the body does not allow it. */
+  overlay?: BooleanFieldOverlay | null;
 }
 
 const caches = new WeakMap<AppDeps, LocalCache | null>();
@@ -56,11 +60,15 @@ export function sharedReadCacheOf(deps: AppDeps): LocalCache | null {
 }
 
 /**
- * Turns the anonymous answer of a route into the answer for `voter`: receives the parsed
- * envelope, returns it with the voter's own fields set. Must only add what the identity adds
- * to an answer the anonymous reader gets too (never what the anonymous reader is refused).
+ * How a reader's answer differs from the anonymous one: every item of the answer (`data`, or
+ * each element of `data`; items have a numeric `id`) carries `field` as false for the anonymous
+ * reader, and `trueFor` names the items on which it is true for `voter`. Must only add what the
+ * identity adds to an answer the anonymous reader gets too (never what that reader is refused).
  */
-export type Personalize = (envelope: { data: unknown }, voter: VoterContext, deps: AppDeps) => Promise<{ data: unknown }>;
+export interface Personalize {
+  field: string;
+  trueFor(itemIds: readonly number[], voter: VoterContext, deps: AppDeps): Promise<ReadonlySet<number>>;
+}
 
 export interface SharedReadCacheOptions {
   /**
@@ -128,13 +136,24 @@ export function sharedReadCache(options: SharedReadCacheOptions = {}): Middlewar
       if (ranRoute) return;
       return c.body(entry.body, 200, { "Content-Type": entry.contentType, ETag: entry.etag });
     }
-    const personal = JSON.stringify(await options.personalize!(JSON.parse(entry.body) as { data: unknown }, voter, c.get("deps")));
+    const personal = await personalized(entry, options.personalize!, voter, c.get("deps"));
     if (!ranRoute) return c.body(personal, 200, { "Content-Type": entry.contentType });
     // The anonymous build already answered: replace its body. hono carries the first answer's
     // headers over, its ETag included, which the read-cache middleware then recomputes.
     c.res = c.body(personal, 200, { "Content-Type": entry.contentType });
     c.res.headers.delete("ETag");
   };
+}
+
+/** The body of `entry` for `voter`: spliced through the entry's overlay, else re-serialized. */
+async function personalized(entry: CachedRead, personalize: Personalize, voter: VoterContext, deps: AppDeps): Promise<string> {
+  if (entry.overlay === undefined) entry.overlay = BooleanFieldOverlay.of(entry.body, personalize.field) ?? null;
+  if (entry.overlay) return entry.overlay.render(await personalize.trueFor(entry.overlay.ids, voter, deps));
+  const envelope = JSON.parse(entry.body) as { data?: unknown };
+  const items = itemsOf(envelope) as Record<string, unknown>[];
+  const trueIds = await personalize.trueFor(items.map((item) => item.id as number), voter, deps);
+  for (const item of items) item[personalize.field] = trueIds.has(item.id as number);
+  return JSON.stringify(envelope);
 }
 
 /**

@@ -10,7 +10,6 @@ import { projectCache } from "../../lib/project-cache.ts";
 import type { Personalize } from "../../middleware/shared-read-cache.ts";
 import { toFeatureObject } from "./features.mapper.ts";
 import { type FeatureListFilter, findFeature, findVotedFeatureIds, listFeatures as listFeatureRows } from "./features.repository.ts";
-import type { FeatureObjectType } from "./features.schemas.ts";
 import type * as routes from "./features.routes.ts";
 import { findSuggestionColumn, insertSuggestion } from "./features.suggest.repository.ts";
 import { findListTarget } from "./features.targets.repository.ts";
@@ -76,12 +75,9 @@ export const listFeatures: AppRouteHandler<typeof routes.listFeatures> = async (
  * field an identity changes on features the anonymous reader also sees): one indexed query.
  * Used by the routes' shared read cache (src/middleware/shared-read-cache.ts).
  */
-export const withVoterVotes: Personalize = async (envelope, voter, deps) => {
-  const list = Array.isArray(envelope.data);
-  const features = (list ? envelope.data : [envelope.data]) as FeatureObjectType[];
-  const voted = await findVotedFeatureIds(deps.db, voter.id, features.map((feature) => feature.id));
-  for (const feature of features) feature.has_voted = voted.has(feature.id);
-  return envelope;
+export const withVoterVotes: Personalize = {
+  field: "has_voted",
+  trueFor: (featureIds, voter, deps) => findVotedFeatureIds(deps.db, voter.id, featureIds),
 };
 
 export const getFeature: AppRouteHandler<typeof routes.getFeature> = async (c) => {

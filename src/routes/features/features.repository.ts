@@ -6,6 +6,7 @@
  */
 import { type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
+import { QueryTemplate } from "../../../db/query-template.ts";
 import type { Database, ProjectSettings } from "../../../db/schema.ts";
 import { pageOffset, type PageRequest } from "../../lib/pagination.ts";
 import type { FeatureRow } from "./features.mapper.ts";
@@ -198,14 +199,20 @@ export async function findFeature(
   return row as FeatureRow | undefined;
 }
 
+/** Compiled once: one statement text (and one prepared statement) whatever the page size. */
+const votedFeatureIds = new QueryTemplate<null, { voterId: number; featureIds: readonly number[] }, { feature_id: number }>(
+  () => "",
+  (db, _shape, param) =>
+    db
+      .selectFrom("votes")
+      .select("feature_id")
+      .where("voter_id", "=", param("voterId"))
+      .where("feature_id", "=", sql<number>`any(${param("featureIds")}::int[])`),
+);
+
 /** Which of `featureIds` the voter `voterId` has a vote on (the has_voted of a page). */
-export async function findVotedFeatureIds(db: Db, voterId: number, featureIds: number[]): Promise<Set<number>> {
+export async function findVotedFeatureIds(db: Db, voterId: number, featureIds: readonly number[]): Promise<Set<number>> {
   if (featureIds.length === 0) return new Set();
-  const rows = await db
-    .selectFrom("votes")
-    .select("feature_id")
-    .where("voter_id", "=", voterId)
-    .where("feature_id", "in", featureIds)
-    .execute();
+  const { rows } = await votedFeatureIds.execute(db, null, { voterId, featureIds });
   return new Set(rows.map((row) => row.feature_id));
 }
