@@ -21,7 +21,7 @@ class Slot {
 
 export type ParamOf<Values> = <K extends keyof Values & string>(name: K) => Values[K];
 
-export class QueryTemplate<Shape, Values extends Record<string, unknown>, Row> {
+export class QueryTemplate<Shape, Values extends object, Row> {
   readonly #compiled = new Map<string, CompiledQuery<Row>>();
 
   /**
@@ -42,7 +42,7 @@ export class QueryTemplate<Shape, Values extends Record<string, unknown>, Row> {
     const template = this.#templateFor(db, shape);
     const parameters = template.parameters.map((parameter) => {
       if (!(parameter instanceof Slot)) return parameter;
-      const value = values[parameter.name];
+      const value = (values as Record<string, unknown>)[parameter.name];
       if (value === undefined) throw new Error(`query template: no value for parameter "${parameter.name}"`);
       return value;
     });

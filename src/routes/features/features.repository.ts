@@ -4,14 +4,14 @@
  * meta.total, and the same row shape for a single feature. Visibility comes from
  * features.visibility.ts only; counters are the stored ones (never counted per row).
  */
-import { type SelectQueryBuilder, sql } from "kysely";
+import { type Compilable, type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import { QueryTemplate } from "../../../db/query-template.ts";
 import type { Database, ProjectSettings } from "../../../db/schema.ts";
 import { pageOffset, type PageRequest } from "../../lib/pagination.ts";
 import type { FeatureRow } from "./features.mapper.ts";
 import type { FeatureSort } from "./features.schemas.ts";
-import { publiclyListed, visibleTo } from "./features.visibility.ts";
+import { publiclyListed, visibilityShapeKey, visibleTo } from "./features.visibility.ts";
 
 type Project = { id: number; settings: ProjectSettings };
 type FeatureQuery = SelectQueryBuilder<Database, "features", {}>;
@@ -33,34 +33,77 @@ export function containsPattern(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 }
 
-function listed(db: Db, project: Project, filter: FeatureListFilter): FeatureQuery {
+/**
+ * The structure of a listing's WHERE clause: which filters it has, not their values (the
+ * QueryTemplate shape of the list statement).
+ */
+interface ListedShape {
+  board: boolean;
+  column: "any" | "archived" | "one";
+  statuses: boolean;
+  tags: boolean;
+  search: boolean;
+}
+
+/** The values of a listing's filters (real values, or QueryTemplate parameters). */
+interface ListedValues {
+  projectId: number;
+  boardId: number;
+  columnId: number;
+  statuses: readonly string[];
+  tagIds: readonly number[];
+  /** containsPattern(q) */
+  pattern: string;
+}
+
+function listedShapeOf(filter: FeatureListFilter): ListedShape {
+  return {
+    board: filter.boardId !== null,
+    column: filter.column === null ? "any" : filter.column === "archived" ? "archived" : "one",
+    statuses: (filter.statuses?.length ?? 0) > 0,
+    tags: (filter.tagIds?.length ?? 0) > 0,
+    search: filter.q !== undefined && filter.q !== "",
+  };
+}
+
+function listedValuesOf(projectId: number, filter: FeatureListFilter): ListedValues {
+  return {
+    projectId,
+    // Unused by a shape without the filter, but every value is bound: 0 / [] / "" stand for none.
+    boardId: filter.boardId ?? 0,
+    columnId: typeof filter.column === "number" ? filter.column : 0,
+    statuses: filter.statuses ?? [],
+    tagIds: filter.tagIds ?? [],
+    pattern: filter.q ? containsPattern(filter.q) : "",
+  };
+}
+
+function listed(db: Db, settings: ProjectSettings, shape: ListedShape, values: ListedValues): FeatureQuery {
   let query = db
     .selectFrom("features")
-    .where("features.project_id", "=", project.id)
-    .where(publiclyListed(project.settings));
-  if (filter.boardId !== null) query = query.where("features.board_id", "=", filter.boardId);
-  if (filter.column === "archived") query = query.where("features.status", "=", "archived");
-  else if (filter.column !== null) query = query.where("features.column_id", "=", filter.column);
-  if (filter.statuses && filter.statuses.length > 0) query = query.where("features.status", "in", filter.statuses);
-  if (filter.tagIds && filter.tagIds.length > 0) {
-    const tagIds = filter.tagIds;
+    .where("features.project_id", "=", values.projectId)
+    .where(publiclyListed(settings));
+  if (shape.board) query = query.where("features.board_id", "=", values.boardId);
+  if (shape.column === "archived") query = query.where("features.status", "=", "archived");
+  else if (shape.column === "one") query = query.where("features.column_id", "=", values.columnId);
+  if (shape.statuses) query = query.where("features.status", "=", sql<string>`any(${values.statuses}::text[])`);
+  if (shape.tags) {
     query = query.where(({ exists, selectFrom }) =>
       exists(
         selectFrom("feature_tags")
           .select(sql<number>`1`.as("one"))
           .whereRef("feature_tags.feature_id", "=", "features.id")
-          .where("feature_tags.tag_id", "in", tagIds),
+          .where("feature_tags.tag_id", "=", sql<number>`any(${values.tagIds}::int[])`),
       ),
     );
   }
   // search_text is lower(heading || ' ' || description); ILIKE on it is served by the trigram
   // index of feature_search (kept apart from features so that votes do not rewrite it).
-  if (filter.q !== undefined && filter.q !== "") {
-    const pattern = containsPattern(filter.q);
+  if (shape.search) {
     query = query.where((eb) => eb.exists(eb.selectFrom("feature_search")
       .select(sql<number>`1`.as("one"))
       .whereRef("feature_search.feature_id", "=", "features.id")
-      .where("feature_search.search_text", "ilike", pattern)));
+      .where("feature_search.search_text", "ilike", values.pattern)));
   }
   return query;
 }
@@ -143,12 +186,64 @@ function ordered<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O
   }
 }
 
+/** What makes two listings different statements (see db/query-template.ts). */
+interface ListShape extends ListedShape {
+  sort: FeatureSort;
+  settings: ProjectSettings;
+  /** has_voted is computed for a voter (else false). */
+  voter: boolean;
+  /** The total is counted in the same statement (no knownTotal). */
+  count: boolean;
+}
+
+interface ListValues extends ListedValues {
+  voterId: number;
+  now: Date;
+  limit: number;
+  offset: number;
+}
+
+/**
+ * The page statement of a listing: the page's ids are picked first (an index walk in sort
+ * order, see the hot-path-indexes migration), only those rows get their refs resolved, and
+ * the count rides along as an uncorrelated subquery unless the caller knows the total.
+ */
+const listStatement = new QueryTemplate<ListShape, ListValues, FeatureRow & { total?: number }>(
+  (shape) => [
+    shape.sort, shape.settings.score_is_weighted, visibilityShapeKey(shape.settings), shape.board, shape.column,
+    shape.statuses, shape.tags, shape.search, shape.voter, shape.count,
+  ].join("|"),
+  (db, shape, param) => {
+    const { settings } = shape;
+    const weighted = settings.score_is_weighted;
+    const values: ListValues = {
+      projectId: param("projectId"), boardId: param("boardId"), columnId: param("columnId"), statuses: param("statuses"),
+      tagIds: param("tagIds"), pattern: param("pattern"), voterId: param("voterId"), now: param("now"),
+      limit: param("limit"), offset: param("offset"),
+    };
+    const pageIds = ordered(listed(db, settings, shape, values).select("features.id"), shape.sort, weighted)
+      .limit(values.limit)
+      .offset(values.offset);
+    // A materialized CTE keeps the page a separate, cheap plan: as a join or IN subquery the
+    // planner weighs every features index for it again, which cost more than running the query.
+    const fromPage = db
+      .with((cte) => cte("page").materialized(), () => pageIds)
+      .selectFrom("page")
+      .innerJoin("features", "features.id", "page.id") as unknown as FeatureQuery;
+    const project = { id: values.projectId, settings };
+    const pageQuery = withFeatureColumns(db, fromPage, project, shape.voter ? values.voterId : null, values.now);
+    const counted = shape.count
+      ? pageQuery.select(listed(db, settings, shape, values).select(sql<number>`count(*)::int`.as("total")).as("total"))
+      : pageQuery;
+    return ordered(counted, shape.sort, weighted) as unknown as Compilable<FeatureRow & { total?: number }>;
+  },
+);
+
 /**
  * One page of the public listing and the number of matches across all pages, in one round
- * trip: the page's ids are picked first (an index walk in sort order, see the hot-path-indexes
- * migration), only those rows get their refs resolved (before, every matching row was joined and
- * then sorted), and the count rides along as an uncorrelated subquery. `knownTotal` (a total the caller cached) skips the count; an empty
- * page asks for the count separately. `now` bounds which releases count as published.
+ * trip (listStatement, compiled once per shape). `knownTotal` (a total the caller cached) skips
+ * the count; an empty page asks for the count separately. `now` bounds which releases count as
+ * published.
  */
 export async function listFeatures(
   db: Db,
@@ -156,28 +251,26 @@ export async function listFeatures(
   filter: FeatureListFilter,
   options: { sort: FeatureSort; page: PageRequest; voterId: number | null; now: Date; knownTotal?: number | undefined },
 ): Promise<{ rows: FeatureRow[]; total: number }> {
-  const weighted = project.settings.score_is_weighted;
-  const pageIds = ordered(listed(db, project, filter).select("features.id"), options.sort, weighted)
-    .limit(options.page.per_page)
-    .offset(pageOffset(options.page));
-  const countQuery = listed(db, project, filter).select(sql<number>`count(*)::int`.as("total"));
-  // A materialized CTE keeps the page a separate, cheap plan: as a join or IN subquery the
-  // planner weighs every features index for it again, which cost more than running the query.
-  const fromPage = db
-    .with((cte) => cte("page").materialized(), () => pageIds)
-    .selectFrom("page")
-    .innerJoin("features", "features.id", "page.id") as unknown as FeatureQuery;
-  const pageQuery = withFeatureColumns(db, fromPage, project, options.voterId, options.now);
-  const rows = await ordered(
-    options.knownTotal === undefined ? pageQuery.select(countQuery.as("total")) : pageQuery,
-    options.sort,
-    weighted,
-  ).execute();
+  const listedShape = listedShapeOf(filter);
+  const listedValues = listedValuesOf(project.id, filter);
+  const shape: ListShape = {
+    ...listedShape, sort: options.sort, settings: project.settings, voter: options.voterId !== null, count: options.knownTotal === undefined,
+  };
+  const { rows } = await listStatement.execute(db, shape, {
+    ...listedValues,
+    voterId: options.voterId ?? 0,
+    now: options.now,
+    limit: options.page.per_page,
+    offset: pageOffset(options.page),
+  });
   if (rows.length === 0) {
-    return { rows: [], total: options.knownTotal ?? Number((await countQuery.executeTakeFirstOrThrow()).total) };
+    const counted = options.knownTotal ?? (await listed(db, project.settings, listedShape, listedValues)
+      .select(sql<number>`count(*)::int`.as("total"))
+      .executeTakeFirstOrThrow()).total;
+    return { rows: [], total: Number(counted) };
   }
-  const total = options.knownTotal ?? Number((rows[0] as { total?: number }).total);
-  return { rows: rows as FeatureRow[], total };
+  const total = options.knownTotal ?? Number(rows[0]!.total);
+  return { rows, total };
 }
 
 /**

@@ -39,7 +39,7 @@ export type VoteOutcome =
   | { kind: "unchanged" }
   | { kind: "changed"; counters: FeatureCounters };
 
-interface VoteValues extends Record<string, unknown> {
+interface VoteValues {
   projectId: number;
   featureId: number;
   voterId: number;
