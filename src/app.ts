@@ -9,7 +9,6 @@ import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
-import { secureHeaders } from "hono/secure-headers";
 import type { AppDeps, AppEnv } from "./lib/context.ts";
 import { failure } from "./lib/envelope.ts";
 import { ApiError } from "./lib/errors.ts";
@@ -19,6 +18,7 @@ import { methodCheckMiddleware } from "./middleware/method-check.ts";
 import { rateLimitMiddleware } from "./middleware/rate-limit.ts";
 import { readCacheMiddleware } from "./middleware/read-cache.ts";
 import { contentRevisionMiddleware } from "./middleware/shared-read-cache.ts";
+import { secureHeaderValues, staticHeadersMiddleware } from "./middleware/static-headers.ts";
 import { voterMiddleware } from "./middleware/voter.ts";
 import { registerApiRouters } from "./routes/index.ts";
 import { createServiceRouter } from "./routes/service/index.ts";
@@ -30,10 +30,20 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export function createApp(deps: AppDeps) {
   const app = new OpenAPIHono<AppEnv>();
 
+  const exposeHeaders = [
+    "ETag", "X-Request-Id", "X-API-Version", "X-RateLimit-Limit", "X-RateLimit-Remaining",
+    "X-RateLimit-Reset", "Retry-After", "Idempotent-Replay",
+  ];
+  app.use(staticHeadersMiddleware(secureHeaderValues({ crossOriginResourcePolicy: "cross-origin" }).then((secure) => [
+    ...secure,
+    ["X-API-Version", "3"],
+    // What hono's cors adds to every answer but a preflight (which gets cors's own headers).
+    ["Access-Control-Expose-Headers", exposeHeaders.join(",")],
+    ["Vary", "Origin"],
+  ])));
   app.use(requestId({ headerName: "X-Request-Id" }));
   app.use(async (c, next) => {
     c.set("deps", deps);
-    c.header("X-API-Version", "3");
     const started = performance.now();
     await next();
     deps.logger.info(
@@ -47,27 +57,21 @@ export function createApp(deps: AppDeps) {
       "request",
     );
   });
-  app.use(secureHeaders({ crossOriginResourcePolicy: "cross-origin" }));
-  const exposeHeaders = [
-    "ETag", "X-Request-Id", "X-API-Version", "X-RateLimit-Limit", "X-RateLimit-Remaining",
-    "X-RateLimit-Reset", "Retry-After", "Idempotent-Replay",
-  ];
   const preflight = cors({
     origin: (origin) => origin,
     allowHeaders: ["X-API-Key", "X-VF-Anon", "X-VF-Token", "Idempotency-Key", "Content-Type", "If-None-Match", "X-Request-Id"],
     exposeHeaders,
     maxAge: 600,
   });
-  // Outside preflights, the headers hono's cors would add, added as prepared headers: hono's cors
-  // writes them onto c.res before the handler runs, and hono then rebuilds every response as a
-  // stream to merge them (measured: a large share of a read's CPU). Same headers on the wire.
+  // Outside preflights, the header hono's cors would add that depends on the request, as a
+  // prepared header (Expose-Headers and Vary are static headers, above): hono's cors writes onto
+  // c.res before the handler runs, and hono then rebuilds every response as a stream to merge
+  // them (measured: a large share of a read's CPU). Same headers on the wire.
   app.use(async (c, next) => {
     if (c.req.method === "OPTIONS") return preflight(c, next);
     const origin = c.req.header("Origin");
     if (origin) c.header("Access-Control-Allow-Origin", origin);
-    c.header("Access-Control-Expose-Headers", exposeHeaders.join(","));
     await next();
-    c.res.headers.append("Vary", "Origin");
   });
   app.use(methodCheckMiddleware(app));
   const limitBody = bodyLimit({

@@ -9,11 +9,13 @@ import { createHash } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { RETAINED_304_HEADERS } from "hono/etag";
 import type { AppEnv } from "../lib/context.ts";
+import { isStaticHeader } from "./static-headers.ts";
 
 export const READ_CACHE_CONTROL = "private, max-age=60";
 
 // hono strips a 304 down to a few caching headers; the contract wants the request id, the API
-// version and the rate headers on every response, and a browser needs the CORS ones.
+// version and the rate headers on every response, and a browser needs the CORS ones. The static
+// headers (static-headers.ts: secure headers, Vary) stay too.
 const RETAINED = new Set([
   ...RETAINED_304_HEADERS, "x-request-id", "x-api-version", "x-ratelimit-limit", "x-ratelimit-remaining",
   "x-ratelimit-reset", "access-control-allow-origin", "access-control-allow-credentials",
@@ -70,7 +72,9 @@ export function readCacheMiddleware(): MiddlewareHandler<AppEnv> {
     if (ifNoneMatch === "*" || etagMatches(etag, ifNoneMatch)) {
       if (streamed) await c.res.body?.cancel();
       c.res = new Response(null, { status: 304, statusText: "Not Modified", headers: { ETag: etag } });
-      for (const name of Array.from(c.res.headers.keys())) if (!RETAINED.has(name.toLowerCase())) c.res.headers.delete(name);
+      for (const name of Array.from(c.res.headers.keys())) {
+        if (!RETAINED.has(name.toLowerCase()) && !isStaticHeader(name.toLowerCase())) c.res.headers.delete(name);
+      }
     } else {
       c.res.headers.set("ETag", etag);
     }

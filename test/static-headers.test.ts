@@ -1,0 +1,89 @@
+/**
+ * src/middleware/static-headers.ts: the secure headers of hono's secureHeaders, X-API-Version,
+ * Access-Control-Expose-Headers and Vary reach every answer once, the same through Node's
+ * ServerResponse (a real @hono/node-server) as in process, on 200, 304, 404 and 422 alike, and a
+ * header the route sets itself wins.
+ */
+import type { AddressInfo } from "node:net";
+import { serve, type ServerType } from "@hono/node-server";
+import { Hono } from "hono";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { secureHeaderValues, staticHeadersMiddleware } from "../src/middleware/static-headers.ts";
+import { createTestContext, type ImportedProject, type TestContext } from "./harness.ts";
+
+let ctx: TestContext;
+let project: ImportedProject;
+let server: ServerType;
+let base: string;
+
+function listen(fetch: (request: Request) => Response | Promise<Response>): Promise<{ server: ServerType; base: string }> {
+  return new Promise((resolve) => {
+    const started = serve({ fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => {
+      resolve({ server: started, base: `http://127.0.0.1:${info.port}` });
+    });
+  });
+}
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  project = await ctx.importProject();
+  ({ server, base } = await listen(ctx.app.fetch));
+});
+afterAll(async () => {
+  server.close();
+  await ctx.close();
+});
+
+/** The static headers every answer must carry, with their exact values. */
+async function expectedStaticHeaders(): Promise<Map<string, string>> {
+  const expected = new Map(await secureHeaderValues({ crossOriginResourcePolicy: "cross-origin" }));
+  expected.set("x-api-version", "3");
+  expected.set("vary", "Origin");
+  expected.set("access-control-expose-headers", expect.stringContaining("X-RateLimit-Remaining") as unknown as string);
+  return expected;
+}
+
+function staticPart(response: Response, names: Iterable<string>): Record<string, string | null> {
+  return Object.fromEntries([...names].map((name) => [name, response.headers.get(name)]));
+}
+
+describe("static response headers", () => {
+  it("are on every kind of answer, once, the same over HTTP as in process", async () => {
+    const expected = await expectedStaticHeaders();
+    expect(expected.get("x-content-type-options")).toBe("nosniff");
+    const key = { "X-API-Key": project.secretKey };
+    const board = `/api/v3/projects/${project.slug}`;
+    const etag = (await ctx.app.request(board, { headers: key })).headers.get("ETag")!;
+    const requests: [string, RequestInit, number][] = [
+      ["/api/v3/health", {}, 200],
+      [board, { headers: { ...key, "If-None-Match": etag } }, 304],
+      [`${board}/features/999999`, { headers: key }, 404],
+      [`${board}/features?sort=sideways`, { headers: key }, 422],
+      ["/api/v3/no-such-route", {}, 404],
+    ];
+    for (const [path, init, status] of requests) {
+      const overHttp = await fetch(`${base}${path}`, init);
+      const inProcess = await ctx.app.request(path, init);
+      expect([overHttp.status, inProcess.status]).toEqual([status, status]);
+      // fetch joins a repeated header with ", ": an exact value also proves it came once.
+      expect(staticPart(overHttp, expected.keys())).toEqual(Object.fromEntries(expected));
+      expect(staticPart(inProcess, expected.keys())).toEqual(staticPart(overHttp, expected.keys()));
+      await overHttp.arrayBuffer();
+    }
+  });
+
+  it("yield to a header the route sets itself", async () => {
+    const app = new Hono()
+      .use(staticHeadersMiddleware(Promise.resolve([["X-Frame-Options", "SAMEORIGIN"], ["X-API-Version", "3"]])))
+      .get("/", (c) => c.json({ ok: true }, 200, { "X-Frame-Options": "DENY" }));
+    const own = await listen(app.fetch);
+    try {
+      for (const response of [await fetch(`${own.base}/`), await app.request("/")]) {
+        expect(response.headers.get("X-Frame-Options")).toBe("DENY");
+        expect(response.headers.get("X-API-Version")).toBe("3");
+      }
+    } finally {
+      own.server.close();
+    }
+  });
+});
