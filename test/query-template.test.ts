@@ -1,10 +1,14 @@
 /**
  * db/query-template.ts: a statement compiled once per shape runs with each call's values, a
- * different shape gets its own statement, and a missing value is refused before anything runs.
+ * different shape gets its own statement, and a missing value is refused before anything runs;
+ * the visibility shape key (used by the vote and list templates) covers every setting that
+ * changes the visibility SQL.
  */
-import { sql } from "kysely";
+import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QueryTemplate } from "../db/query-template.ts";
+import type { Database, ProjectSettings } from "../db/schema.ts";
+import { visibilityShapeKey, visibleFeatureQuery } from "../src/routes/features/features.visibility.ts";
 import { createTestContext, type TestContext } from "./harness.ts";
 
 let ctx: TestContext;
@@ -37,5 +41,38 @@ describe("QueryTemplate", () => {
 
   it("refuses a call that lacks a value the statement needs", async () => {
     await expect(arithmetic.execute(ctx.db, "plus", { n: 1 } as never)).rejects.toThrow(/no value for parameter "step"/);
+  });
+});
+
+describe("visibility shapes", () => {
+  /** A kysely that only compiles (Postgres SQL), for comparing statement texts. */
+  const compiler = new Kysely<Database>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => new PostgresIntrospector(db),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+  });
+  const flags = ["allow_comments", "allow_suggestions", "allow_voting", "allow_likes", "score_is_weighted", "show_archived",
+    "show_comments", "show_denied", "show_progress", "show_views", "show_votes"] as const;
+
+  it("visibilityShapeKey tells apart exactly the settings that compile to different visibility statements", () => {
+    // The vote and list templates cache one statement per key: settings with one key must
+    // build the same statement, whatever the other settings are.
+    const sqlByKey = new Map<string, string>();
+    for (let bits = 0; bits < 2 ** flags.length; bits++) {
+      const settings = { default_mode: "light" } as Record<string, unknown>;
+      flags.forEach((flag, i) => (settings[flag] = (bits & (1 << i)) !== 0));
+      const compiled = visibleFeatureQuery(compiler, settings as unknown as ProjectSettings, {
+        projectId: 1, featureId: 2, voterId: 3, allowVoting: true,
+      }).compile();
+      // A template keeps the constants among the parameters too ('denied', 'archived').
+      const text = JSON.stringify([compiled.sql, compiled.parameters]);
+      const key = visibilityShapeKey(settings as unknown as ProjectSettings);
+      expect(sqlByKey.get(key) ?? text).toBe(text);
+      sqlByKey.set(key, text);
+    }
+    expect(new Set(sqlByKey.values()).size).toBe(sqlByKey.size);
   });
 });
