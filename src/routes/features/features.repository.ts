@@ -209,10 +209,8 @@ interface ListValues extends ListedValues {
  * the count rides along as an uncorrelated subquery unless the caller knows the total.
  */
 const listStatement = new QueryTemplate<ListShape, ListValues, FeatureRow & { total?: number }>(
-  (shape) => [
-    shape.sort, shape.settings.score_is_weighted, visibilityShapeKey(shape.settings), shape.board, shape.column,
-    shape.statuses, shape.tags, shape.search, shape.voter, shape.count,
-  ].join("|"),
+  // Every field of the shape, with the settings reduced to the ones the statement reads.
+  (shape) => JSON.stringify({ ...shape, settings: [shape.settings.score_is_weighted, visibilityShapeKey(shape.settings)] }),
   (db, shape, param) => {
     const { settings } = shape;
     const weighted = settings.score_is_weighted;
