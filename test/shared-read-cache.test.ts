@@ -151,6 +151,9 @@ describe("shared read cache", () => {
     expect(second.headers.get("ETag")).not.toBe(first.headers.get("ETag"));
     const revalidated = await ctx.get(list, p.secretKey, { ...bob, "If-None-Match": second.headers.get("ETag")! });
     expect(revalidated.status).toBe(304);
+    // Each reader's tag stands for their own body: bob's does not revalidate ada's page.
+    expect((await ctx.get(list, p.secretKey, { ...ada, "If-None-Match": second.headers.get("ETag")! })).status).toBe(200);
+    expect((await ctx.get(list, p.secretKey, { ...ada, "If-None-Match": first.headers.get("ETag")! })).status).toBe(304);
   });
 
   it("a voter's own suggestion awaiting review is shown to them although anonymous reads of it are refused", async () => {

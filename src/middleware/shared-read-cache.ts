@@ -137,23 +137,39 @@ export function sharedReadCache(options: SharedReadCacheOptions = {}): Middlewar
       return c.body(entry.body, 200, { "Content-Type": entry.contentType, ETag: entry.etag });
     }
     const personal = await personalized(entry, options.personalize!, voter, c.get("deps"));
-    if (!ranRoute) return c.body(personal, 200, { "Content-Type": entry.contentType });
-    // The anonymous build already answered: replace its body. hono carries the first answer's
-    // headers over, its ETag included, which the read-cache middleware then recomputes.
-    c.res = c.body(personal, 200, { "Content-Type": entry.contentType });
-    c.res.headers.delete("ETag");
+    if (!ranRoute) return c.body(personal.body, 200, { "Content-Type": entry.contentType, ETag: personal.etag });
+    // The anonymous build already answered: replace its body (hono carries the first answer's
+    // headers over, so its ETag is replaced too).
+    c.res = c.body(personal.body, 200, { "Content-Type": entry.contentType });
+    c.res.headers.set("ETag", personal.etag);
   };
 }
 
-/** The body of `entry` for `voter`: spliced through the entry's overlay, else re-serialized. */
-async function personalized(entry: CachedRead, personalize: Personalize, voter: VoterContext, deps: AppDeps): Promise<string> {
+/**
+ * The body of `entry` for `voter` (spliced through the entry's overlay, else re-serialized) and
+ * its ETag. The body is a function of the anonymous body and the ids turned true, so the tag is
+ * derived from those two instead of hashing the whole body again.
+ */
+async function personalized(
+  entry: CachedRead,
+  personalize: Personalize,
+  voter: VoterContext,
+  deps: AppDeps,
+): Promise<{ body: string; etag: string }> {
   if (entry.overlay === undefined) entry.overlay = BooleanFieldOverlay.of(entry.body, personalize.field) ?? null;
-  if (entry.overlay) return entry.overlay.render(await personalize.trueFor(entry.overlay.ids, voter, deps));
-  const envelope = JSON.parse(entry.body) as { data?: unknown };
-  const items = itemsOf(envelope) as Record<string, unknown>[];
-  const trueIds = await personalize.trueFor(items.map((item) => item.id as number), voter, deps);
-  for (const item of items) item[personalize.field] = trueIds.has(item.id as number);
-  return JSON.stringify(envelope);
+  let body: string;
+  let trueIds: ReadonlySet<number>;
+  if (entry.overlay) {
+    trueIds = await personalize.trueFor(entry.overlay.ids, voter, deps);
+    body = entry.overlay.render(trueIds);
+  } else {
+    const envelope = JSON.parse(entry.body) as { data?: unknown };
+    const items = itemsOf(envelope) as Record<string, unknown>[];
+    trueIds = await personalize.trueFor(items.map((item) => item.id as number), voter, deps);
+    for (const item of items) item[personalize.field] = trueIds.has(item.id as number);
+    body = JSON.stringify(envelope);
+  }
+  return { body, etag: etagOf(`${entry.etag}|${personalize.field}|${[...trueIds].sort((a, b) => a - b).join(",")}`) };
 }
 
 /**
