@@ -68,6 +68,7 @@ const castStatement = new QueryTemplate<ProjectSettings, VoteValues & { now: Dat
               .selectFrom(["visible", "voters"])
               .leftJoin("tiers", "tiers.id", "voters.tier_id")
               .where("voters.id", "=", target.voterId)
+              .where("voters.project_id", "=", target.projectId)
               .where("visible.is_votable", "=", true)
               .select([
                 "visible.id",
