@@ -316,6 +316,25 @@ describe("pagination", () => {
     expect(beyond.body).toEqual({ data: [], meta: { page: 4, per_page: 2, total: 5, total_pages: 3, has_more: false }, error: null });
   });
 
+  it("returns exactly per_page features on a first page whatever the page size (first pages fetch a larger bucket)", async () => {
+    const roadmap = buildSnapshot().boards[0];
+    const many = await ctx.importProject({
+      project: { slug: uniqueSlug("pages") },
+      boards: [roadmap],
+      features: Array.from({ length: 120 }, (_, i) => ({
+        ref: `f${i}`, board: "roadmap", column: "c-open", heading: `Feature ${i}`, position: i,
+      })),
+    });
+    const order = async (query: string) => ((await list(many, query)).body.data as Json[]).map((feature) => feature.id);
+    const all = [...await order("?sort=board&per_page=100"), ...await order("?sort=board&per_page=100&page=2")];
+    expect(all).toHaveLength(120);
+    for (const perPage of [1, 19, 20, 21, 49, 50, 51, 99, 100]) {
+      expect(await order(`?sort=board&per_page=${perPage}`)).toEqual(all.slice(0, perPage));
+      expect(await order(`?sort=board&per_page=${perPage}&page=2`)).toEqual(all.slice(perPage, 2 * perPage));
+    }
+    expect((await list(many, "?sort=board&per_page=21")).body.meta).toEqual({ page: 1, per_page: 21, total: 120, total_pages: 6, has_more: true });
+  });
+
   it("defaults to page 1 of 20", async () => {
     expect((await list(plain)).body.meta).toEqual({ page: 1, per_page: 20, total: 5, total_pages: 1, has_more: false });
   });
