@@ -2,7 +2,7 @@
  * Opens the database the config names: Postgres through the `postgres` driver when
  * DATABASE_URL is set, otherwise the embedded PGlite (same SQL, same migrations).
  */
-import { Kysely, Migrator } from "kysely";
+import { DummyDriver, Kysely, Migrator, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from "kysely";
 import { PostgresJSDialect } from "kysely-postgres-js";
 import postgres, { type Sql } from "postgres";
 import type { Database } from "./schema.ts";
@@ -94,6 +94,21 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     return () => unsubscribe();
   };
   return { db, kind: "pglite", close: () => db.destroy(), listen };
+}
+
+/**
+ * A kysely that compiles Postgres SQL and connects to nothing (executing a query returns no
+ * rows): for reading the text of a statement, as the bench and the tests do.
+ */
+export function compileOnlyDatabase(): Db {
+  return new Kysely<Database>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => new PostgresIntrospector(db),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+  });
 }
 
 /** Applies every pending migration; throws the first migration error. */

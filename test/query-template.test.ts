@@ -4,10 +4,11 @@
  * the visibility shape key (used by the vote and list templates) covers every setting that
  * changes the visibility SQL.
  */
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from "kysely";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { compileOnlyDatabase } from "../db/connect.ts";
 import { QueryTemplate } from "../db/query-template.ts";
-import type { Database, ProjectSettings } from "../db/schema.ts";
+import type { ProjectSettings } from "../db/schema.ts";
 import { visibilityShapeKey, visibleFeatureQuery } from "../src/routes/features/features.visibility.ts";
 import { createTestContext, type TestContext } from "./harness.ts";
 
@@ -45,15 +46,7 @@ describe("QueryTemplate", () => {
 });
 
 describe("visibility shapes", () => {
-  /** A kysely that only compiles (Postgres SQL), for comparing statement texts. */
-  const compiler = new Kysely<Database>({
-    dialect: {
-      createAdapter: () => new PostgresAdapter(),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (db) => new PostgresIntrospector(db),
-      createQueryCompiler: () => new PostgresQueryCompiler(),
-    },
-  });
+  const compiler = compileOnlyDatabase();
   const flags = ["allow_comments", "allow_suggestions", "allow_voting", "allow_likes", "score_is_weighted", "show_archived",
     "show_comments", "show_denied", "show_progress", "show_views", "show_votes"] as const;
 

@@ -3,23 +3,14 @@
  * definitions as src/admin/snapshot-import.ts (computeCounters), plus the check the bench runs
  * after its write phase: every stored counter against a fresh aggregate of the rows.
  */
-import {
-  DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql as ksql,
-} from "kysely";
+import { sql as ksql } from "kysely";
 import type { Sql, TransactionSql } from "postgres";
+import { compileOnlyDatabase } from "../../db/connect.ts";
 import { voteExponent } from "../../src/lib/trending.ts";
 
 /** The trending exponent of votes.created_at as plain SQL text (the formula lives in trending.ts). */
 function voteExponentSql(): string {
-  const compiler = new Kysely<unknown>({
-    dialect: {
-      createAdapter: () => new PostgresAdapter(),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (db) => new PostgresIntrospector(db),
-      createQueryCompiler: () => new PostgresQueryCompiler(),
-    },
-  });
-  const compiled = voteExponent(ksql.ref("created_at")).compile(compiler);
+  const compiled = voteExponent(ksql.ref("created_at")).compile(compileOnlyDatabase());
   // Its parameters are two numeric constants; inline them so the text can be embedded anywhere.
   return compiled.sql.replace(/\$(\d+)/g, (_, i: string) => {
     const value = compiled.parameters[Number(i) - 1];

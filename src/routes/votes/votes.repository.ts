@@ -8,7 +8,7 @@
  * in one order (feature, voter, project), so concurrent votes queue on the feature row instead
  * of deadlocking. Both statements are QueryTemplates: compiled once per visibility shape.
  */
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import { QueryTemplate } from "../../../db/query-template.ts";
 import type { Database, ProjectSettings } from "../../../db/schema.ts";
@@ -83,18 +83,7 @@ const castStatement = new QueryTemplate<ProjectSettings, VoteValues & { now: Dat
           // The exponent is taken from the stored timestamp so a withdrawal removes exactly it.
           .returning(["votes.weight", voteExponent(sql.ref("votes.created_at")).as("x")]),
       )
-      .with("feature", (q) =>
-        q
-          .updateTable("features")
-          .from("vote")
-          .set((eb) => ({
-            vote_count: eb("features.vote_count", "+", 1),
-            weighted_score: eb("features.weighted_score", "+", eb.ref("vote.weight")),
-            trending_score: addVoteToTrending(sql<number>`${sql.ref("vote.x")}`),
-          }))
-          .where("features.id", "=", target.featureId)
-          .returning(["features.vote_count", "features.weighted_score"]),
-      )
+      .with("feature", (q) => moveFeatureCounters(q, target, 1, addVoteToTrending(sql<number>`${sql.ref("vote.x")}`)))
       .with("voter", (q) => moveVoterCount(q, target, 1))
       .with("project", (q) => moveVoterCountOfProject(q, target, 1))
       .selectFrom("visible")
@@ -118,22 +107,17 @@ const withdrawStatement = new QueryTemplate<ProjectSettings, VoteValues, Outcome
           .returning(["votes.weight", voteExponent(sql.ref("votes.created_at")).as("x")]),
       )
       .with("feature", (q) =>
-        q
-          .updateTable("features")
-          .from("vote")
-          .set((eb) => ({
-            vote_count: eb("features.vote_count", "-", 1),
-            weighted_score: eb("features.weighted_score", "-", eb.ref("vote.weight")),
-            // SET sees the row before the update, so the votes left are vote_count - 1.
-            trending_score: removeVoteFromTrending(
-              sql<number>`${sql.ref("vote.x")}`,
-              sql<number>`features.vote_count - 1`,
-              recomputedTrending(target.featureId, target.voterId),
-            ),
-          }))
-          .where("features.id", "=", target.featureId)
-          .returning(["features.vote_count", "features.weighted_score"]),
-      )
+        moveFeatureCounters(
+          q,
+          target,
+          -1,
+          // SET sees the row before the update, so the votes left are vote_count - 1.
+          removeVoteFromTrending(
+            sql<number>`${sql.ref("vote.x")}`,
+            sql<number>`features.vote_count - 1`,
+            recomputedTrending(target.featureId, target.voterId),
+          ),
+        ))
       .with("voter", (q) => moveVoterCount(q, target, -1))
       .with("project", (q) => moveVoterCountOfProject(q, target, -1))
       .selectFrom("visible")
@@ -172,6 +156,30 @@ export async function withdrawVote(db: Db, settings: ProjectSettings, target: Vo
 // it (visible -> vote -> feature -> voter -> project), so a step runs only when the vote row
 // really changed, and rows are locked in the order feature, voter, project.
 type FeatureStep = { vote_count: number; weighted_score: number };
+type VoteStep = { weight: number; x: number };
+
+/**
+ * Moves the feature's vote_count and weighted_score by the vote row just inserted (`delta` 1) or
+ * deleted (-1), and sets its trending_score to `trending`.
+ */
+function moveFeatureCounters<Q extends { updateTable: Db["updateTable"] }>(
+  q: Q,
+  target: VoteTarget,
+  delta: 1 | -1,
+  trending: RawBuilder<number | null>,
+) {
+  const by = delta === 1 ? "+" : "-";
+  return (q as unknown as QueryWithVote)
+    .updateTable("features")
+    .from("vote")
+    .set((eb) => ({
+      vote_count: eb("features.vote_count", by, 1),
+      weighted_score: eb("features.weighted_score", by, eb.ref("vote.weight")),
+      trending_score: trending,
+    }))
+    .where("features.id", "=", target.featureId)
+    .returning(["features.vote_count", "features.weighted_score"]);
+}
 
 /** Moves the voter's vote_count by `delta` once the feature row has been updated. */
 function moveVoterCount<Q extends { updateTable: Db["updateTable"] }>(q: Q, target: VoteTarget, delta: 1 | -1) {
@@ -194,5 +202,6 @@ function moveVoterCountOfProject<Q extends { updateTable: Db["updateTable"] }>(q
     .returning("projects.id");
 }
 
+type QueryWithVote = Kysely<Database & { vote: VoteStep }>;
 type QueryWithFeature = Kysely<Database & { feature: FeatureStep }>;
 type QueryWithVoter = Kysely<Database & { feature: FeatureStep; voter: { vote_count: number } }>;
