@@ -27,6 +27,9 @@ import { generateProject } from "./bench/generate.ts";
 import { freePort, runLoad, RssSampler, startChild } from "./bench/load.ts";
 import { renderReport, type Row, writeReadme } from "./bench/report.ts";
 
+/** The reference row: the ceiling app plus the one Redis round trip of every keyed request. */
+const REDIS_REFERENCE_ROUTE = "reference: bare Hono + rate-limit Redis round trip";
+
 const { values: flags } = parseArgs({
   options: {
     quick: { type: "boolean", default: false },
@@ -225,22 +228,33 @@ async function main(): Promise<void> {
     // machine's speed drifts during a run.
     const biggest = fixtures.get(specs[specs.length - 1]!)!;
     const listBytes = await bodyBytes(`${base}/api/v3/projects/${biggest.slug}/features?sort=top`, { "X-API-Key": benchKeys(biggest.slug).secret });
-    const ceilingRuns: number[] = [];
-    const measureCeiling = async () => {
+    const ceilingRuns: Awaited<ReturnType<typeof runLoad>>[] = [];
+    const noDatabase = async () => [];
+    // `withRedis`: the reference app that also makes the API's per-request Redis round trip.
+    const measureReference = async (withRedis: boolean) => {
       const ceilingPort = await freePort();
-      const ceiling = await startChild("scripts/bench/ceiling.ts", { PORT: String(ceilingPort), BODY_BYTES: String(listBytes) }, `http://127.0.0.1:${ceilingPort}/`);
+      const env: Record<string, string> = { PORT: String(ceilingPort), BODY_BYTES: String(listBytes) };
+      if (withRedis) Object.assign(env, { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `fbbench:${randomBytes(4).toString("hex")}:` });
+      const ceiling = await startChild("scripts/bench/ceiling.ts", env, `http://127.0.0.1:${ceilingPort}/`);
       try {
-        log(`ceiling (bare Hono, ${listBytes} bytes) ...`);
-        const result = await runLoad({ url: `http://127.0.0.1:${ceilingPort}/`, headers: {}, connections, warmupSeconds, seconds });
-        ceilingRuns.push(result.reqPerSec);
-        return result;
+        log(`${withRedis ? "bare Hono + the rate limiter's Redis round trip" : "ceiling (bare Hono"}, ${listBytes} bytes) ...`);
+        return await runLoad({ url: `http://127.0.0.1:${ceilingPort}/`, headers: {}, connections, warmupSeconds, seconds, cpu: { server: ceiling.pid, database: noDatabase } });
       } finally {
         await ceiling.stop();
       }
     };
-    const first = await measureCeiling();
-    const ceilingRow: Row = { route: "ceiling: bare Hono, fixed body", project: "-", reqPerSec: first.reqPerSec, p50: first.p50, p99: first.p99, bytes: listBytes, non2xx: first.non2xx };
+    const measureCeiling = async () => {
+      const result = await measureReference(false);
+      ceilingRuns.push(result);
+      return result;
+    };
+    const referenceRow = (route: string, result: Awaited<ReturnType<typeof runLoad>>): Row => ({
+      route, project: "-", reqPerSec: result.reqPerSec, p50: result.p50, p99: result.p99, bytes: listBytes, non2xx: result.non2xx,
+      serverCpuMs: result.serverCpuMs, dbCpuMs: 0,
+    });
+    const ceilingRow = referenceRow("ceiling: bare Hono, fixed body", await measureCeiling());
     rows.push(ceilingRow);
+    if (only(REDIS_REFERENCE_ROUTE)) rows.push(referenceRow(REDIS_REFERENCE_ROUTE, await measureReference(true)));
 
     for (const spec of specs) {
       const fx = fixtures.get(spec)!;
@@ -275,9 +289,11 @@ async function main(): Promise<void> {
           : `; trending_score off a recomputation on ${check.trendingOff} features (float log-sum-exp; e.g. ${check.trendingExamples[0]})`));
     }
     await measureCeiling();
-    ceilingReqPerSec = ceilingRuns.reduce((sum, value) => sum + value, 0) / ceilingRuns.length;
+    const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+    ceilingReqPerSec = mean(ceilingRuns.map((run) => run.reqPerSec));
     ceilingRow.reqPerSec = ceilingReqPerSec;
-    ceilingNote = `measured before and after the routes: ${ceilingRuns.map((value) => Math.round(value).toLocaleString("en-US")).join(" and ")} req/s, mean used`;
+    ceilingRow.serverCpuMs = mean(ceilingRuns.map((run) => run.serverCpuMs));
+    ceilingNote = `measured before and after the routes: ${ceilingRuns.map((run) => Math.round(run.reqPerSec).toLocaleString("en-US")).join(" and ")} req/s, mean used`;
   } finally {
     rss.stop();
     await server.stop();
