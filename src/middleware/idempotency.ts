@@ -10,7 +10,7 @@
  * identity at all (minting a voter on /identity) has no one to scope a record by: sharing one
  * would hand one client's fresh anon_token to another, so such requests are never replayed.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../lib/context.ts";
 import { ApiError } from "../lib/errors.ts";
@@ -38,8 +38,8 @@ export function idempotencyMiddleware(): MiddlewareHandler<AppEnv> {
     }
     const store = c.get("deps").idempotencyStore;
     const body = await c.req.text();
-    const fingerprint = `${c.req.method} ${c.req.path} ${createHash("sha256").update(body).digest("hex")}`;
-    const recordKey = `${c.get("project").id}:${c.get("idempotencyScope")}:${createHash("sha256").update(key).digest("hex")}`;
+    const fingerprint = `${c.req.method} ${c.req.path} ${hash("sha256", body, "hex")}`;
+    const recordKey = `${c.get("project").id}:${c.get("idempotencyScope")}:${hash("sha256", key, "hex")}`;
 
     const claim = await store.claim(recordKey, fingerprint, IDEMPOTENCY_LOCK_SECONDS);
     if (!claim.claimed) {

@@ -5,7 +5,7 @@
  * body string the handler produced: hono's version clones the response into two streams and
  * hashes through WebCrypto, which cost more per request than serializing the page did.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { RETAINED_304_HEADERS } from "hono/etag";
 import type { AppEnv } from "../lib/context.ts";
@@ -38,7 +38,7 @@ export function stringBody(response: Response): string | undefined {
 
 /** The strong ETag of a body: its SHA-1 in hex, quoted. */
 export function etagOf(body: string | Uint8Array): string {
-  return `"${createHash("sha1").update(body).digest("hex")}"`;
+  return `"${hash("sha1", body, "hex")}"`;
 }
 
 /** Whether If-None-Match names this ETag (weak comparison, as hono's etag middleware does). */
