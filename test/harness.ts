@@ -40,6 +40,15 @@ export interface TestContext {
 }
 
 /** A random slug no other test uses. */
+/**
+ * Budgets are counted in fixed one-minute windows (Unix time / 60): a burst that straddles a
+ * window's end is counted in two. Waits until the current window has `seconds` left.
+ */
+export async function awayFromWindowEdge(seconds = 10): Promise<void> {
+  const left = 60 - ((Date.now() / 1000) % 60);
+  if (left < seconds) await new Promise((resolve) => setTimeout(resolve, left * 1000 + 50));
+}
+
 export function uniqueSlug(prefix = "t"): string {
   return `${prefix}-${randomBytes(6).toString("hex")}`;
 }

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectRedis, RedisIdempotencyStore, RedisRateLimiter } from "../src/store/redis.ts";
 import { createApp } from "../src/app.ts";
-import { createTestContext, type ImportedProject, type TestContext } from "./harness.ts";
+import { awayFromWindowEdge, createTestContext, type ImportedProject, type TestContext } from "./harness.ts";
 
 const voters = [
   { ref: "ada", anon_token: "anon-token-ada-0000000000001", display_name: "Ada" },
@@ -24,15 +24,6 @@ afterAll(() => ctx.close());
 const commentsPath = () => `/api/v3/projects/${project.slug}/features/${project.ids.ids.features.f1}/comments`;
 const countComments = async () =>
   Number((await ctx.db.selectFrom("comments").select((eb) => eb.fn.countAll<number>().as("n")).where("feature_id", "=", project.ids.ids.features.f1).executeTakeFirstOrThrow()).n);
-
-/**
- * Budgets are counted in fixed one-minute windows (Unix time / 60): a burst that straddles a
- * window's end is counted in two. Waits until the current window has `seconds` left.
- */
-async function awayFromWindowEdge(seconds = 10): Promise<void> {
-  const left = 60 - ((Date.now() / 1000) % 60);
-  if (left < seconds) await new Promise((resolve) => setTimeout(resolve, left * 1000 + 50));
-}
 
 describe("rate limits", () => {
   it("counts reads per key, sends X-RateLimit-* on every keyed response, and answers 429 with Retry-After", async () => {

@@ -9,7 +9,7 @@ import { serve, type ServerType } from "@hono/node-server";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { secureHeaderValues, staticHeadersMiddleware } from "../src/middleware/static-headers.ts";
-import { createTestContext, type ImportedProject, type TestContext } from "./harness.ts";
+import { awayFromWindowEdge, createTestContext, type ImportedProject, type TestContext } from "./harness.ts";
 
 let ctx: TestContext;
 let project: ImportedProject;
@@ -69,6 +69,41 @@ describe("static response headers", () => {
       expect(staticPart(overHttp, expected.keys())).toEqual(Object.fromEntries(expected));
       expect(staticPart(inProcess, expected.keys())).toEqual(staticPart(overHttp, expected.keys()));
       await overHttp.arrayBuffer();
+    }
+  });
+
+  it("rate-limit headers reach every keyed answer over HTTP, 304 and 429 included", async () => {
+    const limited = await createTestContext({ RATE_LIMIT_READS_PER_MINUTE: "4" });
+    const own = await listen(limited.app.fetch);
+    try {
+      const { slug, secretKey } = await limited.importProject();
+      const key = { "X-API-Key": secretKey };
+      const board = `/api/v3/projects/${slug}`;
+      await awayFromWindowEdge();
+      const first = await fetch(`${own.base}${board}`, { headers: key });
+      const etag = first.headers.get("ETag")!;
+      await first.arrayBuffer();
+      const answers = [first];
+      for (const [path, init] of [
+        [board, { headers: { ...key, "If-None-Match": etag } }],
+        [`${board}/features/999999`, { headers: key }],
+        [`${board}/features?sort=sideways`, { headers: key }],
+        [board, { headers: key }],
+      ] as [string, RequestInit][]) {
+        const response = await fetch(`${own.base}${path}`, init);
+        await response.arrayBuffer();
+        answers.push(response);
+      }
+      expect(answers.map((r) => r.status)).toEqual([200, 304, 404, 422, 429]);
+      expect(answers.map((r) => r.headers.get("X-RateLimit-Remaining"))).toEqual(["3", "2", "1", "0", "0"]);
+      expect(new Set(answers.map((r) => r.headers.get("X-RateLimit-Limit")))).toEqual(new Set(["4"]));
+      const resets = new Set(answers.map((r) => r.headers.get("X-RateLimit-Reset")));
+      expect(resets.size).toBe(1);
+      expect(Number([...resets][0]) % 60).toBe(0);
+      expect(Number(answers[4]!.headers.get("Retry-After"))).toBeGreaterThan(0);
+    } finally {
+      own.server.close();
+      await limited.close();
     }
   });
 
