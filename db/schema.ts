@@ -55,10 +55,23 @@ export interface ProjectsTable {
   allowed_origins: Generated<string[]>;
   settings: Json<ProjectSettings>;
   theme: Json<ProjectTheme>;
-  voter_count: Generated<number>;
   created_at: TimestampDefault;
   updated_at: TimestampDefault;
 }
+
+/**
+ * A project's voter count (voters with at least one vote), split over VOTER_COUNT_SHARDS rows so
+ * first votes do not queue on one row; the count is the sum (migration 2026-11-23T01).
+ */
+export interface ProjectVoterCountsTable {
+  project_id: number;
+  /** voter_id % VOTER_COUNT_SHARDS of the voters counted here. */
+  shard: number;
+  voter_count: number;
+}
+
+/** Rows per project in project_voter_counts (fixed by the table's CHECK constraint). */
+export const VOTER_COUNT_SHARDS = 16;
 
 export interface ApiKeysTable {
   id: Generated<number>;
@@ -278,6 +291,7 @@ export interface Database {
   votes: VotesTable;
   feature_tier_votes: FeatureTierVotesTable;
   feature_search: FeatureSearchTable;
+  project_voter_counts: ProjectVoterCountsTable;
   comments: CommentsTable;
   comment_likes: CommentLikesTable;
   releases: ReleasesTable;

@@ -283,7 +283,7 @@ async function main(): Promise<void> {
       await vacuumVotedTables(sql);
       checks.push(`${project}: after ${result.requests.toLocaleString("en-US")} vote/withdraw requests (${leftovers} cut off at the end withdrawn after), `
         + (check.exact.length === 0
-          ? "vote_count, weighted_score, comment_count, like_count, voters.vote_count and projects.voter_count all equal COUNT(*)/SUM() of their rows"
+          ? "vote_count, weighted_score, comment_count, like_count, voters.vote_count and the project's voter count (each shard) all equal COUNT(*)/SUM() of their rows"
           : `COUNTER MISMATCHES: ${check.exact.slice(0, 5).join("; ")}`)
         + (check.trendingOff === 0 ? "; trending_score within 1e-6 of a recomputation everywhere"
           : `; trending_score off a recomputation on ${check.trendingOff} features (float log-sum-exp; e.g. ${check.trendingExamples[0]})`));

@@ -175,9 +175,10 @@ describe("shared read cache", () => {
     const anonymous = await json(ctx.get(board, p.secretKey));
     expect(anonymous.data.project.voter_count).toBe(0);
     // Unannounced, so only an uncached build of the document (voter_count is read per build) shows it.
-    await ctx.db.updateTable("projects").set({ voter_count: 42 }).where("slug", "=", p.slug).execute();
+    const projectId = (await ctx.db.selectFrom("projects").select("id").where("slug", "=", p.slug).executeTakeFirstOrThrow()).id;
+    await ctx.db.insertInto("project_voter_counts").values({ project_id: projectId, shard: 0, voter_count: 42 }).execute();
     expect(await json(ctx.get(board, p.secretKey, ada))).toEqual(anonymous);
-    await ctx.db.updateTable("projects").set({ voter_count: 0 }).where("slug", "=", p.slug).execute();
+    await ctx.db.deleteFrom("project_voter_counts").where("project_id", "=", projectId).execute();
     expect((await ctx.send("POST", `${board}/features/${p.ids.ids.features.f1}/vote`, p.secretKey, undefined, ada)).status).toBe(200);
     const after = (await json(ctx.get(board, p.secretKey, bob))).data;
     expect(after.project.voter_count).toBe(1);

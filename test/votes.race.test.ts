@@ -37,7 +37,7 @@ async function ledger(project: ImportedProject) {
   const { rows } = await sql<Json>`SELECT f.vote_count, f.weighted_score, f.trending_score,
       (SELECT count(*)::int FROM votes v WHERE v.feature_id = f.id) AS rows,
       (SELECT coalesce(sum(v.weight), 0)::int FROM votes v WHERE v.feature_id = f.id) AS weights,
-      p.voter_count,
+      (SELECT coalesce(sum(c.voter_count), 0)::int FROM project_voter_counts c WHERE c.project_id = p.id) AS voter_count,
       (SELECT count(DISTINCT v.voter_id)::int FROM votes v WHERE v.project_id = p.id) AS distinct_voters,
       (SELECT count(*)::int FROM voters r WHERE r.project_id = p.id
         AND r.vote_count <> (SELECT count(*) FROM votes v WHERE v.voter_id = r.id)) AS voters_off

@@ -47,7 +47,7 @@ async function counters(project: ImportedProject, feature: string, voter: string
   const row = await sql<Json>`SELECT f.vote_count, f.weighted_score, f.trending_score,
       (SELECT count(*)::int FROM votes WHERE feature_id = f.id) AS rows,
       (SELECT v.vote_count FROM voters v WHERE v.public_id = ${project.ids.ids.voters[voter]}) AS voter_votes,
-      p.voter_count
+      (SELECT coalesce(sum(c.voter_count), 0)::int FROM project_voter_counts c WHERE c.project_id = p.id) AS voter_count
     FROM features f JOIN projects p ON p.id = f.project_id WHERE f.id = ${fid(project, feature)}`.execute(ctx.db);
   return row.rows[0];
 }

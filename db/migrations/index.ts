@@ -6,6 +6,7 @@ import * as hotPathIndexes from "./2026-11-22T21-00-00-hot-path-indexes.ts";
 import * as revenueAggregates from "./2026-11-22T22-00-00-revenue-aggregates.ts";
 import * as commentSortIndexes from "./2026-11-22T23-00-00-comment-sort-indexes.ts";
 import * as featureSearchTable from "./2026-11-23T00-00-00-feature-search-table.ts";
+import * as projectVoterCountShards from "./2026-11-23T01-00-00-project-voter-count-shards.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026-11-22T19-00-00-initial-schema": initialSchema,
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-22T22-00-00-revenue-aggregates": revenueAggregates,
   "2026-11-22T23-00-00-comment-sort-indexes": commentSortIndexes,
   "2026-11-23T00-00-00-feature-search-table": featureSearchTable,
+  "2026-11-23T01-00-00-project-voter-count-shards": projectVoterCountShards,
 };

@@ -6,6 +6,7 @@
 import { sql as ksql } from "kysely";
 import type { Sql, TransactionSql } from "postgres";
 import { compileOnlyDatabase } from "../../db/connect.ts";
+import { VOTER_COUNT_SHARDS } from "../../db/schema.ts";
 import { voteExponent } from "../../src/lib/trending.ts";
 
 /** The trending exponent of votes.created_at as plain SQL text (the formula lives in trending.ts). */
@@ -68,7 +69,8 @@ async function step(label: string, run: () => Promise<{ count: number }>): Promi
  * the staged rows, with the importer's definitions (snapshot-import.ts computeCounters):
  * vote_count = votes, weighted_score = sum of weights, trending_score = ln(sum(exp(x))) over the
  * votes (NULL without votes), comment_count = comments incl. replies, like_count = likes,
- * voters.vote_count = the voter's votes, projects.voter_count = distinct voters with a vote.
+ * voters.vote_count = the voter's votes, project_voter_counts = distinct voters with a vote per
+ * shard (voter_id % VOTER_COUNT_SHARDS).
  * Computing before inserting (rather than updating after) spares 100,000 non-HOT row updates,
  * each of which would re-enter the trigram index.
  */
@@ -126,9 +128,9 @@ export async function insertWithCounters(trx: TransactionSql, projectId: number)
       return { count: 0 };
     });
   }
-  await step("projects.voter_count", () => trx`UPDATE projects SET voter_count =
-      (SELECT count(DISTINCT voter_id)::int FROM votes WHERE project_id = ${projectId})
-    WHERE id = ${projectId}`);
+  await step("project_voter_counts", () => trx`INSERT INTO project_voter_counts (project_id, shard, voter_count)
+    SELECT ${projectId}::int, voter_id % ${VOTER_COUNT_SHARDS}::int, count(DISTINCT voter_id)::int
+    FROM votes WHERE project_id = ${projectId} GROUP BY 2`);
 }
 
 export interface CounterCheck {
@@ -171,9 +173,11 @@ export async function checkCounters(sql: Sql, projectId: number): Promise<Counte
       ON s.voter_id = vo.id
     WHERE vo.project_id = $1 AND vo.vote_count <> coalesce(s.n, 0)
     UNION ALL
-    SELECT 'project: voter_count ' || p.voter_count || ' vs ' || d.n
-    FROM projects AS p, (SELECT count(DISTINCT voter_id)::int AS n FROM votes WHERE project_id = $1) AS d
-    WHERE p.id = $1 AND p.voter_count <> d.n
+    SELECT 'project: voter_count shard ' || coalesce(c.shard, d.shard) || ' ' || coalesce(c.voter_count, 0) || ' vs ' || coalesce(d.n, 0)
+    FROM (SELECT shard::int, voter_count FROM project_voter_counts WHERE project_id = $1) AS c
+    FULL JOIN (SELECT voter_id % ${VOTER_COUNT_SHARDS} AS shard, count(DISTINCT voter_id)::int AS n
+      FROM votes WHERE project_id = $1 GROUP BY 1) AS d ON d.shard = c.shard
+    WHERE coalesce(c.voter_count, 0) <> coalesce(d.n, 0)
     LIMIT 20`, [projectId]);
   const trending = await sql.unsafe<{ problem: string; off: number }[]>(`
     SELECT count(*) OVER ()::int AS off, 'feature ' || f.id || ' (' || f.vote_count || ' votes): '

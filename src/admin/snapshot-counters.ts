@@ -1,10 +1,12 @@
 /**
  * Stored counters of an imported project, recomputed in SQL from its rows (design.md, "Data
  * rules worth designing for"): features.vote_count, weighted_score, trending_score and
- * comment_count, comments.like_count, voters.vote_count and projects.voter_count.
+ * comment_count, comments.like_count, voters.vote_count and the project's voter count
+ * (project_voter_counts, one row per shard).
  */
 import { sql } from "kysely";
 import { voteExponent } from "../lib/trending.ts";
+import { VOTER_COUNT_SHARDS } from "../../db/schema.ts";
 import type { Trx } from "./snapshot-chunks.ts";
 
 /**
@@ -40,7 +42,8 @@ export async function computeCounters(trx: Trx, projectId: number) {
   await sql`UPDATE voters AS v SET vote_count = s.n
     FROM (SELECT voter_id, count(*)::int AS n FROM votes WHERE project_id = ${projectId} GROUP BY voter_id) AS s
     WHERE v.id = s.voter_id`.execute(trx);
-  await sql`UPDATE projects SET voter_count =
-      (SELECT count(DISTINCT voter_id)::int FROM votes WHERE project_id = ${projectId})
-    WHERE id = ${projectId}`.execute(trx);
+  await sql`DELETE FROM project_voter_counts WHERE project_id = ${projectId}`.execute(trx);
+  await sql`INSERT INTO project_voter_counts (project_id, shard, voter_count)
+    SELECT ${projectId}::int, voter_id % ${sql.lit(VOTER_COUNT_SHARDS)}, count(DISTINCT voter_id)::int
+    FROM votes WHERE project_id = ${projectId} GROUP BY 2`.execute(trx);
 }

@@ -64,10 +64,15 @@ export async function listTags(db: Db, projectId: number): Promise<{ id: number;
 }
 
 /**
- * projects.voter_count read fresh: the request's cached project context predates votes cast
- * since the key was resolved, and the counter moves with every first vote.
+ * The project's voter count (voters with at least one vote): the sum of its shard rows in
+ * project_voter_counts (at most VOTER_COUNT_SHARDS, one primary-key range), read fresh: the
+ * request's cached project context predates votes cast since the key was resolved.
  */
 export async function readVoterCount(db: Db, projectId: number): Promise<number> {
-  const row = await db.selectFrom("projects").select("voter_count").where("id", "=", projectId).executeTakeFirst();
-  return row?.voter_count ?? 0;
+  const row = await db
+    .selectFrom("project_voter_counts")
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>("voter_count"), eb.lit(0)).as("voter_count"))
+    .where("project_id", "=", projectId)
+    .executeTakeFirst();
+  return Number(row?.voter_count ?? 0);
 }

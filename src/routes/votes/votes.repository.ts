@@ -3,15 +3,15 @@
  * (data-modifying CTEs, hence one round trip and atomic) that checks the feature is visible to
  * the voter (features.visibility.ts), changes the vote row, and moves every counter the vote
  * moves by SQL increments guarded by the votes primary key (feature_id, voter_id):
- * features.vote_count / weighted_score / trending_score, voters.vote_count, and
- * projects.voter_count when a voter's first vote arrives or last vote leaves. Locks are taken
- * in one order (feature, voter, project), so concurrent votes queue on the feature row instead
- * of deadlocking. Both statements are QueryTemplates: compiled once per visibility shape.
+ * features.vote_count / weighted_score / trending_score, voters.vote_count, and the project's
+ * voter count (the voter's shard row of project_voter_counts) when a voter's first vote arrives
+ * or last vote leaves. Locks are taken in one order (feature, voter, voter-count shard), so
+ * concurrent votes queue on the feature row instead of deadlocking. Both statements are QueryTemplates: compiled once per visibility shape.
  */
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import { QueryTemplate } from "../../../db/query-template.ts";
-import type { Database, ProjectSettings } from "../../../db/schema.ts";
+import { type Database, type ProjectSettings, VOTER_COUNT_SHARDS } from "../../../db/schema.ts";
 import { addVoteToTrending, recomputedTrending, removeVoteFromTrending, voteExponent } from "../../lib/trending.ts";
 import { visibilityShapeKey, visibleFeatureQuery } from "../features/features.visibility.ts";
 
@@ -153,8 +153,8 @@ export async function withdrawVote(db: Db, settings: ProjectSettings, target: Vo
 
 // One statement instead of six round trips (visibility check, BEGIN, three or four statements,
 // COMMIT) also shortens how long the feature row stays locked. Each step reads the one before
-// it (visible -> vote -> feature -> voter -> project), so a step runs only when the vote row
-// really changed, and rows are locked in the order feature, voter, project.
+// it (visible -> vote -> feature -> voter -> voter-count shard), so a step runs only when the vote row
+// really changed, and rows are locked in the order feature, voter, voter-count shard.
 type FeatureStep = { vote_count: number; weighted_score: number };
 type VoteStep = { weight: number; x: number };
 
@@ -191,15 +191,36 @@ function moveVoterCount<Q extends { updateTable: Db["updateTable"] }>(q: Q, targ
     .returning("voters.vote_count");
 }
 
-/** Moves the project's voter_count by `delta` when the voter just gained a first vote or lost the last. */
-function moveVoterCountOfProject<Q extends { updateTable: Db["updateTable"] }>(q: Q, target: VoteTarget, delta: 1 | -1) {
-  return (q as unknown as QueryWithVoter)
-    .updateTable("projects")
+/**
+ * Moves the project's voter count by `delta` when the voter just gained a first vote or lost the
+ * last: in the voter's shard row of project_voter_counts (voter_id % VOTER_COUNT_SHARDS), so that
+ * concurrent first votes of one project do not all queue on one row until they commit. A first
+ * vote creates its shard row; a last withdrawal finds the row its vote (or the import) counted in.
+ */
+function moveVoterCountOfProject<Q extends { updateTable: Db["updateTable"]; insertInto: Db["insertInto"] }>(
+  q: Q,
+  target: VoteTarget,
+  delta: 1 | -1,
+) {
+  const voterQuery = q as unknown as QueryWithVoter;
+  const shard = sql<number>`${target.voterId} % ${sql.lit(VOTER_COUNT_SHARDS)}`;
+  if (delta === 1) {
+    return voterQuery
+      .insertInto("project_voter_counts")
+      .columns(["project_id", "shard", "voter_count"])
+      .expression((eb) =>
+        eb.selectFrom("voter").where("voter.vote_count", "=", 1).select([sql<number>`${target.projectId}::int`.as("project_id"), shard.as("shard"), eb.lit(1).as("voter_count")]))
+      .onConflict((oc) => oc.columns(["project_id", "shard"]).doUpdateSet((eb) => ({ voter_count: eb("project_voter_counts.voter_count", "+", 1) })))
+      .returning("project_voter_counts.shard");
+  }
+  return voterQuery
+    .updateTable("project_voter_counts")
     .from("voter")
-    .set((eb) => ({ voter_count: eb("projects.voter_count", "+", delta) }))
-    .where("projects.id", "=", target.projectId)
-    .where("voter.vote_count", "=", delta === 1 ? 1 : 0)
-    .returning("projects.id");
+    .set((eb) => ({ voter_count: eb("project_voter_counts.voter_count", "-", 1) }))
+    .where("project_voter_counts.project_id", "=", target.projectId)
+    .where("project_voter_counts.shard", "=", shard)
+    .where("voter.vote_count", "=", 0)
+    .returning("project_voter_counts.shard");
 }
 
 type QueryWithVote = Kysely<Database & { vote: VoteStep }>;
