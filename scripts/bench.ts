@@ -256,19 +256,27 @@ async function main(): Promise<void> {
     rows.push(ceilingRow);
     if (only(REDIS_REFERENCE_ROUTE)) rows.push(referenceRow(REDIS_REFERENCE_ROUTE, await measureReference(true)));
 
-    for (const spec of specs) {
-      const fx = fixtures.get(spec)!;
-      const project = spec === LARGE ? "large" : "small";
-      const headers = { "X-API-Key": benchKeys(spec.slug).secret };
-      for (const item of readCases(fx)) {
+    const targets = specs.map((spec) => ({
+      spec, fx: fixtures.get(spec)!, project: spec === LARGE ? "large" as const : "small" as const,
+      headers: { "X-API-Key": benchKeys(spec.slug).secret },
+    }));
+    const rowsOf = new Map(targets.map((target) => [target.project, [] as Row[]]));
+    // Route by route, the small project and then the large one back to back, so the large/small
+    // column compares two runs seconds apart rather than minutes (this VM's speed drifts).
+    const caseCount = readCases(targets[0]!.fx).length;
+    for (let index = 0; index < caseCount; index++) {
+      for (const { fx, project, headers } of targets) {
+        const item = readCases(fx)[index]!;
         if (!only(item.route)) continue;
         const sampleHeaders = item.tokens ? { ...headers, "X-VF-Anon": item.tokens[0]! } : headers;
         const bytes = await bodyBytes(`${base}${item.paths[0]}`, sampleHeaders);
         log(`${project}: ${item.route} ...`);
         const result = await runLoad({ url: `${base}${item.paths[0]}`, headers, requests: rotating(item.paths, item.tokens), connections, warmupSeconds, seconds, cpu });
-        rows.push({ route: item.route, project, reqPerSec: result.reqPerSec, p50: result.p50, p99: result.p99, bytes, non2xx: result.non2xx, serverCpuMs: result.serverCpuMs, dbCpuMs: result.dbCpuMs });
+        rowsOf.get(project)!.push({ route: item.route, project, reqPerSec: result.reqPerSec, p50: result.p50, p99: result.p99, bytes, non2xx: result.non2xx, serverCpuMs: result.serverCpuMs, dbCpuMs: result.dbCpuMs });
         if (result.non2xx > 0 || result.errors > 0) log(`  non-2xx ${result.non2xx}, errors ${result.errors}: ${JSON.stringify(result.statuses)}`);
       }
+    }
+    for (const { fx, project, headers } of targets) {
       const route = "POST+DELETE vote (cycle)";
       if (!only(route)) continue;
       log(`${project}: ${route} ...`);
@@ -277,7 +285,7 @@ async function main(): Promise<void> {
       await withdrawLeftovers(sql, base, fx, headers);
       const result = await runLoad({ ...load, warmupSeconds: 0, seconds, cpu });
       const leftovers = await withdrawLeftovers(sql, base, fx, headers);
-      rows.push({ route, project, reqPerSec: result.reqPerSec, p50: result.p50, p99: result.p99, bytes: 0, non2xx: result.non2xx, serverCpuMs: result.serverCpuMs, dbCpuMs: result.dbCpuMs, note: "writes/s" });
+      rowsOf.get(project)!.push({ route, project, reqPerSec: result.reqPerSec, p50: result.p50, p99: result.p99, bytes: 0, non2xx: result.non2xx, serverCpuMs: result.serverCpuMs, dbCpuMs: result.dbCpuMs, note: "writes/s" });
       if (result.non2xx > 0 || result.errors > 0) log(`  non-2xx ${result.non2xx}, errors ${result.errors}: ${JSON.stringify(result.statuses)}`);
       const check = await checkCounters(sql, fx.projectId);
       await vacuumVotedTables(sql);
@@ -288,6 +296,8 @@ async function main(): Promise<void> {
         + (check.trendingOff === 0 ? "; trending_score within 1e-6 of a recomputation everywhere"
           : `; trending_score off a recomputation on ${check.trendingOff} features (float log-sum-exp; e.g. ${check.trendingExamples[0]})`));
     }
+    // Shown project by project.
+    for (const { project } of targets) rows.push(...rowsOf.get(project)!);
     await measureCeiling();
     const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
     ceilingReqPerSec = mean(ceilingRuns.map((run) => run.reqPerSec));
