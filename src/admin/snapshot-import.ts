@@ -30,8 +30,8 @@ export interface ImportOptions {
  * Imports a whole project (spec/project-snapshot.md). `input` is the parsed JSON document.
  * Validates everything first, then writes in one transaction: with `replace`, an existing project
  * of that slug is deleted inside it (rows cascade). Stored counters (vote_count, weighted_score,
- * trending_score, comment_count, like_count, voters.vote_count, the project's voter count) are computed
- * in SQL from the imported rows. Returns the id map of the spec's "Id map" section.
+ * trending_score, comment_count, like_count, voters.vote_count, the project's voter count) are
+ * computed in SQL from the imported rows. Returns the id map of the spec's "Id map" section.
  * Throws SnapshotValidationError (nothing written) for a bad file, an existing slug without
  * `replace`, or a key or anonymous token that another project already holds.
  */

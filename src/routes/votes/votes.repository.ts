@@ -6,7 +6,8 @@
  * features.vote_count / weighted_score / trending_score, voters.vote_count, and the project's
  * voter count (the voter's shard row of project_voter_counts) when a voter's first vote arrives
  * or last vote leaves. Locks are taken in one order (feature, voter, voter-count shard), so
- * concurrent votes queue on the feature row instead of deadlocking. Both statements are QueryTemplates: compiled once per visibility shape.
+ * concurrent votes queue on the feature row instead of deadlocking. Both statements are
+ * QueryTemplates: compiled once per visibility shape.
  */
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
@@ -153,8 +154,8 @@ export async function withdrawVote(db: Db, settings: ProjectSettings, target: Vo
 
 // One statement instead of six round trips (visibility check, BEGIN, three or four statements,
 // COMMIT) also shortens how long the feature row stays locked. Each step reads the one before
-// it (visible -> vote -> feature -> voter -> voter-count shard), so a step runs only when the vote row
-// really changed, and rows are locked in the order feature, voter, voter-count shard.
+// it (visible -> vote -> feature -> voter -> voter-count shard), so a step runs only when the
+// vote row really changed, and rows are locked in the order feature, voter, voter-count shard.
 type FeatureStep = { vote_count: number; weighted_score: number };
 type VoteStep = { weight: number; x: number };
 
