@@ -339,7 +339,12 @@ describe("pagination", () => {
     expect((await list(plain)).body.meta).toEqual({ page: 1, per_page: 20, total: 5, total_pages: 1, has_more: false });
   });
 
-  it.each([["?per_page=0", "per_page"], ["?per_page=101", "per_page"], ["?page=0", "page"], ["?page=x", "page"]])(
+  it.each([
+    ["?per_page=0", "per_page"], ["?per_page=101", "per_page"], ["?page=0", "page"], ["?page=x", "page"],
+    // Integers are decimal digits: number coercion would read each of these as 16, 10, 2 or 1.
+    ["?page=0x10", "page"], ["?page=1e1", "page"], ["?per_page=%202", "per_page"], ["?page=1.0", "page"],
+    ["?column=0x1", "column"], ["?tag=1e3", "tag"],
+  ])(
     "%s is 422 naming the parameter",
     async (query, field) => {
       await expect422(plain, query, field);
@@ -375,9 +380,13 @@ describe("GET /features/{id}", () => {
     expect((await get(hidden, fid(hidden, "f"))).status).toBe(200);
     expect((await get(plain, 99999999)).status).toBe(404);
     expect((await get(plain, fid(weighted, "a"))).status).toBe(404);
-    const bad = await get(plain, "abc");
-    expect(bad.status).toBe(422);
-    expect((await bad.json()).error.field).toBe("id");
+    for (const id of ["abc", `0x${fid(plain, "a").toString(16)}`, `${fid(plain, "a")}.0`]) {
+      const bad = await get(plain, id);
+      expect(bad.status, id).toBe(422);
+      expect((await bad.json()).error).toMatchObject({ code: "validation_failed", field: "id" });
+    }
+    const hex = await (await get(plain, "0x10")).json();
+    expect(hex.error.message).toContain("decimal digits");
   });
 });
 

@@ -123,9 +123,26 @@ export const SlugParam = z.string().min(1).max(63).openapi({
   example: "lumen",
 });
 
+/**
+ * An integer query or path parameter between `min` and `max`, written in decimal digits (an
+ * optional minus sign first). Number coercion would also read "0x10", "1e1", " 5" or "5.0" as
+ * numbers; those answer 422 validation_failed like any other bad value. Documented as
+ * `type: integer` with its bounds, as the coerced form was.
+ */
+export function integerParam(min: number, max: number) {
+  return z.preprocess(
+    (value) => (typeof value === "string" && /^-?[0-9]+$/.test(value) ? Number(value) : value),
+    z.number({ error: (issue) => (issue.code === "invalid_type" ? "must be an integer written in decimal digits" : undefined) })
+      .int().min(min).max(max),
+  );
+}
+
+/** The largest id Postgres's integer columns hold. */
+export const MAX_ID = 2147483647;
+
 /** A positive integer path parameter (feature, comment, release or message id). */
 export function idParam(name: string, description: string) {
-  return z.coerce.number().int().min(1).max(2147483647).openapi({
+  return integerParam(1, MAX_ID).openapi({
     param: { name, in: "path" },
     description,
     example: 41,
@@ -134,12 +151,12 @@ export function idParam(name: string, description: string) {
 
 /** page / per_page query parameters (contract, "Pagination"). */
 export const PageQuery = {
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1).openapi({
+  page: integerParam(1, 1_000_000).default(1).openapi({
     param: { name: "page", in: "query" },
     description: "Page, one based",
     example: 1,
   }),
-  per_page: z.coerce.number().int().min(1).max(100).default(20).openapi({
+  per_page: integerParam(1, 100).default(20).openapi({
     param: { name: "per_page", in: "query" },
     description: "Items per page, at most 100",
     example: 20,

@@ -3,6 +3,7 @@
  * CommentDeletedObject, LikeObject) and the request shapes of the comment routes.
  */
 import { z } from "@hono/zod-openapi";
+import { integerParam } from "../../lib/openapi.ts";
 
 /** Contract, "Limits": comment content is at most 2000 characters (counted as code points). */
 export const COMMENT_MAX_CHARACTERS = 2000;
@@ -76,12 +77,12 @@ export const LikeObject = z
   .openapi("LikeObject");
 
 export const CommentsQuery = z.object({
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1).openapi({
+  page: integerParam(1, 1_000_000).default(1).openapi({
     param: { name: "page", in: "query" },
     description: "Page of top-level comments, one based",
     example: 1,
   }),
-  per_page: z.coerce.number().int().min(1).max(100).default(20).openapi({
+  per_page: integerParam(1, 100).default(20).openapi({
     param: { name: "per_page", in: "query" },
     description: "Top-level comments per page, at most 100; replies do not count",
     example: 20,

@@ -1,8 +1,8 @@
 /** Route definitions of the features area (contract, "Reading a board" and "Taking part"). */
 import { createRoute, z } from "@hono/zod-openapi";
 import {
-  envelopeOf, idParam, jsonContent, keyAndVoterSecurity, keySecurity, listEnvelopeOf, notModified,
-  PageQuery, readErrors, SlugParam, writeErrors,
+  envelopeOf, idParam, integerParam, jsonContent, keyAndVoterSecurity, keySecurity, listEnvelopeOf, MAX_ID,
+  notModified, PageQuery, readErrors, SlugParam, writeErrors,
 } from "../../lib/openapi.ts";
 import { CreateFeatureBody, FEATURE_SORTS, FEATURE_STATUSES, FeatureObject } from "./features.schemas.ts";
 import { sharedReadCache } from "../../middleware/shared-read-cache.ts";
@@ -41,7 +41,7 @@ export const FeatureListQuery = z.object({
     description: "Custom board slug; omit or send roadmap for the roadmap",
     example: "roadmap",
   }),
-  column: z.coerce.number().int().min(-1).max(2147483647).optional().openapi({
+  column: integerParam(-1, MAX_ID).optional().openapi({
     param: { name: "column", in: "query" },
     type: "integer",
     description: "Column id of that board from the project document; -1 = archived column (only when shown)",
@@ -52,7 +52,7 @@ export const FeatureListQuery = z.object({
     description: "project: every public feature regardless of board; not combinable with board or column",
     example: "project",
   }),
-  tag: repeated(z.coerce.number().int().min(1).max(2147483647)).optional().openapi({
+  tag: repeated(integerParam(1, MAX_ID)).optional().openapi({
     param: { name: "tag", in: "query", style: "form", explode: true },
     description: "Tag id; repeat to match any of several",
     example: [3],

@@ -4,7 +4,7 @@
  * validated; the PRO plan is already enforced by the key middleware (also not_allowed).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { jsonContent, keySecurity, listEnvelopeOf, notModified, PageQuery, readErrors, SlugParam } from "../../lib/openapi.ts";
+import { integerParam, jsonContent, keySecurity, listEnvelopeOf, MAX_ID, notModified, PageQuery, readErrors, SlugParam } from "../../lib/openapi.ts";
 import { secretKeyOnly } from "./revenue.middleware.ts";
 import { RevenueFeatureObject, RevenueVoterObject } from "./revenue.schemas.ts";
 
@@ -41,7 +41,7 @@ export const listVoters = createRoute({
           description: "true = voters who left, false = voters who stayed; omit for both",
           example: "false",
         }),
-      feature_id: z.coerce.number().int().min(1).max(2147483647).optional().openapi({
+      feature_id: integerParam(1, MAX_ID).optional().openapi({
         param: { name: "feature_id", in: "query" },
         description: "Only voters who voted for this feature",
         example: 41,
