@@ -3,12 +3,14 @@
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-# The postinstall step patches the postgres driver (see the script).
-COPY scripts/patch-postgres-driver.mjs ./scripts/
+# The postinstall step applies patches/ (patch-package; the install fails if a patch does not apply).
+COPY patches ./patches/
 RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim AS runtime
-ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0
+# HOST=0.0.0.0: in a container the port is published from outside, so listen on every
+# interface (npm start outside a container defaults to loopback).
+ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 PGLITE_DIR=/app/data
 WORKDIR /app
 COPY --from=deps --chown=node:node /app/node_modules ./node_modules
 COPY --chown=node:node package.json tsconfig.json ./
@@ -16,6 +18,12 @@ COPY --chown=node:node db ./db
 COPY --chown=node:node src ./src
 COPY --chown=node:node scripts ./scripts
 COPY --chown=node:node openapi ./openapi
+# Without DATABASE_URL the embedded PGlite database lives in PGLITE_DIR. WORKDIR made /app
+# root's, and the process runs as `node`: create the directory for it (else: EACCES mkdir
+# /app/data at start). A volume, so the data outlives the container; a new named volume takes
+# this directory's owner.
+RUN mkdir -p /app/data && chown node:node /app/data
+VOLUME ["/app/data"]
 USER node
 EXPOSE 8080
 # DATABASE_URL and REDIS_URL come from the orchestrator; without them the embedded default runs.

@@ -2,7 +2,18 @@
  * Opens the database the config names: Postgres through the `postgres` driver when
  * DATABASE_URL is set, otherwise the embedded PGlite (same SQL, same migrations).
  */
-import { DummyDriver, Kysely, Migrator, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from "kysely";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import {
+  type CompiledQuery,
+  DummyDriver,
+  Kysely,
+  type LogEvent,
+  Migrator,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+} from "kysely";
 import { PostgresJSDialect } from "kysely-postgres-js";
 import postgres, { type Sql } from "postgres";
 import type { Database } from "./schema.ts";
@@ -21,6 +32,11 @@ export interface DatabaseHandle {
    * (re)established. Resolves to an unsubscribe function.
    */
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  /**
+   * True when this open created the database: a new PGlite directory (or memory://), filled from
+   * `initialDataDir` when one was given, else by initdb. Always false for Postgres.
+   */
+  created: boolean;
 }
 
 export interface DatabaseOptions {
@@ -29,6 +45,23 @@ export interface DatabaseOptions {
   PGLITE_DIR?: string;
   /** Postgres pool size; default 10. */
   poolSize?: number;
+  /**
+   * A PGlite data directory as a tarball (what PGlite's dumpDataDir writes, gzip or plain) that a
+   * new embedded database starts from instead of running initdb, which costs 6-40 s of CPU on
+   * a small machine. Used only when PGLITE_DIR holds no database yet; ignored with DATABASE_URL.
+   */
+  initialDataDir?: Blob;
+}
+
+/**
+ * Whether the PGlite directory `dir` already holds a database (its PG_VERSION file exists).
+ * "memory://" never does; any other scheme ("idb://"...) is assumed to, so nothing is loaded
+ * over it.
+ */
+export function pgliteDatabaseExists(dir: string): boolean {
+  if (dir === "memory://") return false;
+  if (dir.includes("://")) return true;
+  return existsSync(join(dir, "PG_VERSION"));
 }
 
 /**
@@ -39,19 +72,21 @@ export interface DatabaseOptions {
  * connection is one Bind/Execute round trip and Postgres may reuse its plan.
  */
 function preparing(client: Sql): Sql {
-  return Object.assign(() => {
-    throw new Error("query through kysely");
-  }, {
-    reserve: async () => {
-      const connection = await client.reserve();
-      return {
-        unsafe: (query: string, parameters: unknown[] = []) =>
-          connection.unsafe(query, parameters as never[], { prepare: true }),
-        release: () => connection.release(),
-      };
+  return Object.assign(
+    () => {
+      throw new Error("query through kysely");
     },
-    end: () => client.end(),
-  }) as unknown as Sql;
+    {
+      reserve: async () => {
+        const connection = await client.reserve();
+        return {
+          unsafe: (query: string, parameters: unknown[] = []) => connection.unsafe(query, parameters as never[], { prepare: true }),
+          release: () => connection.release(),
+        };
+      },
+      end: () => client.end(),
+    },
+  ) as unknown as Sql;
 }
 
 /** Opens (but does not migrate) the database. */
@@ -71,10 +106,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     });
     const db = new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: preparing(client) }) });
     const listen = async (channel: string, onNotify: () => void) => {
-      const subscription = await client.listen(channel, () => onNotify(), () => onNotify());
+      const subscription = await client.listen(
+        channel,
+        () => onNotify(),
+        () => onNotify(),
+      );
       return () => subscription.unlisten();
     };
-    return { db, kind: "postgres", close: () => db.destroy(), listen };
+    return { db, kind: "postgres", close: () => db.destroy(), listen, created: false };
   }
   const dir = options.PGLITE_DIR ?? "./data";
   // Loaded only when used: a server on Postgres does not carry the embedded engine (~30 MB).
@@ -83,8 +122,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     import("@electric-sql/pglite/contrib/pg_trgm"),
     import("kysely-pglite-dialect"),
   ]);
+  const created = !pgliteDatabaseExists(dir);
   const pglite = await PGlite.create({
     ...(dir === "memory://" ? {} : { dataDir: dir }),
+    ...(created && options.initialDataDir ? { loadDataDir: options.initialDataDir } : {}),
     extensions: { pg_trgm },
   });
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
@@ -93,15 +134,17 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     onNotify();
     return () => unsubscribe();
   };
-  return { db, kind: "pglite", close: () => db.destroy(), listen };
+  return { db, kind: "pglite", close: () => db.destroy(), listen, created };
 }
 
 /**
  * A kysely that compiles Postgres SQL and connects to nothing (executing a query returns no
- * rows): for reading the text of a statement, as the bench and the tests do.
+ * rows): for reading the text of a statement, as the bench and the tests do. `onQuery` receives
+ * every statement executed through it (SQL text and parameters), e.g. to EXPLAIN it elsewhere.
  */
-export function compileOnlyDatabase(): Db {
+export function compileOnlyDatabase(onQuery?: (query: CompiledQuery) => void): Db {
   return new Kysely<Database>({
+    ...(onQuery ? { log: (event: LogEvent) => onQuery(event.query) } : {}),
     dialect: {
       createAdapter: () => new PostgresAdapter(),
       createDriver: () => new DummyDriver(),

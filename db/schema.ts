@@ -52,6 +52,9 @@ export interface ProjectsTable {
   is_private: Generated<boolean>;
   plan: Generated<string>;
   sso_secret: string | null;
+  /** Billing webhook signing secrets, write-only (owner-api-v3.md, "Billing sync"). */
+  stripe_webhook_secret: string | null;
+  paddle_webhook_secret: string | null;
   allowed_origins: Generated<string[]>;
   settings: Json<ProjectSettings>;
   theme: Json<ProjectTheme>;
@@ -78,6 +81,8 @@ export interface ApiKeysTable {
   project_id: number;
   kind: "secret" | "embed";
   key_hash: string;
+  /** Last 4 characters of the key, kept when it is made; null for keys made before 2026-11-23T11 or restored from a digest. */
+  hint: string | null;
   created_at: TimestampDefault;
 }
 
@@ -113,6 +118,9 @@ export interface TiersTable {
   name: string;
   mrr_cents: number;
   multiplier: Generated<number>;
+  /** Billing systems' price ids mapped to this tier (unique per project across tiers). */
+  stripe_price_ids: Generated<string[]>;
+  paddle_price_ids: Generated<string[]>;
 }
 
 export interface VotersTable {
@@ -278,6 +286,34 @@ export interface MessageDismissalsTable {
   created_at: TimestampDefault;
 }
 
+/** One merged duplicate while it stays merged (migration 2026-11-23T10-00-00, owner Rule 2). */
+export interface FeatureMergesTable {
+  id: Generated<number>;
+  project_id: number;
+  /** The duplicate (unique: a feature is merged at most once at a time). */
+  source_id: number;
+  target_id: number;
+  previous_status: string;
+  previous_column_id: number | null;
+  previous_linked_feature_id: number | null;
+  /** Whether the merge changed linked_feature (unmerge then puts the previous one back). */
+  linked_set_by_merge: boolean;
+  created_at: TimestampDefault;
+}
+
+/** A vote the duplicate had when merged: moved to the target, or dropped as a duplicate. */
+export interface FeatureMergeVotesTable {
+  merge_id: number;
+  voter_id: number;
+  kind: "moved" | "duplicate";
+  /** The duplicate's vote. */
+  weight: number;
+  created_at: ColumnType<Date, Date | string, Date | string>;
+  /** The target vote's own weight and time when the merge replaced them by the earlier vote's. */
+  target_weight: number | null;
+  target_created_at: NullableTimestamp;
+}
+
 export interface Database {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -298,4 +334,6 @@ export interface Database {
   release_features: ReleaseFeaturesTable;
   messages: MessagesTable;
   message_dismissals: MessageDismissalsTable;
+  feature_merges: FeatureMergesTable;
+  feature_merge_votes: FeatureMergeVotesTable;
 }

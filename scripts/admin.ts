@@ -1,7 +1,8 @@
 /**
  * Admin command line (spec/project-snapshot.md, "Commands"):
  *
- *   npm run --silent admin -- import FILE|- [--replace]   prints the id map (JSON)
+ *   npm run --silent admin -- import FILE|- [--replace] [--progress-interval MS]
+ *                                                         prints the id map (JSON)
  *   npm run --silent admin -- export SLUG                 prints the snapshot (JSON)
  *   npm run --silent admin -- keys create SLUG --kind secret|embed
  *   npm run --silent admin -- keys regenerate SLUG --kind secret|embed
@@ -10,6 +11,11 @@
  * Uses DATABASE_URL (or PGlite in PGLITE_DIR, default ./data) exactly as the server does and
  * applies pending migrations first. Results go to stdout, faults to stderr; exit status 1 on
  * a refused snapshot or any other error, 2 on a usage error.
+ *
+ * A long import reports progress on stderr (stdout stays the id map alone): a line at most every
+ * --progress-interval milliseconds (default 2000; 0 reports after every chunk), the first once
+ * that much time has passed, so an import shorter than the interval prints nothing; and a last
+ * line with the totals when any was printed.
  */
 import { readFile } from "node:fs/promises";
 import { migrateToLatest, openDatabase, type Db } from "../db/connect.ts";
@@ -17,9 +23,15 @@ import { DEMO_ANON_TOKEN, DEMO_EMBED_KEY, DEMO_SECRET_KEY, DEMO_SLUG, loadDemoSn
 import { createKey, type KeyKind, regenerateKey } from "../src/admin/keys.ts";
 import { exportSnapshot } from "../src/admin/snapshot-export.ts";
 import { importSnapshot, SnapshotValidationError } from "../src/admin/snapshot-import.ts";
+import { parseConfig } from "../src/config.ts";
+import { createLogger } from "../src/deps.ts";
+import { revisionScope } from "../src/middleware/rate-limit.ts";
+import { connectRedis, RedisRateLimiter } from "../src/store/redis.ts";
 
 const USAGE = `usage: npm run --silent admin -- <command>
-  import FILE|- [--replace]                 import a project snapshot (- reads stdin)
+  import FILE|- [--replace] [--progress-interval MS]
+                                            import a project snapshot (- reads stdin);
+                                            progress on stderr every MS ms (default 2000)
   export SLUG                               print a project as a snapshot
   keys create SLUG --kind secret|embed      add a key and print it once
   keys regenerate SLUG --kind secret|embed  replace the keys of that kind and print the new one
@@ -35,10 +47,73 @@ async function readInput(file: string): Promise<string> {
 }
 
 function kindOption(args: string[]): KeyKind {
-  const index = args.indexOf("--kind");
-  const kind = index >= 0 ? args[index + 1] : args.find((a) => a.startsWith("--kind="))?.slice("--kind=".length);
+  const kind = optionValue(args, "--kind");
   if (kind !== "secret" && kind !== "embed") throw new UsageError("keys: --kind must be secret or embed");
   return kind;
+}
+
+/** The value of option `--name VALUE` or `--name=VALUE`, if given. */
+function optionValue(args: string[], name: string): string | undefined {
+  const index = args.indexOf(name);
+  return index >= 0 ? args[index + 1] : args.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
+}
+
+/**
+ * A progress sink for importSnapshot that writes `import: features 12000/20000 (5400 rows/s)`
+ * to stderr at most every `intervalMs` (rows/s: every row written so far over the time since
+ * the import started), and `done()`, which prints the totals if anything was printed.
+ */
+function stderrProgress(intervalMs: number, write = (line: string) => process.stderr.write(`${line}\n`)) {
+  const started = performance.now();
+  let last = started;
+  let printed = false;
+  const written = new Map<string, number>();
+  const rows = () => [...written.values()].reduce((sum, n) => sum + n, 0);
+  const rate = (now: number) => Math.round(rows() / Math.max((now - started) / 1000, 0.001));
+  return {
+    sink: (step: string, done: number, total: number) => {
+      if (total > 1 || done > 0) written.set(step, done);
+      const now = performance.now();
+      if (now - last < intervalMs) return;
+      last = now;
+      printed = true;
+      write(done === 0 && total === 1 ? `import: ${step}` : `import: ${step} ${done}/${total} (${rate(now)} rows/s)`);
+    },
+    done: () => {
+      const now = performance.now();
+      if (printed) write(`import: done, ${rows()} rows in ${((now - started) / 1000).toFixed(1)} s (${rate(now)} rows/s)`);
+    },
+  };
+}
+
+/**
+ * Gives project `slug` a new content revision in the shared store (Redis, when REDIS_URL is set)
+ * after an import, so that from the moment this command returns no instance
+ * serves a cached read of the old content (src/middleware/shared-read-cache.ts). The database
+ * notification the import sends clears every instance's caches as well; this closes the
+ * moments before an instance has received it. Without REDIS_URL the store lives in each server
+ * process and the notification is the only way. A Redis failure is reported on stderr only.
+ */
+async function retireContentRevision(db: Db, slug: string): Promise<void> {
+  const config = parseConfig(process.env);
+  if (!config.REDIS_URL) return;
+  const project = await db.selectFrom("projects").select("id").where("slug", "=", slug).executeTakeFirst();
+  if (!project) return;
+  const redis = connectRedis(config.REDIS_URL, Math.max(config.REDIS_COMMAND_TIMEOUT_MS, 2000), config.REDIS_KEY_PREFIX);
+  try {
+    await new Promise<void>((resolve) => {
+      redis.once("ready", () => resolve());
+      redis.once("error", () => resolve());
+    });
+    const limiter = new RedisRateLimiter(redis, createLogger("silent"));
+    // Keys, settings and voters may all have changed: the lookups revision moves too.
+    if (!(await limiter.bumpRevision(revisionScope(project.id), { lookups: true }))) {
+      process.stderr.write("warning: Redis did not take the new revisions; servers clear their caches on the database notification\n");
+    }
+    await limiter.close();
+  } finally {
+    redis.disconnect();
+  }
 }
 
 function print(value: unknown) {
@@ -47,7 +122,7 @@ function print(value: unknown) {
 
 async function run(db: Db, args: string[]): Promise<void> {
   const [command, ...rest] = args;
-  const positional = rest.filter((a, i) => !a.startsWith("--") && rest[i - 1] !== "--kind");
+  const positional = rest.filter((a, i) => !a.startsWith("--") && rest[i - 1] !== "--kind" && rest[i - 1] !== "--progress-interval");
   switch (command) {
     case "import": {
       const file = positional[0];
@@ -59,7 +134,14 @@ async function run(db: Db, args: string[]): Promise<void> {
       } catch (error) {
         throw new SnapshotValidationError([{ path: "(document)", message: `not valid JSON: ${(error as Error).message}` }]);
       }
-      print(await importSnapshot(db, input, { replace: rest.includes("--replace") }));
+      const interval = Number(optionValue(rest, "--progress-interval") ?? 2000);
+      if (!Number.isInteger(interval) || interval < 0)
+        throw new UsageError("import: --progress-interval must be a whole number of milliseconds");
+      const progress = stderrProgress(interval);
+      const ids = await importSnapshot(db, input, { replace: rest.includes("--replace"), onProgress: progress.sink });
+      progress.done();
+      await retireContentRevision(db, ids.project.slug);
+      print(ids);
       return;
     }
     case "export": {
@@ -80,13 +162,15 @@ async function run(db: Db, args: string[]): Promise<void> {
     }
     case "demo": {
       await importSnapshot(db, loadDemoSnapshot(), { replace: true });
-      process.stdout.write([
-        `project:    ${DEMO_SLUG}`,
-        `secret key: ${DEMO_SECRET_KEY}`,
-        `embed key:  ${DEMO_EMBED_KEY}`,
-        `anon token: ${DEMO_ANON_TOKEN}  (X-VF-Anon of a voter with history)`,
-        "",
-      ].join("\n"));
+      process.stdout.write(
+        [
+          `project:    ${DEMO_SLUG}`,
+          `secret key: ${DEMO_SECRET_KEY}`,
+          `embed key:  ${DEMO_EMBED_KEY}`,
+          `anon token: ${DEMO_ANON_TOKEN}  (X-VF-Anon of a voter with history)`,
+          "",
+        ].join("\n"),
+      );
       return;
     }
     default:

@@ -85,8 +85,10 @@ async function prepareDatabase(): Promise<string[]> {
       continue;
     }
     const generated = await generateProject(databaseUrl, spec);
-    notes.push(`${spec.slug} generated in ${generated.seconds.toFixed(1)} s (${spec.features.toLocaleString("en-US")} features, `
-      + `${spec.votes.toLocaleString("en-US")} votes, ${spec.voters.toLocaleString("en-US")} voters, ${spec.comments.toLocaleString("en-US")} comments; COPY + counters in SQL + VACUUM ANALYZE)`);
+    notes.push(
+      `${spec.slug} generated in ${generated.seconds.toFixed(1)} s (${spec.features.toLocaleString("en-US")} features, ` +
+        `${spec.votes.toLocaleString("en-US")} votes, ${spec.voters.toLocaleString("en-US")} voters, ${spec.comments.toLocaleString("en-US")} comments; COPY + counters in SQL + VACUUM ANALYZE)`,
+    );
   }
   await sql.end();
   return notes;
@@ -124,14 +126,16 @@ function uniqueQueries(prefix: string): string[] {
 /** A request sequence rotating over `paths` (and identity tokens) across all connections. */
 function rotating(paths: string[], tokens?: string[]): RequestSpec[] {
   let next = 0;
-  return [{
-    method: "GET",
-    setupRequest: (request) => {
-      const i = next++;
-      const headers = tokens ? { ...request.headers, "X-VF-Anon": tokens[i % tokens.length]! } : request.headers;
-      return { ...request, path: paths[i % paths.length]!, ...(headers ? { headers } : {}) };
+  return [
+    {
+      method: "GET",
+      setupRequest: (request) => {
+        const i = next++;
+        const headers = tokens ? { ...request.headers, "X-VF-Anon": tokens[i % tokens.length]! } : request.headers;
+        return { ...request, path: paths[i % paths.length]!, ...(headers ? { headers } : {}) };
+      },
     },
-  }];
+  ];
 }
 
 async function bodyBytes(url: string, headers: Record<string, string>): Promise<number> {
@@ -157,7 +161,8 @@ async function withdrawLeftovers(sql: Sql, base: string, fx: Fixtures, headers: 
     const pair = pairByKey.get(`${row.anon_token_hash}:${row.feature_id}`);
     if (!pair) continue;
     const response = await fetch(`${base}/api/v3/projects/${fx.slug}/features/${pair.featureId}/vote`, {
-      method: "DELETE", headers: { ...headers, "X-VF-Anon": pair.token },
+      method: "DELETE",
+      headers: { ...headers, "X-VF-Anon": pair.token },
     });
     await response.arrayBuffer();
     if (response.ok) withdrawn++;
@@ -188,6 +193,40 @@ function voteCycle(fx: Fixtures): RequestSpec[] {
   ];
 }
 
+/**
+ * The owner row (owner-api-v3.md): PATCH /admin/features/{id} moving the hot features between
+ * the roadmap's planned and in_progress columns by status alone (Rule 1), one request at a time
+ * per connection, each a transaction that retires the project's cached answers.
+ */
+function ownerStatusPatches(fx: Fixtures): RequestSpec[] {
+  let next = 0;
+  return [
+    {
+      method: "PATCH",
+      setupRequest: (request) => {
+        const n = next++;
+        const featureId = fx.hotFeatureIds[n % fx.hotFeatureIds.length]!;
+        const status = Math.floor(n / fx.hotFeatureIds.length) % 2 === 0 ? "in_progress" : "planned";
+        return {
+          ...request,
+          method: "PATCH",
+          path: `/api/v3/projects/${fx.slug}/admin/features/${featureId}`,
+          headers: { ...request.headers, "Content-Type": "application/json" },
+          body: JSON.stringify({ status }),
+        };
+      },
+    },
+  ];
+}
+
+/** The table row of a write route's run (writes/s), after logging any answer that was not 2xx. */
+function writeRow(route: string, project: Row["project"], result: Awaited<ReturnType<typeof runLoad>>): Row {
+  if (result.non2xx > 0 || result.errors > 0)
+    log(`  non-2xx ${result.non2xx}, errors ${result.errors}: ${JSON.stringify(result.statuses)}`);
+  const { reqPerSec, p50, p99, non2xx, serverCpuMs, dbCpuMs } = result;
+  return { route, project, reqPerSec, p50, p99, bytes: 0, non2xx, serverCpuMs, dbCpuMs, note: "writes/s" };
+}
+
 /** The node flags `npm start` gives the server (package.json config.server_node_args). */
 function serverNodeArgs(): string[] {
   const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { config?: { server_node_args?: string } };
@@ -204,12 +243,25 @@ async function main(): Promise<void> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const limit = "1000000000";
-  const server = await startChild("src/server.ts", {
-    NODE_ENV: "production", DATABASE_URL: databaseUrl, REDIS_URL: redisUrl,
-    REDIS_KEY_PREFIX: `fbbench:${randomBytes(4).toString("hex")}:`, PORT: String(port), HOST: "127.0.0.1",
-    DEMO: "off", LOG_LEVEL: "warn", RATE_LIMIT_READS_PER_MINUTE: limit, RATE_LIMIT_WRITES_PER_MINUTE: limit,
-    RATE_LIMIT_EMBED_READS_PER_MINUTE: limit, RATE_LIMIT_EMBED_WRITES_PER_MINUTE: limit,
-  }, `${base}/api/v3/health`, [...serverNodeArgs(), ...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean)]);
+  const server = await startChild(
+    "src/server.ts",
+    {
+      NODE_ENV: "production",
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redisUrl,
+      REDIS_KEY_PREFIX: `fbbench:${randomBytes(4).toString("hex")}:`,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DEMO: "off",
+      LOG_LEVEL: "warn",
+      RATE_LIMIT_READS_PER_MINUTE: limit,
+      RATE_LIMIT_WRITES_PER_MINUTE: limit,
+      RATE_LIMIT_EMBED_READS_PER_MINUTE: limit,
+      RATE_LIMIT_EMBED_WRITES_PER_MINUTE: limit,
+    },
+    `${base}/api/v3/health`,
+    [...serverNodeArgs(), ...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean)],
+  );
   const rss = new RssSampler(server.pid);
   const rows: Row[] = [];
   const checks: string[] = [];
@@ -217,8 +269,11 @@ async function main(): Promise<void> {
   let ceilingNote = "";
   const cpu = {
     server: server.pid,
-    database: async () => (await sql<{ pid: number }[]>`
-      SELECT pid FROM pg_stat_activity WHERE datname = ${dbName} AND backend_type = 'client backend' AND pid <> pg_backend_pid()`).map((r) => r.pid),
+    database: async () =>
+      (
+        await sql<{ pid: number }[]>`
+      SELECT pid FROM pg_stat_activity WHERE datname = ${dbName} AND backend_type = 'client backend' AND pid <> pg_backend_pid()`
+      ).map((r) => r.pid),
   };
   const only = (route: string) => flags.only === undefined || route.includes(flags.only);
 
@@ -227,7 +282,9 @@ async function main(): Promise<void> {
     // measured before and after the routes and the mean is the 100 %: on a shared VM the
     // machine's speed drifts during a run.
     const biggest = fixtures.get(specs[specs.length - 1]!)!;
-    const listBytes = await bodyBytes(`${base}/api/v3/projects/${biggest.slug}/features?sort=top`, { "X-API-Key": benchKeys(biggest.slug).secret });
+    const listBytes = await bodyBytes(`${base}/api/v3/projects/${biggest.slug}/features?sort=top`, {
+      "X-API-Key": benchKeys(biggest.slug).secret,
+    });
     const ceilingRuns: Awaited<ReturnType<typeof runLoad>>[] = [];
     const noDatabase = async () => [];
     // `withRedis`: the reference app that also makes the API's per-request Redis round trip.
@@ -238,7 +295,14 @@ async function main(): Promise<void> {
       const ceiling = await startChild("scripts/bench/ceiling.ts", env, `http://127.0.0.1:${ceilingPort}/`);
       try {
         log(`${withRedis ? "bare Hono + the rate limiter's Redis round trip" : "ceiling (bare Hono"}, ${listBytes} bytes) ...`);
-        return await runLoad({ url: `http://127.0.0.1:${ceilingPort}/`, headers: {}, connections, warmupSeconds, seconds, cpu: { server: ceiling.pid, database: noDatabase } });
+        return await runLoad({
+          url: `http://127.0.0.1:${ceilingPort}/`,
+          headers: {},
+          connections,
+          warmupSeconds,
+          seconds,
+          cpu: { server: ceiling.pid, database: noDatabase },
+        });
       } finally {
         await ceiling.stop();
       }
@@ -249,15 +313,24 @@ async function main(): Promise<void> {
       return result;
     };
     const referenceRow = (route: string, result: Awaited<ReturnType<typeof runLoad>>): Row => ({
-      route, project: "-", reqPerSec: result.reqPerSec, p50: result.p50, p99: result.p99, bytes: listBytes, non2xx: result.non2xx,
-      serverCpuMs: result.serverCpuMs, dbCpuMs: 0,
+      route,
+      project: "-",
+      reqPerSec: result.reqPerSec,
+      p50: result.p50,
+      p99: result.p99,
+      bytes: listBytes,
+      non2xx: result.non2xx,
+      serverCpuMs: result.serverCpuMs,
+      dbCpuMs: 0,
     });
     const ceilingRow = referenceRow("ceiling: bare Hono, fixed body", await measureCeiling());
     rows.push(ceilingRow);
     if (only(REDIS_REFERENCE_ROUTE)) rows.push(referenceRow(REDIS_REFERENCE_ROUTE, await measureReference(true)));
 
     const targets = specs.map((spec) => ({
-      spec, fx: fixtures.get(spec)!, project: spec === LARGE ? "large" as const : "small" as const,
+      spec,
+      fx: fixtures.get(spec)!,
+      project: spec === LARGE ? ("large" as const) : ("small" as const),
       headers: { "X-API-Key": benchKeys(spec.slug).secret },
     }));
     const rowsOf = new Map(targets.map((target) => [target.project, [] as Row[]]));
@@ -271,9 +344,28 @@ async function main(): Promise<void> {
         const sampleHeaders = item.tokens ? { ...headers, "X-VF-Anon": item.tokens[0]! } : headers;
         const bytes = await bodyBytes(`${base}${item.paths[0]}`, sampleHeaders);
         log(`${project}: ${item.route} ...`);
-        const result = await runLoad({ url: `${base}${item.paths[0]}`, headers, requests: rotating(item.paths, item.tokens), connections, warmupSeconds, seconds, cpu });
-        rowsOf.get(project)!.push({ route: item.route, project, reqPerSec: result.reqPerSec, p50: result.p50, p99: result.p99, bytes, non2xx: result.non2xx, serverCpuMs: result.serverCpuMs, dbCpuMs: result.dbCpuMs });
-        if (result.non2xx > 0 || result.errors > 0) log(`  non-2xx ${result.non2xx}, errors ${result.errors}: ${JSON.stringify(result.statuses)}`);
+        const result = await runLoad({
+          url: `${base}${item.paths[0]}`,
+          headers,
+          requests: rotating(item.paths, item.tokens),
+          connections,
+          warmupSeconds,
+          seconds,
+          cpu,
+        });
+        rowsOf.get(project)!.push({
+          route: item.route,
+          project,
+          reqPerSec: result.reqPerSec,
+          p50: result.p50,
+          p99: result.p99,
+          bytes,
+          non2xx: result.non2xx,
+          serverCpuMs: result.serverCpuMs,
+          dbCpuMs: result.dbCpuMs,
+        });
+        if (result.non2xx > 0 || result.errors > 0)
+          log(`  non-2xx ${result.non2xx}, errors ${result.errors}: ${JSON.stringify(result.statuses)}`);
       }
     }
     for (const { fx, project, headers } of targets) {
@@ -285,16 +377,34 @@ async function main(): Promise<void> {
       await withdrawLeftovers(sql, base, fx, headers);
       const result = await runLoad({ ...load, warmupSeconds: 0, seconds, cpu });
       const leftovers = await withdrawLeftovers(sql, base, fx, headers);
-      rowsOf.get(project)!.push({ route, project, reqPerSec: result.reqPerSec, p50: result.p50, p99: result.p99, bytes: 0, non2xx: result.non2xx, serverCpuMs: result.serverCpuMs, dbCpuMs: result.dbCpuMs, note: "writes/s" });
-      if (result.non2xx > 0 || result.errors > 0) log(`  non-2xx ${result.non2xx}, errors ${result.errors}: ${JSON.stringify(result.statuses)}`);
+      rowsOf.get(project)!.push(writeRow(route, project, result));
       const check = await checkCounters(sql, fx.projectId);
       await vacuumVotedTables(sql);
-      checks.push(`${project}: after ${result.requests.toLocaleString("en-US")} vote/withdraw requests (${leftovers} cut off at the end withdrawn after), `
-        + (check.exact.length === 0
-          ? "vote_count, weighted_score, comment_count, like_count, voters.vote_count and the project's voter count (each shard) all equal COUNT(*)/SUM() of their rows"
-          : `COUNTER MISMATCHES: ${check.exact.slice(0, 5).join("; ")}`)
-        + (check.trendingOff === 0 ? "; trending_score within 1e-6 of a recomputation everywhere"
-          : `; trending_score off a recomputation on ${check.trendingOff} features (float log-sum-exp; e.g. ${check.trendingExamples[0]})`));
+      checks.push(
+        `${project}: after ${result.requests.toLocaleString("en-US")} vote/withdraw requests (${leftovers} cut off at the end withdrawn after), ` +
+          (check.exact.length === 0
+            ? "vote_count, weighted_score, comment_count, like_count, voters.vote_count and the project's voter count (each shard) all equal COUNT(*)/SUM() of their rows"
+            : `COUNTER MISMATCHES: ${check.exact.slice(0, 5).join("; ")}`) +
+          (check.trendingOff === 0
+            ? "; trending_score within 1e-6 of a recomputation everywhere"
+            : `; trending_score off a recomputation on ${check.trendingOff} features (float log-sum-exp; e.g. ${check.trendingExamples[0]})`),
+      );
+    }
+    for (const { fx, project, headers } of targets) {
+      const route = "PATCH admin/features/{id} status (owner)";
+      if (!only(route)) continue;
+      log(`${project}: ${route} ...`);
+      const result = await runLoad({
+        url: `${base}/api/v3/health`,
+        headers,
+        connections,
+        requests: ownerStatusPatches(fx),
+        warmupSeconds,
+        seconds,
+        cpu,
+      });
+      rowsOf.get(project)!.push(writeRow(route, project, result));
+      await vacuumVotedTables(sql);
     }
     // Shown project by project.
     for (const { project } of targets) rows.push(...rowsOf.get(project)!);
@@ -312,8 +422,17 @@ async function main(): Promise<void> {
 
   const cpuModel = /model name\s*:\s*(.+)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1]?.trim() ?? "unknown CPU";
   const report = renderReport(rows, {
-    date: started.toISOString().replace(/\.\d+Z$/, "Z"), nproc: availableParallelism(), cpu: cpuModel, connections, seconds, warmupSeconds,
-    ceilingReqPerSec, ceilingNote, maxRssMb: rss.maxMb, generation, checks,
+    date: started.toISOString().replace(/\.\d+Z$/, "Z"),
+    nproc: availableParallelism(),
+    cpu: cpuModel,
+    connections,
+    seconds,
+    warmupSeconds,
+    ceilingReqPerSec,
+    ceilingNote,
+    maxRssMb: rss.maxMb,
+    generation,
+    checks,
   });
   process.stdout.write(`\n${report}\n`);
   const writeIt = !flags["no-readme"] && (!quick || flags.readme) && flags.only === undefined;

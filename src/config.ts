@@ -21,7 +21,24 @@ const configSchema = z.object({
   /** Where PGlite keeps its files when DATABASE_URL is unset; "memory://" keeps nothing. */
   PGLITE_DIR: z.string().default("./data"),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  HOST: z.string().default("0.0.0.0"),
+  /**
+   * Interface to listen on. Loopback by default: the demo project's keys are public, so a fresh
+   * `npm start` must not serve the network; the container image sets 0.0.0.0.
+   */
+  HOST: z.string().default("127.0.0.1"),
+  /**
+   * Seconds a client may take to send a request's headers, and its whole request (headers and
+   * body), before the connection is cut (408 when nothing was answered on it yet). 30 s carries
+   * the one-megabyte body limit at about 300 kbit/s (a poor mobile link); Node's own defaults
+   * (60 s and 300 s) let half-sent bodies hold sockets for five minutes.
+   */
+  HTTP_HEADERS_TIMEOUT_SECONDS: z.coerce.number().positive().default(10),
+  HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().positive().default(30),
+  /**
+   * Seconds an idle keep-alive connection stays open. Behind a proxy or load balancer that
+   * reuses connections, set it above the proxy's own idle timeout.
+   */
+  HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: z.coerce.number().positive().default(5),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Contract "Limits": reads and writes per API key per minute. */
   RATE_LIMIT_READS_PER_MINUTE: perMinute(1200),
@@ -31,8 +48,14 @@ const configSchema = z.object({
   RATE_LIMIT_EMBED_WRITES_PER_MINUTE: perMinute(600),
   /** Per-process fallback budgets used while Redis does not answer (fail open, not unlimited). */
   RATE_LIMIT_FALLBACK_FACTOR: z.coerce.number().positive().default(1),
-  /** Milliseconds a Redis command may take before the request goes on without it. */
+  /** Milliseconds a rate-limit Redis command may take before the request goes on without it. */
   REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().positive().default(250),
+  /**
+   * Milliseconds an idempotency command (claim, record, release) may take. Longer than the rate
+   * limit's: there is no fallback for it, so a timeout refuses the keyed write (409/500) instead
+   * of degrading it, and a reply that arrives late (a busy event loop, a slow Redis) is wasted.
+   */
+  REDIS_IDEMPOTENCY_TIMEOUT_MS: z.coerce.number().int().positive().default(1000),
   /** Seconds to let in-flight requests finish after SIGTERM. */
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().positive().default(10),
   /** Seconds a key lookup and project settings stay cached in process. */
@@ -46,14 +69,18 @@ const configSchema = z.object({
   /** Megabytes of response bodies the shared read cache may hold per process. */
   READ_CACHE_MB: z.coerce.number().positive().default(32),
   /** Loads the bundled demo project when the database holds no project. */
-  DEMO: z
-    .enum(["auto", "off"])
-    .default("auto"),
+  DEMO: z.enum(["auto", "off"]).default("auto"),
 });
 
 export type Config = Readonly<z.infer<typeof configSchema>>;
 
+// Node refuses a headers timeout longer than the request timeout (the request includes them).
+const checkedSchema = configSchema.refine((config) => config.HTTP_HEADERS_TIMEOUT_SECONDS <= config.HTTP_REQUEST_TIMEOUT_SECONDS, {
+  path: ["HTTP_HEADERS_TIMEOUT_SECONDS"],
+  message: "must not exceed HTTP_REQUEST_TIMEOUT_SECONDS",
+});
+
 /** Validates the environment; throws ZodError on a bad value. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
-  return Object.freeze(configSchema.parse(env));
+  return Object.freeze(checkedSchema.parse(env));
 }

@@ -3,47 +3,97 @@
  * the in-process stores, and the logger. `close()` releases all of it.
  */
 import pino, { type Logger } from "pino";
-import { migrateToLatest, openDatabase } from "../db/connect.ts";
+import { migrateToLatest, openDatabase, pgliteDatabaseExists } from "../db/connect.ts";
 import type { Config } from "./config.ts";
 import type { AppDeps } from "./lib/context.ts";
 import { listenForCacheInvalidation } from "./lib/project-cache.ts";
 import { MemoryIdempotencyStore, MemoryRateLimiter } from "./store/memory.ts";
-import { connectRedis, RedisIdempotencyStore, RedisRateLimiter } from "./store/redis.ts";
+import { RedisIdempotencyStore } from "./store/idempotency.redis.ts";
+import { connectRedis, RedisRateLimiter } from "./store/redis.ts";
 
 /** A pino logger that never writes credentials, even if a caller logs a request's headers. */
 export function createLogger(level: Config["LOG_LEVEL"]): Logger {
   return pino({
     level,
     redact: {
-      paths: ["req.headers['x-api-key']", "req.headers['x-vf-token']", "req.headers['x-vf-anon']", "headers['x-api-key']", "*.sso_secret", "*.key", "*.anon_token"],
+      paths: [
+        "req.headers['x-api-key']",
+        "req.headers['x-vf-token']",
+        "req.headers['x-vf-anon']",
+        "headers['x-api-key']",
+        "*.sso_secret",
+        "*.key",
+        "*.anon_token",
+      ],
       censor: "[redacted]",
     },
   });
 }
 
 export interface OpenedDeps extends AppDeps {
+  /** True when this start created the embedded database (see DatabaseHandle.created). */
+  databaseCreated: boolean;
   close(): Promise<void>;
 }
 
+export interface OpenDepsOptions {
+  /** Tarball a new embedded database starts from instead of initdb (DatabaseOptions.initialDataDir). */
+  initialDataDir?: Blob;
+  /** Receives one line per start-up step ("database: migrating..."). */
+  progress?: (line: string) => void;
+}
+
+/** What opening the database is about to do, in words (a first start may take a while). */
+function describeOpening(config: Config, initialDataDir: Blob | undefined): string {
+  if (config.DATABASE_URL) return "database: connecting to Postgres...";
+  if (pgliteDatabaseExists(config.PGLITE_DIR)) return `database: opening the embedded database in ${config.PGLITE_DIR}...`;
+  return initialDataDir
+    ? `database: creating the embedded database in ${config.PGLITE_DIR} from the prepared demo database...`
+    : `database: creating the embedded database in ${config.PGLITE_DIR} (initdb runs once: 20-40 s on a small machine)...`;
+}
+
 /** Opens and migrates the database and connects the stores. */
-export async function openDeps(config: Config, logger: Logger = createLogger(config.LOG_LEVEL)): Promise<OpenedDeps> {
-  const database = await openDatabase({ DATABASE_URL: config.DATABASE_URL, PGLITE_DIR: config.PGLITE_DIR });
+export async function openDeps(
+  config: Config,
+  logger: Logger = createLogger(config.LOG_LEVEL),
+  options: OpenDepsOptions = {},
+): Promise<OpenedDeps> {
+  const progress = options.progress ?? (() => {});
+  progress(describeOpening(config, options.initialDataDir));
+  const database = await openDatabase({
+    DATABASE_URL: config.DATABASE_URL,
+    PGLITE_DIR: config.PGLITE_DIR,
+    ...(options.initialDataDir ? { initialDataDir: options.initialDataDir } : {}),
+  });
+  progress("database: applying migrations...");
   await migrateToLatest(database.db);
   // Other instances' admin changes (key regeneration, import) clear this process's project cache.
   const stopListening = await listenForCacheInvalidation(database.listen);
   if (config.REDIS_URL) {
     const redis = connectRedis(config.REDIS_URL, config.REDIS_COMMAND_TIMEOUT_MS, config.REDIS_KEY_PREFIX);
-    redis.on("error", () => {
-      // Failures are reported by the stores when they fall back; the client reconnects itself.
-    });
+    // A connection of its own: its own (longer) command timeout, and no queue behind the
+    // rate limiter's commands.
+    const idempotencyRedis = connectRedis(config.REDIS_URL, config.REDIS_IDEMPOTENCY_TIMEOUT_MS, config.REDIS_KEY_PREFIX);
+    for (const client of [redis, idempotencyRedis]) {
+      client.on("error", () => {
+        // Failures are reported by the stores when a call fails; the client reconnects itself.
+      });
+    }
     const rateLimiter = new RedisRateLimiter(redis, logger, config.RATE_LIMIT_FALLBACK_FACTOR);
-    const idempotencyStore = new RedisIdempotencyStore(redis, logger);
+    const idempotencyStore = new RedisIdempotencyStore(idempotencyRedis, logger);
     return {
-      db: database.db, config, logger, rateLimiter, idempotencyStore, now: () => new Date(),
+      db: database.db,
+      databaseCreated: database.created,
+      config,
+      logger,
+      rateLimiter,
+      idempotencyStore,
+      now: () => new Date(),
       async close() {
         await rateLimiter.close();
         await idempotencyStore.close();
         redis.disconnect();
+        idempotencyRedis.disconnect();
         await stopListening();
         await database.close();
       },
@@ -52,7 +102,13 @@ export async function openDeps(config: Config, logger: Logger = createLogger(con
   const rateLimiter = new MemoryRateLimiter();
   const idempotencyStore = new MemoryIdempotencyStore();
   return {
-    db: database.db, config, logger, rateLimiter, idempotencyStore, now: () => new Date(),
+    db: database.db,
+    databaseCreated: database.created,
+    config,
+    logger,
+    rateLimiter,
+    idempotencyStore,
+    now: () => new Date(),
     async close() {
       await rateLimiter.close();
       await idempotencyStore.close();

@@ -4,21 +4,55 @@
  * (in-flight requests finish, new connections are refused, exit 0 within the grace period).
  */
 import { serve } from "@hono/node-server";
+import { ZodError } from "zod";
+import { pgliteDatabaseExists } from "../db/connect.ts";
 import { createApp } from "./app.ts";
-import { parseConfig } from "./config.ts";
+import { type Config, parseConfig } from "./config.ts";
 import { createLogger, openDeps } from "./deps.ts";
-import { ensureDemoProject } from "./admin/demo-bootstrap.ts";
+import { demoProject, ensureDemoProject } from "./admin/demo-bootstrap.ts";
+import { describeDemoCounts, preparedDemoDatabase } from "./admin/demo-database.ts";
+import { httpServerOptions, listenFailureLine } from "./lib/node-http.ts";
 
-const config = parseConfig(process.env);
+/** Prints one line on stderr (no stack trace) and exits 1: for failures the operator fixes. */
+function fail(line: string): never {
+  process.stderr.write(`${line}\n`);
+  process.exit(1);
+}
+
+const started = performance.now();
+let config: Config;
+try {
+  config = parseConfig(process.env);
+} catch (error) {
+  if (!(error instanceof ZodError)) throw error;
+  fail(`error: invalid configuration: ${error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
+}
 const logger = createLogger(config.LOG_LEVEL);
-const deps = await openDeps(config, logger);
+// Someone trying the demo (DEMO=auto, the default) reads plain lines in the terminal, on stderr
+// so that stdout stays the log stream; a deployment (DEMO=off) gets them as log records.
+const progress = config.DEMO === "auto" ? (line: string) => void process.stderr.write(`${line}\n`) : (line: string) => logger.info(line);
+
+// A new embedded database starts from the prepared demo database (the schema and the demo
+// already in it) instead of running initdb and importing the demo: seconds instead of 20-40 s.
+const newDemoDatabase = config.DEMO === "auto" && !config.DATABASE_URL && !pgliteDatabaseExists(config.PGLITE_DIR);
+const prepared = newDemoDatabase ? preparedDemoDatabase() : undefined;
+if (prepared && !prepared.usable) {
+  progress(
+    `demo: the prepared demo database is not used (${prepared.reasons.join("; ")}); run npx tsx scripts/demo/prepare-demo-database.ts to refresh it`,
+  );
+}
+const deps = await openDeps(config, logger, { progress, ...(prepared?.usable ? { initialDataDir: prepared.tarball } : {}) });
 
 if (config.DEMO === "auto") {
-  const demo = await ensureDemoProject(deps.db);
+  let demo = await ensureDemoProject(deps.db, progress);
+  if (!demo && prepared?.usable && deps.databaseCreated) {
+    progress(`demo: demo project "${demoProject.slug}" came with the database (${describeDemoCounts(prepared.manifest.counts)})`);
+    demo = demoProject;
+  }
   if (demo) {
     const base = `http://localhost:${config.PORT}/api/v3`;
     process.stdout.write(
-      [
+      `${[
         "",
         `Demo board loaded: project "${demo.slug}"`,
         `  secret key: ${demo.secretKey}`,
@@ -26,14 +60,42 @@ if (config.DEMO === "auto") {
         `  try: curl -s -H 'X-API-Key: ${demo.secretKey}' '${base}/projects/${demo.slug}/features?sort=top&per_page=5'`,
         `  docs: ${base}/docs`,
         "",
-      ].join("\n") + "\n",
+      ].join("\n")}\n`,
     );
   }
 }
 
 const app = createApp(deps);
-const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
-  logger.info({ port: info.port, host: config.HOST, database: config.DATABASE_URL ? "postgres" : "pglite", redis: Boolean(config.REDIS_URL) }, "listening");
+let listening = false;
+const server = serve(
+  {
+    fetch: app.fetch,
+    port: config.PORT,
+    hostname: config.HOST,
+    serverOptions: httpServerOptions(config),
+    // The body middleware discards what the app leaves unread (middleware/request-body.ts); the
+    // library's own clean-up closes a kept-alive connection whose body is slower than 500 ms.
+    autoCleanupIncoming: false,
+  },
+  (info) => {
+    listening = true;
+    const startupMs = Math.round(performance.now() - started);
+    logger.info(
+      {
+        port: info.port,
+        host: config.HOST,
+        database: config.DATABASE_URL ? "postgres" : "pglite",
+        redis: Boolean(config.REDIS_URL),
+        startup_ms: startupMs,
+      },
+      "listening",
+    );
+    progress(`ready in ${(startupMs / 1000).toFixed(1)} s: http://${config.HOST}:${info.port}/api/v3`);
+  },
+);
+server.on("error", (error: NodeJS.ErrnoException) => {
+  if (!listening) fail(listenFailureLine(error, config.HOST, config.PORT));
+  logger.error({ err: error }, "server error");
 });
 
 let stopping = false;

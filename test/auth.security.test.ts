@@ -49,7 +49,11 @@ const signed = (claims: Record<string, unknown>, options: { alg?: string; secret
 describe("project key", () => {
   it("missing_key without X-API-Key (and with a blank one)", async () => {
     await expectError(await ctx.app.request(commentsPath(p)), 401, "missing_key");
-    await expectError(await ctx.app.request(commentsPath(p), { method: "POST", body: "{}", headers: { "Content-Type": "application/json" } }), 401, "missing_key");
+    await expectError(
+      await ctx.app.request(commentsPath(p), { method: "POST", body: "{}", headers: { "Content-Type": "application/json" } }),
+      401,
+      "missing_key",
+    );
     await expectError(await read("   "), 401, "missing_key");
   });
 
@@ -86,7 +90,13 @@ describe("project key", () => {
 
 describe("origin allowlist", () => {
   it("origin_not_allowed for the embed key from an origin off the allowlist (exact match)", async () => {
-    for (const origin of ["https://evil.example", "https://allowed.example.evil.example", "null", "http://allowed.example", "https://allowed.example/"]) {
+    for (const origin of [
+      "https://evil.example",
+      "https://allowed.example.evil.example",
+      "null",
+      "http://allowed.example",
+      "https://allowed.example/",
+    ]) {
       await expectError(await read(p.embedKey, { Origin: origin }), 403, "origin_not_allowed");
     }
     await expectError(await write(p.embedKey, { Origin: "https://evil.example", "X-VF-Anon": ADA }), 403, "origin_not_allowed");

@@ -56,7 +56,10 @@ describe("board access", () => {
   });
 
   it("sends ETag, Cache-Control, X-API-Version and a request id; If-None-Match answers 304 with no body", async () => {
-    for (const [path, key] of [[`/api/v3/projects/${p.slug}`, p.secretKey], ["/api/v3/board", p.embedKey]] as const) {
+    for (const [path, key] of [
+      [`/api/v3/projects/${p.slug}`, p.secretKey],
+      ["/api/v3/board", p.embedKey],
+    ] as const) {
       const first = await ctx.get(path, key, { "X-Request-Id": "board-req-42" });
       expect(first.status).toBe(200);
       const etag = first.headers.get("ETag");

@@ -13,9 +13,18 @@ afterAll(async () => {
 });
 
 const allOn = {
-  allow_comments: true, allow_suggestions: true, allow_voting: true, allow_likes: true,
-  default_mode: "roadmap", score_is_weighted: false, show_archived: false, show_comments: true,
-  show_denied: true, show_progress: true, show_views: true, show_votes: true,
+  allow_comments: true,
+  allow_suggestions: true,
+  allow_voting: true,
+  allow_likes: true,
+  default_mode: "roadmap",
+  score_is_weighted: false,
+  show_archived: false,
+  show_comments: true,
+  show_denied: true,
+  show_progress: true,
+  show_views: true,
+  show_votes: true,
 };
 
 async function boardOf(project: { slug: string; secretKey: string }) {
@@ -27,19 +36,47 @@ async function boardOf(project: { slug: string; secretKey: string }) {
 describe("BoardDocument", () => {
   it("sends every field of boards, columns, tags, display, project and theme", async () => {
     const theme = {
-      font: "Lato", radius: "4px",
-      light: { accent: "#000001", background: "#000002", border: "#000003", card_background: "#000004", text: "#000005", text_secondary: "#000006" },
-      dark: { accent: "#100001", background: "#100002", border: "#100003", card_background: "#100004", text: "#100005", text_secondary: "#100006" },
+      font: "Lato",
+      radius: "4px",
+      light: {
+        accent: "#000001",
+        background: "#000002",
+        border: "#000003",
+        card_background: "#000004",
+        text: "#000005",
+        text_secondary: "#000006",
+      },
+      dark: {
+        accent: "#100001",
+        background: "#100002",
+        border: "#100003",
+        card_background: "#100004",
+        text: "#100005",
+        text_secondary: "#100006",
+      },
     };
     const p = await ctx.importProject({
       project: {
-        name: "Lumen", description: "Tell us", logo_url: "https://cdn.example/l.png", banner_url: "https://cdn.example/b.png",
-        currency_symbol: "€", show_branding: false, settings: { ...allOn, default_mode: "list", score_is_weighted: true }, theme,
+        name: "Lumen",
+        description: "Tell us",
+        logo_url: "https://cdn.example/l.png",
+        banner_url: "https://cdn.example/b.png",
+        currency_symbol: "€",
+        show_branding: false,
+        settings: { ...allOn, default_mode: "list", score_is_weighted: true },
+        theme,
       },
-      tags: [{ ref: "t-z", name: "zeta" }, { ref: "t-a", name: "Alpha" }, { ref: "t-b", name: "beta" }],
+      tags: [
+        { ref: "t-z", name: "zeta" },
+        { ref: "t-a", name: "Alpha" },
+        { ref: "t-b", name: "beta" },
+      ],
       voters: [{ ref: "v1" }, { ref: "v2" }],
       features: [{ ref: "f1", board: "roadmap", column: "c-open", heading: "One" }],
-      votes: [{ voter: "v1", feature: "f1" }, { voter: "v2", feature: "f1" }],
+      votes: [
+        { voter: "v1", feature: "f1" },
+        { voter: "v2", feature: "f1" },
+      ],
     });
     const doc = await boardOf(p);
     expect(Object.keys(doc).sort()).toEqual(["data", "error", "meta"]);
@@ -50,7 +87,10 @@ describe("BoardDocument", () => {
     expect(data.boards).toHaveLength(1);
     const roadmap = data.boards[0];
     expect(roadmap).toEqual({
-      id: 0, kind: "roadmap", name: "Roadmap", slug: "roadmap",
+      id: 0,
+      kind: "roadmap",
+      name: "Roadmap",
+      slug: "roadmap",
       columns: [
         { id: idsOf(p).columns["c-open"], name: "Suggestions", color: "#9ca3af", position: 0, is_votable: true, status: "open" },
         { id: idsOf(p).columns["c-planned"], name: "Planned", color: "#3b82f6", position: 1, is_votable: true, status: "planned" },
@@ -68,8 +108,14 @@ describe("BoardDocument", () => {
     const { allow_likes: _likes, ...display } = { ...allOn, default_mode: "list", score_is_weighted: true };
     expect(data.display).toEqual(display);
     expect(data.project).toEqual({
-      banner_url: "https://cdn.example/b.png", currency_symbol: "€", description: "Tell us",
-      logo_url: "https://cdn.example/l.png", name: "Lumen", show_branding: false, slug: p.slug, voter_count: 2,
+      banner_url: "https://cdn.example/b.png",
+      currency_symbol: "€",
+      description: "Tell us",
+      logo_url: "https://cdn.example/l.png",
+      name: "Lumen",
+      show_branding: false,
+      slug: p.slug,
+      voter_count: 2,
     });
     expect(data.theme).toEqual({ dark: theme.dark, light: theme.light, font: "Lato", radius: "4px" });
   });
@@ -79,14 +125,20 @@ describe("BoardDocument", () => {
       boards: [
         { ref: "zz", kind: "custom", name: "Zed", slug: "zed", columns: [{ ref: "z1", name: "Z", position: 0, is_votable: false }] },
         {
-          ref: "roadmap", kind: "roadmap", name: "Plan", slug: "roadmap",
+          ref: "roadmap",
+          kind: "roadmap",
+          name: "Plan",
+          slug: "roadmap",
           columns: [
             { ref: "c-late", name: "Later", color: null, position: 5, is_votable: true, status: "planned" },
             { ref: "c-open", name: "Ideas", color: "#111111", position: 1, is_votable: true, status: "open" },
           ],
         },
         {
-          ref: "mobile", kind: "custom", name: "Mobile", slug: "mobile",
+          ref: "mobile",
+          kind: "custom",
+          name: "Mobile",
+          slug: "mobile",
           columns: [
             { ref: "m2", name: "Second", color: "#222222", position: 2, is_votable: true },
             { ref: "m1", name: "First", color: null, position: 1, is_votable: false },
@@ -113,7 +165,10 @@ describe("BoardDocument", () => {
       project: { settings: { ...allOn, show_denied: false, show_archived: true } },
       boards: [
         {
-          ref: "roadmap", kind: "roadmap", name: "Roadmap", slug: "roadmap",
+          ref: "roadmap",
+          kind: "roadmap",
+          name: "Roadmap",
+          slug: "roadmap",
           columns: [
             { ref: "c-open", name: "Suggestions", color: null, position: 0, is_votable: true, status: "open" },
             { ref: "c-denied", name: "Declined", color: null, position: 7, is_votable: true, status: "denied" },
@@ -151,9 +206,15 @@ describe("BoardDocument", () => {
 
   it("sets can_vote false when no column takes votes, even with allow_voting", async () => {
     const p = await ctx.importProject({
-      boards: [{ ref: "roadmap", kind: "roadmap", name: "R", slug: "roadmap", columns: [
-        { ref: "c-open", name: "S", position: 0, is_votable: false, status: "open" },
-      ] }],
+      boards: [
+        {
+          ref: "roadmap",
+          kind: "roadmap",
+          name: "R",
+          slug: "roadmap",
+          columns: [{ ref: "c-open", name: "S", position: 0, is_votable: false, status: "open" }],
+        },
+      ],
     });
     const { data } = await boardOf(p);
     expect(data.capabilities).toEqual({ can_comment: true, can_like: true, can_suggest: true, can_vote: false });
@@ -178,9 +239,15 @@ describe("BoardDocument", () => {
     const off = await ctx.importProject({ project: { settings: { ...allOn, allow_suggestions: false } } });
     expect((await boardOf(off)).data.capabilities.can_suggest).toBe(false);
     const noOpen = await ctx.importProject({
-      boards: [{ ref: "roadmap", kind: "roadmap", name: "R", slug: "roadmap", columns: [
-        { ref: "c-planned", name: "P", position: 0, is_votable: true, status: "planned" },
-      ] }],
+      boards: [
+        {
+          ref: "roadmap",
+          kind: "roadmap",
+          name: "R",
+          slug: "roadmap",
+          columns: [{ ref: "c-planned", name: "P", position: 0, is_votable: true, status: "planned" }],
+        },
+      ],
     });
     const doc = (await boardOf(noOpen)).data;
     expect(doc.capabilities.can_suggest).toBe(false);
@@ -193,8 +260,9 @@ describe("BoardDocument", () => {
       features: [{ ref: "f1", board: "roadmap", column: "c-open", heading: "One" }],
     });
     expect((await boardOf(p)).data.project.voter_count).toBe(0);
-    const vote = await ctx.send("POST", `/api/v3/projects/${p.slug}/features/${p.ids.ids.features.f1}/vote`, p.secretKey, undefined,
-      { "X-VF-Anon": "anon-token-board-voter-count-1234" });
+    const vote = await ctx.send("POST", `/api/v3/projects/${p.slug}/features/${p.ids.ids.features.f1}/vote`, p.secretKey, undefined, {
+      "X-VF-Anon": "anon-token-board-voter-count-1234",
+    });
     expect(vote.status).toBe(200);
     expect((await boardOf(p)).data.project.voter_count).toBe(1);
   });

@@ -7,7 +7,11 @@ import { describe, expect, it } from "vitest";
 import { BooleanFieldOverlay } from "../src/lib/boolean-field-overlay.ts";
 
 const feature = (id: number, extra: Record<string, unknown> = {}) => ({
-  id, heading: `Feature ${id}`, has_voted: false, tags: [{ id: 7, name: "t" }], ...extra,
+  id,
+  heading: `Feature ${id}`,
+  has_voted: false,
+  tags: [{ id: 7, name: "t" }],
+  ...extra,
 });
 
 /** The body JSON.stringify writes with has_voted true on `voted`. */

@@ -25,14 +25,27 @@ function releases() {
   return [
     { ref: "old", name: "1.0", slug: "1-0", body: "First", published_at: ago(30), view_count: 5, features: [] },
     {
-      ref: "new", name: "1.2", body: "## News\n\n<script>alert(1)</script>\n\n[click](javascript:alert(1)) [ok](https://ok.example)",
-      published_at: ago(1), view_count: 12,
+      ref: "new",
+      name: "1.2",
+      body: "## News\n\n<script>alert(1)</script>\n\n[click](javascript:alert(1)) [ok](https://ok.example)",
+      published_at: ago(1),
+      view_count: 12,
       features: [
-        { feature: "f-b", changelog_type: "fix" }, { feature: "f-hidden", changelog_type: "new" },
-        { feature: "f-a", changelog_type: "new" }, { feature: "f-denied", changelog_type: "breaking_change" },
+        { feature: "f-b", changelog_type: "fix" },
+        { feature: "f-hidden", changelog_type: "new" },
+        { feature: "f-a", changelog_type: "new" },
+        { feature: "f-denied", changelog_type: "breaking_change" },
       ],
     },
-    { ref: "feat", name: "0.9", slug: "zero-nine", body: null, is_featured: true, published_at: ago(60), features: [{ feature: "f-a", changelog_type: "improvement" }] },
+    {
+      ref: "feat",
+      name: "0.9",
+      slug: "zero-nine",
+      body: null,
+      is_featured: true,
+      published_at: ago(60),
+      features: [{ feature: "f-a", changelog_type: "improvement" }],
+    },
     { ref: "mid", name: "1.1", slug: "1-1", body: "Mid", published_at: ago(10), features: [] },
     { ref: "draft", name: "2.0", slug: "2-0", body: "Soon", published_at: null, features: [] },
     { ref: "later", name: "3.0", slug: "3-0", body: "Scheduled", published_at: new Date(Date.now() + DAY).toISOString(), features: [] },
@@ -55,14 +68,28 @@ describe("changelog list", () => {
     expect(doc.data.map((r: any) => r.id)).toEqual([ids.feat, ids.new, ids.mid, ids.old]);
     const featured = doc.data[0];
     expect(featured).toEqual({
-      id: ids.feat, name: "0.9", slug: "zero-nine", body: null, body_html: null, is_featured: true,
-      published_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), view_count: 0,
+      id: ids.feat,
+      name: "0.9",
+      slug: "zero-nine",
+      body: null,
+      body_html: null,
+      is_featured: true,
+      published_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      view_count: 0,
       features: [{ id: idsOf(p).features["f-a"], heading: "Alpha", status: "done", changelog_type: "improvement" }],
     });
     const latest = doc.data[1];
-    expect(Object.keys(latest).sort()).toEqual(
-      ["body", "body_html", "features", "id", "is_featured", "name", "published_at", "slug", "view_count"],
-    );
+    expect(Object.keys(latest).sort()).toEqual([
+      "body",
+      "body_html",
+      "features",
+      "id",
+      "is_featured",
+      "name",
+      "published_at",
+      "slug",
+      "view_count",
+    ]);
     expect(latest.view_count).toBe(12);
     expect(latest.is_featured).toBe(false);
     // In release order, without the feature awaiting review; denied is shown while show_denied.
@@ -98,7 +125,12 @@ describe("changelog list", () => {
   });
 
   it("answers 422 naming page or per_page when out of bounds", async () => {
-    for (const [query, field] of [["page=0", "page"], ["per_page=101", "per_page"], ["per_page=0", "per_page"], ["page=x", "page"]]) {
+    for (const [query, field] of [
+      ["page=0", "page"],
+      ["per_page=101", "per_page"],
+      ["per_page=0", "per_page"],
+      ["page=x", "page"],
+    ]) {
       const response = await ctx.get(`/api/v3/projects/${p.slug}/changelog?${query}`, p.secretKey);
       expect(response.status).toBe(422);
       expect((await body(response)).error).toMatchObject({ code: "validation_failed", field });
@@ -108,7 +140,8 @@ describe("changelog list", () => {
   it("nulls view_count and drops hidden features under show_views / show_denied false", async () => {
     const q = await ctx.importProject({
       project: { settings: { show_views: false, show_denied: false } },
-      features, releases: releases(),
+      features,
+      releases: releases(),
     });
     const { data } = await body(await ctx.get(`/api/v3/projects/${q.slug}/changelog`, q.secretKey));
     expect(data.every((r: any) => r.view_count === null)).toBe(true);
@@ -131,8 +164,15 @@ describe("changelog release", () => {
     expect(response.headers.get("ETag")).toBeTruthy();
     expect(await body(response)).toEqual({
       data: {
-        id: ids.mid, name: "1.1", slug: "1-1", body: "Mid", body_html: "<p>Mid</p>\n", is_featured: false,
-        published_at: expect.any(String), view_count: 0, features: [],
+        id: ids.mid,
+        name: "1.1",
+        slug: "1-1",
+        body: "Mid",
+        body_html: "<p>Mid</p>\n",
+        is_featured: false,
+        published_at: expect.any(String),
+        view_count: 0,
+        features: [],
       },
       meta: null,
       error: null,

@@ -15,9 +15,7 @@ const crowd = Array.from({ length: 8 }, (_, i) => `crowd${i}`);
 beforeAll(async () => {
   ctx = await createTestContext();
   p = await ctx.importProject({
-    voters: [
-      ...["ada", "bob", "ban", ...crowd].map((ref) => ({ ref, kind: "anonymous", anon_token: token(ref), banned: ref === "ban" })),
-    ],
+    voters: [...["ada", "bob", "ban", ...crowd].map((ref) => ({ ref, kind: "anonymous", anon_token: token(ref), banned: ref === "ban" }))],
     features: [
       { ref: "f1", board: "roadmap", column: "c-open", heading: "Dark mode" },
       { ref: "hidden", board: "roadmap", column: "c-open", heading: "Awaiting review", is_approved: false, author: "bob" },
@@ -54,7 +52,9 @@ describe("POST comments/{cid}/like", () => {
     const first = await like(ids.comments.c1, "ada");
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ data: { comment_id: ids.comments.c1, has_liked: true, like_count: 2 }, meta: null, error: null });
-    const list = await ctx.get(`/api/v3/projects/${p.slug}/features/${ids.features.f1}/comments`, p.secretKey, { "X-VF-Anon": token("ada") });
+    const list = await ctx.get(`/api/v3/projects/${p.slug}/features/${ids.features.f1}/comments`, p.secretKey, {
+      "X-VF-Anon": token("ada"),
+    });
     const c1 = (await list.json()).data.find((c: Json) => c.id === ids.comments.c1);
     expect(c1).toMatchObject({ has_liked: true, like_count: 2 });
     const second = await like(ids.comments.c1, "ada");
@@ -99,9 +99,15 @@ describe("POST comments/{cid}/like", () => {
       features: [{ ref: "f", board: "roadmap", column: "c-open", heading: "No likes" }],
       comments: [{ ref: "c", feature: "f", voter: "v", content: "unlikeable" }],
     });
-    const response = await ctx.send("POST", `/api/v3/projects/${closed.slug}/comments/${closed.ids.ids.comments.c}/like`, closed.secretKey, undefined, {
-      "X-VF-Anon": "anon-nolikes-comments-likes-01",
-    });
+    const response = await ctx.send(
+      "POST",
+      `/api/v3/projects/${closed.slug}/comments/${closed.ids.ids.comments.c}/like`,
+      closed.secretKey,
+      undefined,
+      {
+        "X-VF-Anon": "anon-nolikes-comments-likes-01",
+      },
+    );
     expect(response.status).toBe(403);
     expect((await response.json()).error).toMatchObject({ code: "not_allowed", field: null });
   });

@@ -41,9 +41,13 @@ beforeAll(async () => {
       { ref: "h1", feature: "hidden", voter: "dee", content: "on hidden", created_at: at(1) },
     ],
     likes: [
-      { voter: "ada", comment: "t2" }, { voter: "bob", comment: "t2" }, { voter: "cy", comment: "t2" },
-      { voter: "bob", comment: "t4" }, { voter: "cy", comment: "t4" },
-      { voter: "ada", comment: "t3" }, { voter: "dee", comment: "t3" },
+      { voter: "ada", comment: "t2" },
+      { voter: "bob", comment: "t2" },
+      { voter: "cy", comment: "t2" },
+      { voter: "bob", comment: "t4" },
+      { voter: "cy", comment: "t4" },
+      { voter: "ada", comment: "t3" },
+      { voter: "dee", comment: "t3" },
       { voter: "ada", comment: "r1" },
     ],
   });
@@ -79,12 +83,30 @@ describe("GET comments: objects", () => {
       is_own: true,
       replies: [
         {
-          id: ids.comments.r2, feature_id: ids.features.f1, parent_id: ids.comments.t1, content: "reply early",
-          author_name: "Ada", author_role: "owner", created_at: at(3), like_count: 0, has_liked: false, is_own: true, replies: [],
+          id: ids.comments.r2,
+          feature_id: ids.features.f1,
+          parent_id: ids.comments.t1,
+          content: "reply early",
+          author_name: "Ada",
+          author_role: "owner",
+          created_at: at(3),
+          like_count: 0,
+          has_liked: false,
+          is_own: true,
+          replies: [],
         },
         {
-          id: ids.comments.r1, feature_id: ids.features.f1, parent_id: ids.comments.t1, content: "reply late",
-          author_name: "Bob", author_role: "editor", created_at: at(5), like_count: 1, has_liked: true, is_own: false, replies: [],
+          id: ids.comments.r1,
+          feature_id: ids.features.f1,
+          parent_id: ids.comments.t1,
+          content: "reply late",
+          author_name: "Bob",
+          author_role: "editor",
+          created_at: at(5),
+          like_count: 1,
+          has_liked: true,
+          is_own: false,
+          replies: [],
         },
       ],
     });
@@ -196,7 +218,12 @@ describe("GET comments: refusals", () => {
   });
 
   it("answers 422 naming the parameter for a bad sort, page, per_page or id", async () => {
-    for (const [query, field] of [["?sort=best", "sort"], ["?page=0", "page"], ["?per_page=101", "per_page"], ["?per_page=0", "per_page"]]) {
+    for (const [query, field] of [
+      ["?sort=best", "sort"],
+      ["?page=0", "page"],
+      ["?per_page=101", "per_page"],
+      ["?per_page=0", "per_page"],
+    ]) {
       const { status, body } = await list(query!);
       expect(status, query).toBe(422);
       expect(body.error).toMatchObject({ code: "validation_failed", field });

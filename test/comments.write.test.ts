@@ -53,7 +53,15 @@ const remove = async (cid: number, headers: Record<string, string> = ada, projec
 const commentCount = async (featureId: number) =>
   (await ctx.db.selectFrom("features").select("comment_count").where("id", "=", featureId).executeTakeFirstOrThrow()).comment_count;
 const commentRows = async (featureId: number) =>
-  Number((await ctx.db.selectFrom("comments").select((eb) => eb.fn.countAll().as("n")).where("feature_id", "=", featureId).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await ctx.db
+        .selectFrom("comments")
+        .select((eb) => eb.fn.countAll().as("n"))
+        .where("feature_id", "=", featureId)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe("POST comments", () => {
   it("writes a top-level comment verbatim and counts it", async () => {
@@ -63,9 +71,17 @@ describe("POST comments", () => {
     expect(status).toBe(201);
     expect(body).toEqual({
       data: {
-        id: expect.any(Number), feature_id: ids.features.f1, parent_id: null, content,
-        author_name: "Ada", author_role: "editor", created_at: expect.any(String),
-        like_count: 0, has_liked: false, is_own: true, replies: [],
+        id: expect.any(Number),
+        feature_id: ids.features.f1,
+        parent_id: null,
+        content,
+        author_name: "Ada",
+        author_role: "editor",
+        created_at: expect.any(String),
+        like_count: 0,
+        has_liked: false,
+        is_own: true,
+        replies: [],
       },
       meta: null,
       error: null,
@@ -256,7 +272,10 @@ describe("settings close the comment routes", () => {
       project: { settings: { allow_comments: false } },
       voters: [{ ref: "v", kind: "anonymous", anon_token: token }],
       features: [{ ref: "f", board: "roadmap", column: "c-open", heading: "Gated" }],
-      comments: [{ ref: "c", feature: "f", voter: "v", content: "existing" }, { ref: "d", feature: "f", voter: "v", content: "second" }],
+      comments: [
+        { ref: "c", feature: "f", voter: "v", content: "existing" },
+        { ref: "d", feature: "f", voter: "v", content: "second" },
+      ],
     });
     const h = { "X-VF-Anon": token };
     const base = `/api/v3/projects/${closed.slug}`;

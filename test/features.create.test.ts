@@ -34,10 +34,12 @@ beforeAll(async () => {
   // Two open columns: the one with the lowest position takes suggestions, whatever the file order.
   const roadmap = buildSnapshot().boards[0];
   roadmap.columns.push({ ref: "c-ideas", name: "Ideas", color: "#111111", position: -1, is_votable: true, status: "open" });
-  project = await ctx.importProject(withVoters({
-    boards: [roadmap],
-    features: [{ ref: "old", board: "roadmap", column: "c-planned", heading: "Existing", position: 7 }],
-  }));
+  project = await ctx.importProject(
+    withVoters({
+      boards: [roadmap],
+      features: [{ ref: "old", board: "roadmap", column: "c-planned", heading: "Existing", position: 7 }],
+    }),
+  );
 });
 afterAll(() => ctx.close());
 
@@ -81,19 +83,36 @@ describe("POST /features", () => {
     expect(created).toBeLessThanOrEqual(Date.now() + 1000);
     expect(body.data.updated_at).toBe(body.data.created_at);
 
-    const stored = await ctx.db.selectFrom("features").select(["position", "author_voter_id"])
-      .where("id", "=", body.data.id).executeTakeFirstOrThrow();
+    const stored = await ctx.db
+      .selectFrom("features")
+      .select(["position", "author_voter_id"])
+      .where("id", "=", body.data.id)
+      .executeTakeFirstOrThrow();
     expect(stored.position).toBe(8);
     expect(stored.author_voter_id).not.toBeNull();
   });
 
   it("ignores body keys the contract does not list", async () => {
     const response = await suggest(project, {
-      heading: "Sneaky", description: "", vote_count: 500, is_approved: true, status: "done", is_pinned: true, voter_id: "x",
+      heading: "Sneaky",
+      description: "",
+      vote_count: 500,
+      is_approved: true,
+      status: "done",
+      is_pinned: true,
+      voter_id: "x",
     });
     expect(response.status).toBe(201);
     const { data } = await response.json();
-    expect(data).toMatchObject({ heading: "Sneaky", description: "", vote_count: 0, score: 0, is_approved: false, status: "open", is_pinned: false });
+    expect(data).toMatchObject({
+      heading: "Sneaky",
+      description: "",
+      vote_count: 0,
+      score: 0,
+      is_approved: false,
+      status: "open",
+      is_pinned: false,
+    });
   });
 
   it("keeps the suggestion out of listings and shows it by id to its author only", async () => {
@@ -127,7 +146,11 @@ describe("POST /features", () => {
   ])("answers 422 naming the field for %j", async (payload, field) => {
     const response = await suggest(project, payload);
     expect(response.status).toBe(422);
-    expect(await response.json()).toEqual({ data: null, meta: null, error: { code: "validation_failed", field, message: expect.any(String) } });
+    expect(await response.json()).toEqual({
+      data: null,
+      meta: null,
+      error: { code: "validation_failed", field, message: expect.any(String) },
+    });
   });
 
   it("answers 422 for a body that is not JSON", async () => {

@@ -20,13 +20,21 @@ function richSnapshot(settings: Json = {}): Json {
   const vote = (voter: string, feature: string, created_at: string) => ({ voter, feature, created_at });
   return {
     project: { slug, settings },
-    tags: [{ ref: "t-ui", name: "UI" }, { ref: "t-api", name: "api" }, { ref: "t-perf", name: "Performance" }],
+    tags: [
+      { ref: "t-ui", name: "UI" },
+      { ref: "t-api", name: "api" },
+      { ref: "t-perf", name: "Performance" },
+    ],
     tiers: [{ ref: "pro", name: "Pro", mrr_cents: 4900, multiplier: 3 }],
     boards: [
       roadmap,
-      { ref: "mobile", kind: "custom", name: "Mobile", slug: "mobile", columns: [
-        { ref: "m-later", name: "Later", color: null, position: 0, is_votable: true },
-      ] },
+      {
+        ref: "mobile",
+        kind: "custom",
+        name: "Mobile",
+        slug: "mobile",
+        columns: [{ ref: "m-later", name: "Later", color: null, position: 0, is_votable: true }],
+      },
     ],
     voters: [
       { ref: "ada", anon_token: `anon-ada-${slug}`, tier: "pro" },
@@ -35,28 +43,82 @@ function richSnapshot(settings: Json = {}): Json {
       { ref: "dan", anon_token: `anon-dan-${slug}` },
     ],
     features: [
-      { ref: "a", board: "roadmap", column: "c-open", heading: "Alpha dark mode", tags: ["t-ui"], position: 0,
-        created_at: "2026-03-15T10:00:00Z", updated_at: "2026-03-16T10:00:00Z" },
-      { ref: "b", board: "roadmap", column: "c-planned", heading: "Beta export", tags: ["t-api"], position: 4,
-        created_at: "2026-02-01T10:00:00Z" },
-      { ref: "c", board: "roadmap", column: "c-progress", heading: "Gamma 100% speed_up", description: "Make it FAST",
-        tags: ["t-ui", "t-perf"], position: 1, progress: 40, view_count: 12, created_at: "2026-03-01T10:00:00Z",
-        updated_at: "2026-04-02T08:30:00Z", start_date: "2026-03-05T00:00:00Z", target_date: "2026-12-01T00:00:00Z",
-        developer_response: "Working on it", response_is_denial: false },
-      { ref: "d", board: "roadmap", column: "c-done", heading: "Delta pinned", is_pinned: true, position: 3,
-        created_at: "2025-12-01T10:00:00Z" },
-      { ref: "e", board: "roadmap", column: "c-denied", heading: "Epsilon denied", position: 2, linked_feature: "b",
-        developer_response: "No", response_is_denial: true, created_at: "2026-04-01T10:00:00Z" },
+      {
+        ref: "a",
+        board: "roadmap",
+        column: "c-open",
+        heading: "Alpha dark mode",
+        tags: ["t-ui"],
+        position: 0,
+        created_at: "2026-03-15T10:00:00Z",
+        updated_at: "2026-03-16T10:00:00Z",
+      },
+      {
+        ref: "b",
+        board: "roadmap",
+        column: "c-planned",
+        heading: "Beta export",
+        tags: ["t-api"],
+        position: 4,
+        created_at: "2026-02-01T10:00:00Z",
+      },
+      {
+        ref: "c",
+        board: "roadmap",
+        column: "c-progress",
+        heading: "Gamma 100% speed_up",
+        description: "Make it FAST",
+        tags: ["t-ui", "t-perf"],
+        position: 1,
+        progress: 40,
+        view_count: 12,
+        created_at: "2026-03-01T10:00:00Z",
+        updated_at: "2026-04-02T08:30:00Z",
+        start_date: "2026-03-05T00:00:00Z",
+        target_date: "2026-12-01T00:00:00Z",
+        developer_response: "Working on it",
+        response_is_denial: false,
+      },
+      {
+        ref: "d",
+        board: "roadmap",
+        column: "c-done",
+        heading: "Delta pinned",
+        is_pinned: true,
+        position: 3,
+        created_at: "2025-12-01T10:00:00Z",
+      },
+      {
+        ref: "e",
+        board: "roadmap",
+        column: "c-denied",
+        heading: "Epsilon denied",
+        position: 2,
+        linked_feature: "b",
+        developer_response: "No",
+        response_is_denial: true,
+        created_at: "2026-04-01T10:00:00Z",
+      },
       { ref: "f", board: "roadmap", column: null, status: "archived", heading: "Zeta archived", created_at: "2026-05-01T10:00:00Z" },
-      { ref: "g", board: "roadmap", column: "c-open", heading: "Eta pending", is_approved: false, author: "dan",
-        created_at: "2026-06-01T10:00:00Z" },
-      { ref: "m1", board: "mobile", column: "m-later", heading: "Mobile widget", linked_feature: "g",
-        created_at: "2026-01-01T10:00:00Z" },
+      {
+        ref: "g",
+        board: "roadmap",
+        column: "c-open",
+        heading: "Eta pending",
+        is_approved: false,
+        author: "dan",
+        created_at: "2026-06-01T10:00:00Z",
+      },
+      { ref: "m1", board: "mobile", column: "m-later", heading: "Mobile widget", linked_feature: "g", created_at: "2026-01-01T10:00:00Z" },
     ],
     votes: [
-      vote("ada", "a", "2026-01-02T00:00:00Z"), vote("bob", "a", "2026-01-03T00:00:00Z"),
-      vote("bob", "b", "2026-06-01T00:00:00Z"), vote("cy", "b", "2026-06-01T00:00:00Z"), vote("dan", "b", "2026-06-01T00:00:00Z"),
-      vote("ada", "c", "2026-11-20T00:00:00Z"), vote("cy", "e", "2026-11-21T00:00:00Z"),
+      vote("ada", "a", "2026-01-02T00:00:00Z"),
+      vote("bob", "a", "2026-01-03T00:00:00Z"),
+      vote("bob", "b", "2026-06-01T00:00:00Z"),
+      vote("cy", "b", "2026-06-01T00:00:00Z"),
+      vote("dan", "b", "2026-06-01T00:00:00Z"),
+      vote("ada", "c", "2026-11-20T00:00:00Z"),
+      vote("cy", "e", "2026-11-21T00:00:00Z"),
     ],
     comments: [
       { ref: "k1", feature: "a", voter: "bob", content: "Yes" },
@@ -82,9 +144,16 @@ beforeAll(async () => {
   ctx = await createTestContext();
   plain = await ctx.importProject(richSnapshot());
   weighted = await ctx.importProject(richSnapshot({ score_is_weighted: true }));
-  hidden = await ctx.importProject(richSnapshot({
-    show_votes: false, show_comments: false, show_views: false, show_progress: false, show_denied: false, show_archived: true,
-  }));
+  hidden = await ctx.importProject(
+    richSnapshot({
+      show_votes: false,
+      show_comments: false,
+      show_views: false,
+      show_progress: false,
+      show_denied: false,
+      show_archived: true,
+    }),
+  );
 });
 afterAll(() => ctx.close());
 
@@ -160,7 +229,10 @@ describe("FeatureObject", () => {
       response_is_denial: false,
       linked_feature: null,
       release: null,
-      tags: [{ id: tid(plain, "t-perf"), name: "Performance" }, { id: tid(plain, "t-ui"), name: "UI" }],
+      tags: [
+        { id: tid(plain, "t-perf"), name: "Performance" },
+        { id: tid(plain, "t-ui"), name: "UI" },
+      ],
       start_date: "2026-03-05T00:00:00.000Z",
       target_date: "2026-12-01T00:00:00.000Z",
       created_at: "2026-03-01T10:00:00.000Z",
@@ -322,17 +394,27 @@ describe("pagination", () => {
       project: { slug: uniqueSlug("pages") },
       boards: [roadmap],
       features: Array.from({ length: 120 }, (_, i) => ({
-        ref: `f${i}`, board: "roadmap", column: "c-open", heading: `Feature ${i}`, position: i,
+        ref: `f${i}`,
+        board: "roadmap",
+        column: "c-open",
+        heading: `Feature ${i}`,
+        position: i,
       })),
     });
     const order = async (query: string) => ((await list(many, query)).body.data as Json[]).map((feature) => feature.id);
-    const all = [...await order("?sort=board&per_page=100"), ...await order("?sort=board&per_page=100&page=2")];
+    const all = [...(await order("?sort=board&per_page=100")), ...(await order("?sort=board&per_page=100&page=2"))];
     expect(all).toHaveLength(120);
     for (const perPage of [1, 19, 20, 21, 49, 50, 51, 99, 100]) {
       expect(await order(`?sort=board&per_page=${perPage}`)).toEqual(all.slice(0, perPage));
       expect(await order(`?sort=board&per_page=${perPage}&page=2`)).toEqual(all.slice(perPage, 2 * perPage));
     }
-    expect((await list(many, "?sort=board&per_page=21")).body.meta).toEqual({ page: 1, per_page: 21, total: 120, total_pages: 6, has_more: true });
+    expect((await list(many, "?sort=board&per_page=21")).body.meta).toEqual({
+      page: 1,
+      per_page: 21,
+      total: 120,
+      total_pages: 6,
+      has_more: true,
+    });
   });
 
   it("defaults to page 1 of 20", async () => {
@@ -340,16 +422,20 @@ describe("pagination", () => {
   });
 
   it.each([
-    ["?per_page=0", "per_page"], ["?per_page=101", "per_page"], ["?page=0", "page"], ["?page=x", "page"],
+    ["?per_page=0", "per_page"],
+    ["?per_page=101", "per_page"],
+    ["?page=0", "page"],
+    ["?page=x", "page"],
     // Integers are decimal digits: number coercion would read each of these as 16, 10, 2 or 1.
-    ["?page=0x10", "page"], ["?page=1e1", "page"], ["?per_page=%202", "per_page"], ["?page=1.0", "page"],
-    ["?column=0x1", "column"], ["?tag=1e3", "tag"],
-  ])(
-    "%s is 422 naming the parameter",
-    async (query, field) => {
-      await expect422(plain, query, field);
-    },
-  );
+    ["?page=0x10", "page"],
+    ["?page=1e1", "page"],
+    ["?per_page=%202", "per_page"],
+    ["?page=1.0", "page"],
+    ["?column=0x1", "column"],
+    ["?tag=1e3", "tag"],
+  ])("%s is 422 naming the parameter", async (query, field) => {
+    await expect422(plain, query, field);
+  });
 });
 
 describe("GET /features/{id}", () => {

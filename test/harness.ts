@@ -15,7 +15,8 @@ import { parseConfig } from "../src/config.ts";
 import { createLogger } from "../src/deps.ts";
 import type { AppDeps } from "../src/lib/context.ts";
 import { MemoryIdempotencyStore, MemoryRateLimiter } from "../src/store/memory.ts";
-import { connectRedis, RedisIdempotencyStore, RedisRateLimiter } from "../src/store/redis.ts";
+import { RedisIdempotencyStore } from "../src/store/idempotency.redis.ts";
+import { connectRedis, RedisRateLimiter } from "../src/store/redis.ts";
 
 export type Json = any;
 
@@ -74,7 +75,10 @@ export function buildSnapshot(overrides: Partial<Json> = {}): Json {
     ],
     boards: [
       {
-        ref: "roadmap", kind: "roadmap", name: "Roadmap", slug: "roadmap",
+        ref: "roadmap",
+        kind: "roadmap",
+        name: "Roadmap",
+        slug: "roadmap",
         columns: [
           { ref: "c-open", name: "Suggestions", color: "#9ca3af", position: 0, is_votable: true, status: "open" },
           { ref: "c-planned", name: "Planned", color: "#3b82f6", position: 1, is_votable: true, status: "planned" },
@@ -105,7 +109,10 @@ export function demoSnapshotForTest(): { snapshot: Json; slug: string; secretKey
   const snapshot = {
     ...demo,
     project: { ...demo.project, slug },
-    keys: [{ kind: "secret", key: secretKey }, { kind: "embed", key: embedKey }],
+    keys: [
+      { kind: "secret", key: secretKey },
+      { kind: "embed", key: embedKey },
+    ],
     voters: demo.voters.map((voter) => ({ ...voter, anon_token: null })),
   };
   return { snapshot, slug, secretKey, embedKey };
@@ -139,12 +146,15 @@ export async function createTestContext(configOverrides: Record<string, string> 
   const { handle, owned } = await openTestDatabase(config.DATABASE_URL);
   const logger = createLogger("silent");
   const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, config.REDIS_COMMAND_TIMEOUT_MS, config.REDIS_KEY_PREFIX) : undefined;
+  const idempotencyRedis = config.REDIS_URL
+    ? connectRedis(config.REDIS_URL, config.REDIS_IDEMPOTENCY_TIMEOUT_MS, config.REDIS_KEY_PREFIX)
+    : undefined;
   const deps: AppDeps = {
     db: handle.db,
     config,
     logger,
     rateLimiter: redis ? new RedisRateLimiter(redis, logger) : new MemoryRateLimiter(),
-    idempotencyStore: redis ? new RedisIdempotencyStore(redis, logger) : new MemoryIdempotencyStore(),
+    idempotencyStore: idempotencyRedis ? new RedisIdempotencyStore(idempotencyRedis, logger) : new MemoryIdempotencyStore(),
     now: () => new Date(),
   };
   const app = createApp(deps);
@@ -178,6 +188,7 @@ export async function createTestContext(configOverrides: Record<string, string> 
       await deps.rateLimiter.close();
       await deps.idempotencyStore.close();
       redis?.disconnect();
+      idempotencyRedis?.disconnect();
       if (owned) await handle.close();
     },
   };

@@ -29,8 +29,10 @@ beforeAll(async () => {
       { ref: "f3", board: "roadmap", column: "c-progress", heading: "Three" },
     ],
     votes: [
-      { voter: "ada", feature: "f3" }, { voter: "ada", feature: "f1" },
-      { voter: "banned", feature: "f2" }, { voter: "sam", feature: "f2" },
+      { voter: "ada", feature: "f3" },
+      { voter: "ada", feature: "f1" },
+      { voter: "banned", feature: "f2" },
+      { voter: "sam", feature: "f2" },
     ],
   });
   ids = p.ids.ids;
@@ -63,7 +65,11 @@ describe("minting", () => {
       meta: null,
       error: null,
     });
-    const row = await ctx.db.selectFrom("voters").select(["anon_token_hash", "kind"]).where("public_id", "=", body.data.voter_id).executeTakeFirstOrThrow();
+    const row = await ctx.db
+      .selectFrom("voters")
+      .select(["anon_token_hash", "kind"])
+      .where("public_id", "=", body.data.voter_id)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ anon_token_hash: hashSecret(body.data.anon_token), kind: "anonymous" });
   });
 
@@ -81,12 +87,21 @@ describe("minting", () => {
 
   it("gives a token that works as X-VF-Anon on writes and renews with 200", async () => {
     const minted = (await identify()).body.data;
-    const vote = await ctx.send("POST", `/api/v3/projects/${p.slug}/features/${ids.features.f1}/comments`, p.secretKey, { content: "hi" }, {
-      "X-VF-Anon": minted.anon_token,
-    });
+    const vote = await ctx.send(
+      "POST",
+      `/api/v3/projects/${p.slug}/features/${ids.features.f1}/comments`,
+      p.secretKey,
+      { content: "hi" },
+      {
+        "X-VF-Anon": minted.anon_token,
+      },
+    );
     expect(vote.status).toBe(201);
     expect((await vote.json()).data.author_name).toBe(minted.display_name);
-    for (const renewal of [await identify({ anon_token: minted.anon_token }), await identify(undefined, { "X-VF-Anon": minted.anon_token })]) {
+    for (const renewal of [
+      await identify({ anon_token: minted.anon_token }),
+      await identify(undefined, { "X-VF-Anon": minted.anon_token }),
+    ]) {
       expect(renewal.status).toBe(200);
       expect(renewal.body.data).toEqual({ ...minted, voted_feature_ids: [] });
     }
@@ -122,12 +137,20 @@ describe("renewing an anonymous identity", () => {
       await identify({ anon_token: "anon-foreign-identity-route-01" }),
     ]) {
       expect(attempt.status).toBe(401);
-      expect(attempt.body).toEqual({ data: null, meta: null, error: { code: "identity_invalid", field: null, message: expect.any(String) } });
+      expect(attempt.body).toEqual({
+        data: null,
+        meta: null,
+        error: { code: "identity_invalid", field: null, message: expect.any(String) },
+      });
     }
   });
 
   it("answers 422 naming the field for a token that is not a non-empty string", async () => {
-    for (const [payload, field] of [[{ anon_token: 5 }, "anon_token"], [{ anon_token: "" }, "anon_token"], [{ sso_token: ["x"] }, "sso_token"]] as const) {
+    for (const [payload, field] of [
+      [{ anon_token: 5 }, "anon_token"],
+      [{ anon_token: "" }, "anon_token"],
+      [{ sso_token: ["x"] }, "sso_token"],
+    ] as const) {
       const { status, body } = await identify(payload);
       expect(status).toBe(422);
       expect(body.error).toMatchObject({ code: "validation_failed", field });
@@ -140,12 +163,21 @@ describe("exchanging an SSO token", () => {
     const first = await identify({ sso_token: await sso({ sub: "user-new", name: "Nora", email: "nora@example.com" }) });
     expect(first.status).toBe(201);
     expect(first.body.data).toEqual({
-      voter_id: expect.stringMatching(/^v_/), kind: "sso", anon_token: null, display_name: "Nora", banned: false, voted_feature_ids: [],
+      voter_id: expect.stringMatching(/^v_/),
+      kind: "sso",
+      anon_token: null,
+      display_name: "Nora",
+      banned: false,
+      voted_feature_ids: [],
     });
     const again = await identify(undefined, { "X-VF-Token": await sso({ sub: "user-new", name: "Nora B." }) });
     expect(again.status).toBe(200);
     expect(again.body.data).toEqual({ ...first.body.data, display_name: "Nora B." });
-    const row = await ctx.db.selectFrom("voters").select(["email", "sso_id"]).where("public_id", "=", first.body.data.voter_id).executeTakeFirstOrThrow();
+    const row = await ctx.db
+      .selectFrom("voters")
+      .select(["email", "sso_id"])
+      .where("public_id", "=", first.body.data.voter_id)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ email: "nora@example.com", sso_id: "user-new" });
   });
 
@@ -153,7 +185,12 @@ describe("exchanging an SSO token", () => {
     const { status, body } = await identify({ sso_token: await sso({ sub: "user-sam" }) });
     expect(status).toBe(200);
     expect(body.data).toEqual({
-      voter_id: ids.voters.sam, kind: "sso", anon_token: null, display_name: "Sam", banned: false, voted_feature_ids: [ids.features.f2],
+      voter_id: ids.voters.sam,
+      kind: "sso",
+      anon_token: null,
+      display_name: "Sam",
+      banned: false,
+      voted_feature_ids: [ids.features.f2],
     });
   });
 
@@ -180,7 +217,9 @@ describe("exchanging an SSO token", () => {
   it("answers 401 identity_invalid for a bad token and on a project without an SSO secret", async () => {
     expect((await identify({ sso_token: "not.a.jwt" })).body.error.code).toBe("identity_invalid");
     const plain = await ctx.importProject({});
-    const response = await ctx.send("POST", `/api/v3/projects/${plain.slug}/identity`, plain.secretKey, { sso_token: await sso({ sub: "x" }) });
+    const response = await ctx.send("POST", `/api/v3/projects/${plain.slug}/identity`, plain.secretKey, {
+      sso_token: await sso({ sub: "x" }),
+    });
     expect(response.status).toBe(401);
     expect((await response.json()).error.code).toBe("identity_invalid");
   });

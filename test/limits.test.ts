@@ -3,7 +3,8 @@
  * malformed JSON, and Idempotency-Key replays, conflicts and scoping.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectRedis, RedisIdempotencyStore, RedisRateLimiter } from "../src/store/redis.ts";
+import { RedisIdempotencyStore } from "../src/store/idempotency.redis.ts";
+import { connectRedis, RedisRateLimiter } from "../src/store/redis.ts";
 import { createApp } from "../src/app.ts";
 import { awayFromWindowEdge, createTestContext, type ImportedProject, type TestContext } from "./harness.ts";
 
@@ -23,7 +24,15 @@ afterAll(() => ctx.close());
 
 const commentsPath = () => `/api/v3/projects/${project.slug}/features/${project.ids.ids.features.f1}/comments`;
 const countComments = async () =>
-  Number((await ctx.db.selectFrom("comments").select((eb) => eb.fn.countAll<number>().as("n")).where("feature_id", "=", project.ids.ids.features.f1).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await ctx.db
+        .selectFrom("comments")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("feature_id", "=", project.ids.ids.features.f1)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe("rate limits", () => {
   it("counts reads per key, sends X-RateLimit-* on every keyed response, and answers 429 with Retry-After", async () => {
@@ -70,6 +79,8 @@ describe("request bodies", () => {
       "Content-Type": "application/json",
     });
     expect(response.status).toBe(413);
+    // The rest of such a body is never read: the connection cannot serve another request.
+    expect(response.headers.get("Connection")).toBe("close");
     expect((await response.json()).error.code).toBe("too_large");
     expect(await countComments()).toBe(before);
   });
@@ -92,6 +103,51 @@ describe("request bodies", () => {
       duplex: "half",
     });
     expect(response.status).toBe(413);
+  });
+
+  it("refuses a JSON body wider or deeper than any request takes (422, field body) before parsing it, and creates nothing", async () => {
+    const countVoters = async () =>
+      Number(
+        (
+          await ctx.db
+            .selectFrom("voters")
+            .select((eb) => eb.fn.countAll<number>().as("n"))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const before = await countVoters();
+    const wide = `{${Array.from({ length: 100_000 }, (_, i) => `"${i.toString(36)}":0`).join(",")}}`;
+    expect(wide.length).toBeGreaterThan(850_000);
+    const deep = `{"anon_token":${"[".repeat(40)}${"]".repeat(40)}}`;
+    for (const body of [wide, deep]) {
+      const response = await ctx.send("POST", `/api/v3/projects/${project.slug}/identity`, project.embedKey, body, {
+        "Content-Type": "application/json",
+      });
+      expect(response.status).toBe(422);
+      const { error } = await response.json();
+      expect(error).toMatchObject({ code: "validation_failed", field: "body" });
+      expect(error.message).toMatch(/more than 1000 keys|deeper than 32 levels/);
+    }
+    expect(await countVoters()).toBe(before);
+  });
+
+  it("still takes a body of nearly one megabyte made of a long array or a long string", async () => {
+    const before = await countComments();
+    const ids = Array.from({ length: 120_000 }, (_, i) => 1_000_000 + i);
+    const bodies = [
+      JSON.stringify({ content: "long array", ids }),
+      JSON.stringify({ content: "long string", pad: "z".repeat(1000 * 1000) }),
+    ];
+    for (const body of bodies) {
+      expect(body.length).toBeGreaterThan(900_000);
+      expect(body.length).toBeLessThanOrEqual(1024 * 1024);
+      const response = await ctx.send("POST", commentsPath(), project.secretKey, body, {
+        "X-VF-Anon": voters[0]!.anon_token,
+        "Content-Type": "application/json",
+      });
+      expect(response.status).toBe(201);
+    }
+    expect(await countComments()).toBe(before + 2);
   });
 
   it("answers malformed JSON with 422 validation_failed", async () => {
@@ -125,7 +181,13 @@ describe("Idempotency-Key", () => {
     const otherBody = await ctx.send("POST", commentsPath(), project.secretKey, { content: "b" }, headers);
     expect(otherBody.status).toBe(409);
     expect((await otherBody.json()).error.code).toBe("idempotency_mismatch");
-    const otherRoute = await ctx.send("POST", `/api/v3/projects/${project.slug}/features/${project.ids.ids.features.f1}/vote`, project.secretKey, undefined, headers);
+    const otherRoute = await ctx.send(
+      "POST",
+      `/api/v3/projects/${project.slug}/features/${project.ids.ids.features.f1}/vote`,
+      project.secretKey,
+      undefined,
+      headers,
+    );
     expect(otherRoute.status).toBe(409);
     expect((await otherRoute.json()).error.code).toBe("idempotency_mismatch");
   });
@@ -133,7 +195,13 @@ describe("Idempotency-Key", () => {
   it("scopes records by voter: two voters using one key string do not see each other's responses", async () => {
     const key = { "Idempotency-Key": "shared-key" };
     const a = await ctx.send("POST", commentsPath(), project.secretKey, { content: "same" }, { ...ada, ...key });
-    const b = await ctx.send("POST", commentsPath(), project.secretKey, { content: "same" }, { "X-VF-Anon": voters[1]!.anon_token, ...key });
+    const b = await ctx.send(
+      "POST",
+      commentsPath(),
+      project.secretKey,
+      { content: "same" },
+      { "X-VF-Anon": voters[1]!.anon_token, ...key },
+    );
     expect(a.status).toBe(201);
     expect(b.status).toBe(201);
     expect(b.headers.get("Idempotent-Replay")).toBeNull();

@@ -13,7 +13,8 @@ beforeAll(async () => {
   ctx = await createTestContext();
   p = await ctx.importProject({
     voters: [
-      { ref: "ada", anon_token: ADA }, { ref: "bob", anon_token: BOB },
+      { ref: "ada", anon_token: ADA },
+      { ref: "bob", anon_token: BOB },
       { ref: "cy", anon_token: CY, banned: true },
     ],
     messages: [
@@ -64,7 +65,11 @@ describe("dismiss", () => {
   it("answers 403 not_allowed for a message that is not dismissible", async () => {
     const response = await dismiss(idsOf(p).messages.sticky);
     expect(response.status).toBe(403);
-    expect(await body(response)).toEqual({ data: null, meta: null, error: { code: "not_allowed", field: null, message: expect.any(String) } });
+    expect(await body(response)).toEqual({
+      data: null,
+      meta: null,
+      error: { code: "not_allowed", field: null, message: expect.any(String) },
+    });
     expect(await titles({ "X-VF-Anon": ADA })).toContain("Sticky");
   });
 

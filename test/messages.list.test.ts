@@ -9,7 +9,11 @@ const HOUR = 3_600_000;
 const at = (hours: number) => new Date(Date.now() + hours * HOUR).toISOString();
 
 const message = (ref: string, priority: number, extra: Record<string, unknown> = {}) => ({
-  ref, title: `Title ${ref}`, body: `Body ${ref}`, priority, ...extra,
+  ref,
+  title: `Title ${ref}`,
+  body: `Body ${ref}`,
+  priority,
+  ...extra,
 });
 
 beforeAll(async () => {
@@ -77,7 +81,8 @@ describe("messages targeting", () => {
     });
     const realNow = ctx.deps.now;
     try {
-      const list = async () => (await body(await ctx.get(`/api/v3/projects/${q.slug}/messages`, q.secretKey))).data.map((m: any) => m.title);
+      const list = async () =>
+        (await body(await ctx.get(`/api/v3/projects/${q.slug}/messages`, q.secretKey))).data.map((m: any) => m.title);
       ctx.deps.now = () => new Date("2029-12-31T23:59:59.999Z");
       expect(await list()).toEqual(["Title ends"]);
       ctx.deps.now = () => new Date("2030-01-01T00:00:00.000Z");
@@ -93,8 +98,13 @@ describe("MessageObject", () => {
     const q = await ctx.importProject({
       messages: [
         message("full", 7, {
-          kind: "critical", presentation: "alert", action_label: "Update", action_url: "https://example.com/update",
-          is_dismissible: false, starts_at: "2026-01-01T00:00:00Z", ends_at: "2099-01-01T00:00:00Z",
+          kind: "critical",
+          presentation: "alert",
+          action_label: "Update",
+          action_url: "https://example.com/update",
+          is_dismissible: false,
+          starts_at: "2026-01-01T00:00:00Z",
+          ends_at: "2099-01-01T00:00:00Z",
           created_at: "2026-02-03T04:05:06Z",
         }),
         message("plain", 1, { created_at: "2026-02-03T04:05:06Z" }),
@@ -105,15 +115,34 @@ describe("MessageObject", () => {
     expect(doc.error).toBeNull();
     expect(doc.data).toEqual([
       {
-        id: idsOf(q).messages.full, title: "Title full", body: "Body full", kind: "critical", presentation: "alert",
-        priority: 7, action_label: "Update", action_url: "https://example.com/update", is_dismissible: false,
-        starts_at: "2026-01-01T00:00:00.000Z", ends_at: "2099-01-01T00:00:00.000Z",
-        created_at: "2026-02-03T04:05:06.000Z", updated_at: "2026-02-03T04:05:06.000Z",
+        id: idsOf(q).messages.full,
+        title: "Title full",
+        body: "Body full",
+        kind: "critical",
+        presentation: "alert",
+        priority: 7,
+        action_label: "Update",
+        action_url: "https://example.com/update",
+        is_dismissible: false,
+        starts_at: "2026-01-01T00:00:00.000Z",
+        ends_at: "2099-01-01T00:00:00.000Z",
+        created_at: "2026-02-03T04:05:06.000Z",
+        updated_at: "2026-02-03T04:05:06.000Z",
       },
       {
-        id: idsOf(q).messages.plain, title: "Title plain", body: "Body plain", kind: "info", presentation: "banner",
-        priority: 1, action_label: null, action_url: null, is_dismissible: true, starts_at: null, ends_at: null,
-        created_at: "2026-02-03T04:05:06.000Z", updated_at: "2026-02-03T04:05:06.000Z",
+        id: idsOf(q).messages.plain,
+        title: "Title plain",
+        body: "Body plain",
+        kind: "info",
+        presentation: "banner",
+        priority: 1,
+        action_label: null,
+        action_url: null,
+        is_dismissible: true,
+        starts_at: null,
+        ends_at: null,
+        created_at: "2026-02-03T04:05:06.000Z",
+        updated_at: "2026-02-03T04:05:06.000Z",
       },
     ]);
   });
@@ -124,15 +153,21 @@ describe("messages paging and errors", () => {
     const first = await body(await ctx.get(`/api/v3/projects/${p.slug}/messages?platform=ios&app_version=2.5.0&per_page=3`, p.secretKey));
     expect(first.meta).toEqual({ page: 1, per_page: 3, total: 7, total_pages: 3, has_more: true });
     expect(first.data).toHaveLength(3);
-    const last = await body(await ctx.get(`/api/v3/projects/${p.slug}/messages?platform=ios&app_version=2.5.0&per_page=3&page=3`, p.secretKey));
+    const last = await body(
+      await ctx.get(`/api/v3/projects/${p.slug}/messages?platform=ios&app_version=2.5.0&per_page=3&page=3`, p.secretKey),
+    );
     expect(last.meta).toEqual({ page: 3, per_page: 3, total: 7, total_pages: 3, has_more: false });
     expect(last.data.map((m: any) => m.title)).toEqual(["Title ios-range"]);
   });
 
   it("answers 422 naming the parameter", async () => {
     for (const [query, field] of [
-      ["platform=android", "platform"], ["platform=", "platform"], ["app_version=abc", "app_version"],
-      ["app_version=", "app_version"], ["per_page=101", "per_page"], ["page=0", "page"],
+      ["platform=android", "platform"],
+      ["platform=", "platform"],
+      ["app_version=abc", "app_version"],
+      ["app_version=", "app_version"],
+      ["per_page=101", "per_page"],
+      ["page=0", "page"],
     ]) {
       const response = await ctx.get(`/api/v3/projects/${p.slug}/messages?${query}`, p.secretKey);
       expect(response.status, query).toBe(422);

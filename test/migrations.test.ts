@@ -26,15 +26,21 @@ afterAll(() => handle.close());
 /** A project with `voters` voters; voter i votes on the first votesOf(i) of three features. */
 async function seed(slug: string, voters: number, votesOf: (i: number) => number): Promise<number> {
   const db = handle.db;
-  const { rows: [project] } = await sql<{ id: number }>`INSERT INTO projects (slug, name, settings, theme, voter_count)
+  const {
+    rows: [project],
+  } = await sql<{ id: number }>`INSERT INTO projects (slug, name, settings, theme, voter_count)
     VALUES (${slug}, ${slug}, '{}', '{}', 0) RETURNING id`.execute(db);
   const projectId = project!.id;
-  const { rows: [board] } = await sql<{ id: number }>`INSERT INTO boards (project_id, kind, name, slug)
+  const {
+    rows: [board],
+  } = await sql<{ id: number }>`INSERT INTO boards (project_id, kind, name, slug)
     VALUES (${projectId}, 'roadmap', 'Roadmap', 'roadmap') RETURNING id`.execute(db);
   const { rows: features } = await sql<{ id: number }>`INSERT INTO features (project_id, board_id, status, heading)
     SELECT ${projectId}, ${board!.id}, 'open', 'f' || g FROM generate_series(1, 3) g RETURNING id`.execute(db);
   for (let i = 0; i < voters; i++) {
-    const { rows: [voter] } = await sql<{ id: number }>`INSERT INTO voters (public_id, project_id, kind, display_name)
+    const {
+      rows: [voter],
+    } = await sql<{ id: number }>`INSERT INTO voters (public_id, project_id, kind, display_name)
       VALUES (${`v_${slug}_${i}`}, ${projectId}, 'anonymous', ${`voter ${i}`}) RETURNING id`.execute(db);
     for (const feature of features.slice(0, votesOf(i))) {
       await sql`INSERT INTO votes (feature_id, voter_id, project_id) VALUES (${feature.id}, ${voter!.id}, ${projectId})`.execute(db);
@@ -67,6 +73,9 @@ describe("project voter count shards migration", () => {
     expect(down.error).toBeUndefined();
     const { rows: restored } = await sql<{ id: number; voter_count: number }>`
       SELECT id, voter_count FROM projects ORDER BY id`.execute(handle.db);
-    expect(restored).toEqual([{ id: first, voter_count: 30 }, { id: second, voter_count: 5 }]);
+    expect(restored).toEqual([
+      { id: first, voter_count: 30 },
+      { id: second, voter_count: 5 },
+    ]);
   });
 });

@@ -47,8 +47,19 @@ describe("QueryTemplate", () => {
 
 describe("visibility shapes", () => {
   const compiler = compileOnlyDatabase();
-  const flags = ["allow_comments", "allow_suggestions", "allow_voting", "allow_likes", "score_is_weighted", "show_archived",
-    "show_comments", "show_denied", "show_progress", "show_views", "show_votes"] as const;
+  const flags = [
+    "allow_comments",
+    "allow_suggestions",
+    "allow_voting",
+    "allow_likes",
+    "score_is_weighted",
+    "show_archived",
+    "show_comments",
+    "show_denied",
+    "show_progress",
+    "show_views",
+    "show_votes",
+  ] as const;
 
   it("visibilityShapeKey tells apart exactly the settings that compile to different visibility statements", () => {
     // The vote and list templates cache one statement per key: settings with one key must
@@ -56,9 +67,12 @@ describe("visibility shapes", () => {
     const sqlByKey = new Map<string, string>();
     for (let bits = 0; bits < 2 ** flags.length; bits++) {
       const settings = { default_mode: "light" } as Record<string, unknown>;
-      flags.forEach((flag, i) => (settings[flag] = (bits & (1 << i)) !== 0));
+      for (const [i, flag] of flags.entries()) settings[flag] = (bits & (1 << i)) !== 0;
       const compiled = visibleFeatureQuery(compiler, settings as unknown as ProjectSettings, {
-        projectId: 1, featureId: 2, voterId: 3, allowVoting: true,
+        projectId: 1,
+        featureId: 2,
+        voterId: 3,
+        allowVoting: true,
       }).compile();
       // A template keeps the constants among the parameters too ('denied', 'archived').
       const text = JSON.stringify([compiled.sql, compiled.parameters]);

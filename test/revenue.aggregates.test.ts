@@ -8,7 +8,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { body, createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./harness.ts";
-import { revenueSnapshot } from "./revenue.fixture.ts";
+import { fromScratch, revenueSnapshot } from "./revenue.fixture.ts";
 
 let ctx: TestContext;
 
@@ -24,7 +24,11 @@ async function projectIdOf(project: ImportedProject): Promise<number> {
 /** Internal voter ids by ref (the import answers public ids). */
 async function voterIdsOf(project: ImportedProject): Promise<(ref: string) => number> {
   const byPublic = new Map(Object.entries(project.ids.ids.voters as Record<string, string>).map(([ref, publicId]) => [publicId, ref]));
-  const rows = await ctx.db.selectFrom("voters").select(["id", "public_id"]).where("public_id", "in", [...byPublic.keys()]).execute();
+  const rows = await ctx.db
+    .selectFrom("voters")
+    .select(["id", "public_id"])
+    .where("public_id", "in", [...byPublic.keys()])
+    .execute();
   const ids = new Map(rows.map((row) => [byPublic.get(row.public_id)!, row.id]));
   return (ref) => ids.get(ref)!;
 }
@@ -49,38 +53,26 @@ async function storedOff(projectId: number): Promise<Json[]> {
   return rows;
 }
 
-/** Every feature's figures by the README definitions, straight from votes, voters and tiers. */
-async function fromScratch(projectId: number): Promise<Json[]> {
-  const { rows } = await sql<Json>`
-    SELECT f.id, count(v.voter_id)::int AS vote_count,
-           coalesce(sum(coalesce(t.multiplier, 1)) FILTER (WHERE v.voter_id IS NOT NULL), 0)::int AS weighted_votes,
-           count(t.id)::int AS paying_voters,
-           (count(t.id) FILTER (WHERE vr.churned))::int AS churned_voters,
-           coalesce(sum(coalesce(vr.mrr_override_cents, t.mrr_cents)) FILTER (WHERE t.id IS NOT NULL AND NOT vr.churned), 0)::int AS mrr_cents,
-           (SELECT tt.name FROM votes v2 JOIN voters r2 ON r2.id = v2.voter_id JOIN tiers tt ON tt.id = r2.tier_id
-             WHERE v2.feature_id = f.id GROUP BY tt.id ORDER BY count(*) DESC, tt.mrr_cents DESC, tt.id ASC LIMIT 1) AS top_tier
-    FROM features f
-    LEFT JOIN votes v ON v.feature_id = f.id
-    LEFT JOIN voters vr ON vr.id = v.voter_id
-    LEFT JOIN tiers t ON t.id = vr.tier_id
-    WHERE f.project_id = ${projectId}
-    GROUP BY f.id ORDER BY f.id`.execute(ctx.db);
-  return rows;
-}
-
 /** The report's figures of every feature (one page of 100), ordered by id. */
 async function reported(project: ImportedProject): Promise<Json[]> {
   const response = await ctx.get(`/api/v3/projects/${project.slug}/revenue/features?per_page=100`, project.secretKey);
   expect(response.status).toBe(200);
   return (await body(response)).data
-    .map(({ id, vote_count, weighted_votes, paying_voters, churned_voters, mrr_cents, top_tier }: Json) =>
-      ({ id, vote_count, weighted_votes, paying_voters, churned_voters, mrr_cents, top_tier }))
+    .map(({ id, vote_count, weighted_votes, paying_voters, churned_voters, mrr_cents, top_tier }: Json) => ({
+      id,
+      vote_count,
+      weighted_votes,
+      paying_voters,
+      churned_voters,
+      mrr_cents,
+      top_tier,
+    }))
     .sort((a: Json, b: Json) => a.id - b.id);
 }
 
 async function expectExact(project: ImportedProject, projectId: number) {
   expect(await storedOff(projectId)).toEqual([]);
-  expect(await reported(project)).toEqual(await fromScratch(projectId));
+  expect(await reported(project)).toEqual(await fromScratch(ctx.db, projectId));
 }
 
 describe("stored revenue aggregates", () => {
@@ -96,7 +88,13 @@ describe("stored revenue aggregates", () => {
     // 5 + 5 + 3 + 1 = 14 weighted, mrr 19900 + 15000, Business has 2 votes against Pro's 1.
     await ctx.db.updateTable("voters").set({ tier_id: tiers.biz }).where("id", "=", voter("ada")).execute();
     expect(await f2()).toEqual({
-      id: features.f2, vote_count: 4, weighted_votes: 14, paying_voters: 3, churned_voters: 1, mrr_cents: 34900, top_tier: "Business",
+      id: features.f2,
+      vote_count: 4,
+      weighted_votes: 14,
+      paying_voters: 3,
+      churned_voters: 1,
+      mrr_cents: 34900,
+      top_tier: "Business",
     });
     await expectExact(project, projectId);
 
@@ -105,12 +103,22 @@ describe("stored revenue aggregates", () => {
     await ctx.db.updateTable("voters").set({ churned: false }).where("id", "=", voter("cyd")).execute();
     await ctx.db.updateTable("tiers").set({ mrr_cents: 25000, multiplier: 7 }).where("id", "=", tiers.biz).execute();
     expect(await f2()).toEqual({
-      id: features.f2, vote_count: 4, weighted_votes: 7 + 7 + 3 + 1, paying_voters: 3, churned_voters: 1, mrr_cents: 25000 + 4900, top_tier: "Business",
+      id: features.f2,
+      vote_count: 4,
+      weighted_votes: 7 + 7 + 3 + 1,
+      paying_voters: 3,
+      churned_voters: 1,
+      mrr_cents: 25000 + 4900,
+      top_tier: "Business",
     });
     await expectExact(project, projectId);
 
     // An override on a voter without a tier changes nothing; one on a tier voter replaces the amount.
-    await ctx.db.updateTable("voters").set({ mrr_override_cents: 777 }).where("id", "in", [voter("fay"), voter("hal")]).execute();
+    await ctx.db
+      .updateTable("voters")
+      .set({ mrr_override_cents: 777 })
+      .where("id", "in", [voter("fay"), voter("hal")])
+      .execute();
     await ctx.db.updateTable("voters").set({ tier_id: null }).where("id", "=", voter("ada")).execute();
     await ctx.db.updateTable("voters").set({ tier_id: tiers.pro }).where("id", "=", voter("dee")).execute();
     await expectExact(project, projectId);
@@ -144,8 +152,11 @@ describe("stored revenue aggregates", () => {
         { ref: "team", name: "Team", mrr_cents: 9900, multiplier: 2 },
       ],
       voters: Array.from({ length: count }, (_, i) => ({
-        ref: `v${i}`, anon_token: `anon-v${i}-${slug}`, tier: tierOf(i),
-        churned: i % 7 === 0, mrr_override_cents: i % 5 === 0 ? 1000 + i : null,
+        ref: `v${i}`,
+        anon_token: `anon-v${i}-${slug}`,
+        tier: tierOf(i),
+        churned: i % 7 === 0,
+        mrr_override_cents: i % 5 === 0 ? 1000 + i : null,
       })),
       features: ["a", "b", "c"].map((ref) => ({ ref, board: "roadmap", column: "c-open", heading: ref.toUpperCase() })),
       // Every voter starts with a vote on "c", so withdrawals there race the casts elsewhere.
@@ -155,11 +166,19 @@ describe("stored revenue aggregates", () => {
     const { tiers, features } = project.ids.ids;
     const voter = await voterIdsOf(project);
     const vote = (method: "POST" | "DELETE", i: number, feature: string) =>
-      ctx.send(method, `/api/v3/projects/${slug}/features/${features[feature]}/vote`, project.secretKey, undefined,
-        { "X-VF-Anon": `anon-v${i}-${slug}` }).then((response) => response.status);
-    const moves = Array.from({ length: 12 }, (_, k) => ctx.db.updateTable("voters")
-      .set({ tier_id: [tiers.pro, tiers.biz, tiers.team, null][k % 4], churned: k % 3 === 0 })
-      .where("id", "=", voter(`v${k * 5}`)).execute().then(() => 200));
+      ctx
+        .send(method, `/api/v3/projects/${slug}/features/${features[feature]}/vote`, project.secretKey, undefined, {
+          "X-VF-Anon": `anon-v${i}-${slug}`,
+        })
+        .then((response) => response.status);
+    const moves = Array.from({ length: 12 }, (_, k) =>
+      ctx.db
+        .updateTable("voters")
+        .set({ tier_id: [tiers.pro, tiers.biz, tiers.team, null][k % 4], churned: k % 3 === 0 })
+        .where("id", "=", voter(`v${k * 5}`))
+        .execute()
+        .then(() => 200),
+    );
     const statuses = await Promise.all([
       ...Array.from({ length: count }, (_, i) => vote("POST", i, "a")),
       ...Array.from({ length: count }, (_, i) => vote("POST", i, "b")),
@@ -170,7 +189,9 @@ describe("stored revenue aggregates", () => {
     await expectExact(project, projectId);
     const stored = await ctx.db.selectFrom("features").select(["id", "vote_count"]).where("project_id", "=", projectId).execute();
     expect(Object.fromEntries(stored.map((f) => [f.id, f.vote_count]))).toEqual({
-      [features.a]: count, [features.b]: count, [features.c]: count / 2,
+      [features.a]: count,
+      [features.b]: count,
+      [features.c]: count / 2,
     });
   });
 });

@@ -32,9 +32,17 @@ const refsOf = (envelope: Json) => {
   return envelope.data.map((f: Json) => byId.get(f.id));
 };
 
-const figures = (id: number, heading: string, status: string, vote_count: number, weighted_votes: number,
-  paying_voters: number, churned_voters: number, mrr_cents: number, top_tier: string | null) =>
-  ({ id, heading, status, vote_count, weighted_votes, paying_voters, churned_voters, mrr_cents, top_tier, currency_symbol: "€" });
+const figures = (
+  id: number,
+  heading: string,
+  status: string,
+  vote_count: number,
+  weighted_votes: number,
+  paying_voters: number,
+  churned_voters: number,
+  mrr_cents: number,
+  top_tier: string | null,
+) => ({ id, heading, status, vote_count, weighted_votes, paying_voters, churned_voters, mrr_cents, top_tier, currency_symbol: "€" });
 
 describe("GET /projects/{slug}/revenue/features", () => {
   it("lists every feature (unapproved, denied, archived included) with hand-computed figures, mrr first", async () => {
@@ -77,10 +85,19 @@ describe("GET /projects/{slug}/revenue/features", () => {
 
   it("weights by the voters' current tiers, not by the weight recorded when they voted", async () => {
     const project = await ctx.importProject({
-      tiers: [{ ref: "pro", name: "Pro", mrr_cents: 4900, multiplier: 3 }, { ref: "biz", name: "Business", mrr_cents: 19900, multiplier: 5 }],
-      voters: [{ ref: "x", kind: "anonymous", tier: "pro" }, { ref: "y", kind: "anonymous" }],
+      tiers: [
+        { ref: "pro", name: "Pro", mrr_cents: 4900, multiplier: 3 },
+        { ref: "biz", name: "Business", mrr_cents: 19900, multiplier: 5 },
+      ],
+      voters: [
+        { ref: "x", kind: "anonymous", tier: "pro" },
+        { ref: "y", kind: "anonymous" },
+      ],
       features: [{ ref: "only", board: "roadmap", column: "c-open", heading: "Only" }],
-      votes: [{ voter: "x", feature: "only" }, { voter: "y", feature: "only" }],
+      votes: [
+        { voter: "x", feature: "only" },
+        { voter: "y", feature: "only" },
+      ],
     });
     // A billing sync moves x up to Business and y onto Pro after they voted.
     const bizId = project.ids.ids.tiers.biz as number;
@@ -89,8 +106,18 @@ describe("GET /projects/{slug}/revenue/features", () => {
     await ctx.db.updateTable("voters").set({ tier_id: proId }).where("public_id", "=", project.ids.ids.voters.y).execute();
     const response = await ctx.get(`/api/v3/projects/${project.slug}/revenue/features`, project.secretKey);
     expect((await body(response)).data).toEqual([
-      { id: project.ids.ids.features.only, heading: "Only", status: "open", vote_count: 2, weighted_votes: 8, paying_voters: 2,
-        churned_voters: 0, mrr_cents: 24800, top_tier: "Business", currency_symbol: "$" },
+      {
+        id: project.ids.ids.features.only,
+        heading: "Only",
+        status: "open",
+        vote_count: 2,
+        weighted_votes: 8,
+        paying_voters: 2,
+        churned_voters: 0,
+        mrr_cents: 24800,
+        top_tier: "Business",
+        currency_symbol: "$",
+      },
     ]);
   });
 
@@ -114,7 +141,11 @@ describe("revenue routes: secret key only, PRO plan", () => {
     for (const query of ["", "?sort=bogus&churned=maybe"]) {
       const response = await ctx.get(`/api/v3/projects/${main.slug}/${route}${query}`, main.embedKey);
       expect(response.status).toBe(403);
-      expect(await body(response)).toEqual({ data: null, meta: null, error: { code: "not_allowed", field: null, message: expect.any(String) } });
+      expect(await body(response)).toEqual({
+        data: null,
+        meta: null,
+        error: { code: "not_allowed", field: null, message: expect.any(String) },
+      });
     }
   });
 
@@ -136,7 +167,8 @@ describe("revenue routes: secret key only, PRO plan", () => {
 });
 
 describe("public routes carry no revenue figure", () => {
-  const revenueKeys = /"(mrr_cents|mrr_source|mrr_override_cents|tier|tier_id|customer_id|matched_on|stripe_customer_id|paddle_customer_id|subscription_id|subscription_status|churned|churned_at|churn_source|paying_voters|churned_voters|weighted_votes|top_tier|company|email)"\s*:/;
+  const revenueKeys =
+    /"(mrr_cents|mrr_source|mrr_override_cents|tier|tier_id|customer_id|matched_on|stripe_customer_id|paddle_customer_id|subscription_id|subscription_status|churned|churned_at|churn_source|paying_voters|churned_voters|weighted_votes|top_tier|company|email)"\s*:/;
   const publicPaths = () => [
     `/api/v3/projects/${main.slug}`,
     `/api/v3/projects/${main.slug}/features`,

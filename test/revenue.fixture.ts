@@ -21,6 +21,8 @@
  *   f6 No votes    open, effort 2        -                  0  0  0 0     0 null
  *   f7 Tie break   open, effort null     ada hal            2  5  2 0  9800 Pro (1-1, same mrr, lower id)
  */
+import { sql } from "kysely";
+import type { Db } from "../db/connect.ts";
 import type { Json } from "./harness.ts";
 
 export const FEATURE_REFS = ["f1", "f2", "f3", "f4", "f5", "f6", "f7"] as const;
@@ -30,7 +32,11 @@ const at = (day: number, hour = 0) => `2026-10-${String(day).padStart(2, "0")}T$
 const voter = (ref: string, fields: Json = {}): Json => ({ ref, kind: "anonymous", display_name: ref.toUpperCase(), ...fields });
 
 const feature = (ref: string, heading: string, column: string | null, fields: Json = {}): Json => ({
-  ref, board: "roadmap", heading, ...(column === null ? {} : { column }), ...fields,
+  ref,
+  board: "roadmap",
+  heading,
+  ...(column === null ? {} : { column }),
+  ...fields,
 });
 
 /** Snapshot overrides of the main revenue project. */
@@ -44,20 +50,40 @@ export function revenueSnapshot(project: Json = {}): Json {
     ],
     voters: [
       voter("ada", {
-        display_name: "Ada", company: "Ada Co", tier: "pro", stripe_customer_id: "cus_ada",
-        subscription_id: "sub_ada", subscription_status: "active", subscribed_at: "2026-01-01T00:00:00Z",
+        display_name: "Ada",
+        company: "Ada Co",
+        tier: "pro",
+        stripe_customer_id: "cus_ada",
+        subscription_id: "sub_ada",
+        subscription_status: "active",
+        subscribed_at: "2026-01-01T00:00:00Z",
         last_synced_at: "2026-11-20T04:00:00Z",
       }),
       voter("bob", {
-        tier: "biz", mrr_override_cents: 15000, paddle_customer_id: "ctm_bob", subscription_status: "trialing",
+        tier: "biz",
+        mrr_override_cents: 15000,
+        paddle_customer_id: "ctm_bob",
+        subscription_status: "trialing",
         trial_ends_at: "2026-12-01T00:00:00Z",
       }),
       voter("cyd", {
-        tier: "pro", stripe_customer_id: "cus_cyd", paddle_customer_id: "ctm_cyd", subscription_status: "canceled",
-        canceled_at: "2026-09-01T00:00:00Z", churned: true, churned_at: "2026-09-30T00:00:00Z", churn_source: "stripe",
+        tier: "pro",
+        stripe_customer_id: "cus_cyd",
+        paddle_customer_id: "ctm_cyd",
+        subscription_status: "canceled",
+        canceled_at: "2026-09-01T00:00:00Z",
+        churned: true,
+        churned_at: "2026-09-30T00:00:00Z",
+        churn_source: "stripe",
       }),
       voter("dee"),
-      voter("eve", { tier: "biz", paddle_customer_id: "ctm_eve", churned: true, churned_at: "2026-08-01T00:00:00Z", churn_source: "manual" }),
+      voter("eve", {
+        tier: "biz",
+        paddle_customer_id: "ctm_eve",
+        churned: true,
+        churned_at: "2026-08-01T00:00:00Z",
+        churn_source: "manual",
+      }),
       voter("fay", { mrr_override_cents: 2500 }),
       voter("hal", { tier: "legacy" }),
     ],
@@ -105,4 +131,23 @@ export function heavyVoterSnapshot(): Json {
     features,
     votes,
   };
+}
+
+/** Every feature's figures by the README definitions, straight from votes, voters and tiers. */
+export async function fromScratch(db: Db, projectId: number): Promise<Json[]> {
+  const { rows } = await sql<Json>`
+    SELECT f.id, count(v.voter_id)::int AS vote_count,
+           coalesce(sum(coalesce(t.multiplier, 1)) FILTER (WHERE v.voter_id IS NOT NULL), 0)::int AS weighted_votes,
+           count(t.id)::int AS paying_voters,
+           (count(t.id) FILTER (WHERE vr.churned))::int AS churned_voters,
+           coalesce(sum(coalesce(vr.mrr_override_cents, t.mrr_cents)) FILTER (WHERE t.id IS NOT NULL AND NOT vr.churned), 0)::int AS mrr_cents,
+           (SELECT tt.name FROM votes v2 JOIN voters r2 ON r2.id = v2.voter_id JOIN tiers tt ON tt.id = r2.tier_id
+             WHERE v2.feature_id = f.id GROUP BY tt.id ORDER BY count(*) DESC, tt.mrr_cents DESC, tt.id ASC LIMIT 1) AS top_tier
+    FROM features f
+    LEFT JOIN votes v ON v.feature_id = f.id
+    LEFT JOIN voters vr ON vr.id = v.voter_id
+    LEFT JOIN tiers t ON t.id = vr.tier_id
+    WHERE f.project_id = ${projectId}
+    GROUP BY f.id ORDER BY f.id`.execute(db);
+  return rows;
 }

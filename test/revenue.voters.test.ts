@@ -67,22 +67,45 @@ describe("GET /projects/{slug}/voters", () => {
   it("maps an override on a Paddle customer, a churned voter and voters without tier", async () => {
     const byName = new Map((await listVoters()).data.map((v: Json) => [v.display_name, v]));
     expect(byName.get("BOB")).toMatchObject({
-      customer_id: "ctm_bob", matched_on: "paddle", mrr_cents: 15000, mrr_source: "override",
-      subscription_status: "trialing", trial_ends_at: "2026-12-01T00:00:00.000Z", churned: false,
-      tier: { id: tierId("biz"), name: "Business", mrr_cents: 19900, multiplier: 5 }, vote_count: 2,
+      customer_id: "ctm_bob",
+      matched_on: "paddle",
+      mrr_cents: 15000,
+      mrr_source: "override",
+      subscription_status: "trialing",
+      trial_ends_at: "2026-12-01T00:00:00.000Z",
+      churned: false,
+      tier: { id: tierId("biz"), name: "Business", mrr_cents: 19900, multiplier: 5 },
+      vote_count: 2,
     });
     // Without a filter the Stripe id wins when a voter carries both.
     expect(byName.get("CYD")).toMatchObject({
-      customer_id: "cus_cyd", matched_on: "stripe", churned: true, churned_at: "2026-09-30T00:00:00.000Z",
-      churn_source: "stripe", canceled_at: "2026-09-01T00:00:00.000Z", mrr_cents: 4900, mrr_source: "tier",
+      customer_id: "cus_cyd",
+      matched_on: "stripe",
+      churned: true,
+      churned_at: "2026-09-30T00:00:00.000Z",
+      churn_source: "stripe",
+      canceled_at: "2026-09-01T00:00:00.000Z",
+      mrr_cents: 4900,
+      mrr_source: "tier",
     });
     expect(byName.get("DEE")).toMatchObject({
-      company: null, customer_id: null, matched_on: null, subscription_id: null, subscription_status: null,
-      mrr_cents: 0, mrr_source: "none", tier: null, vote_count: 3, churned: false,
+      company: null,
+      customer_id: null,
+      matched_on: null,
+      subscription_id: null,
+      subscription_status: null,
+      mrr_cents: 0,
+      mrr_source: "none",
+      tier: null,
+      vote_count: 3,
+      churned: false,
     });
     expect(byName.get("EVE")).toMatchObject({ churned: true, churn_source: "manual", mrr_cents: 19900, mrr_source: "tier" });
     expect(byName.get("FAY")).toMatchObject({ customer_id: null, matched_on: null, mrr_cents: 2500, mrr_source: "override", tier: null });
-    expect(byName.get("HAL")).toMatchObject({ mrr_cents: 4900, tier: { id: tierId("legacy"), name: "Legacy", mrr_cents: 4900, multiplier: 2 } });
+    expect(byName.get("HAL")).toMatchObject({
+      mrr_cents: 4900,
+      tier: { id: tierId("legacy"), name: "Legacy", mrr_cents: 4900, multiplier: 2 },
+    });
   });
 
   it("orders votes newest first, equal timestamps by feature id descending", async () => {
@@ -140,7 +163,11 @@ describe("GET /projects/{slug}/voters", () => {
     const [heavyVoter, light] = envelope.data;
     expect(heavyVoter.vote_count).toBe(105);
     expect(heavyVoter.votes).toHaveLength(100);
-    expect(heavyVoter.votes[0]).toEqual({ feature_id: heavy.ids.ids.features.h105, heading: "Heavy 105", voted_at: "2026-06-01T01:44:00.000Z" });
+    expect(heavyVoter.votes[0]).toEqual({
+      feature_id: heavy.ids.ids.features.h105,
+      heading: "Heavy 105",
+      voted_at: "2026-06-01T01:44:00.000Z",
+    });
     expect(heavyVoter.votes[99].feature_id).toBe(heavy.ids.ids.features.h6);
     // The cut is per voter: the next voter on the same page keeps all of theirs.
     expect(light.vote_count).toBe(2);
@@ -159,6 +186,10 @@ describe("GET /projects/{slug}/voters", () => {
   ])("refuses %s with 422 naming %s", async (query, field) => {
     const response = await ctx.get(`/api/v3/projects/${main.slug}/voters${query}`, main.secretKey);
     expect(response.status).toBe(422);
-    expect(await body(response)).toEqual({ data: null, meta: null, error: { code: "validation_failed", field, message: expect.any(String) } });
+    expect(await body(response)).toEqual({
+      data: null,
+      meta: null,
+      error: { code: "validation_failed", field, message: expect.any(String) },
+    });
   });
 });

@@ -1,8 +1,16 @@
 /** Open routes and the cross-cutting HTTP rules (contract, "Service", "Versioning", "Errors"). */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestContext, type TestContext } from "./harness.ts";
 
 let ctx: TestContext;
+const installedBundle = createRequire(import.meta.url).resolve("@scalar/api-reference/browser/standalone.js");
+const installedScalar = JSON.parse(
+  readFileSync(new URL("../node_modules/@scalar/api-reference/package.json", import.meta.url), "utf8"),
+) as { version: string };
 beforeAll(async () => {
   ctx = await createTestContext();
 });
@@ -52,19 +60,35 @@ describe("GET /openapi.json", () => {
     expect(document.openapi).toBe("3.1.0");
     const operations = Object.values(document.paths as Record<string, Record<string, any>>).flatMap((item) => Object.values(item));
     const contractRoutes = [
-      "get /health", "get /openapi.json", "get /docs", "get /board", "get /projects/{slug}",
-      "get /projects/{slug}/features", "get /projects/{slug}/features/{id}",
-      "get /projects/{slug}/features/{id}/comments", "get /projects/{slug}/changelog",
-      "get /projects/{slug}/changelog/{id}", "get /projects/{slug}/messages",
-      "post /projects/{slug}/identity", "post /projects/{slug}/features",
-      "post /projects/{slug}/features/{id}/vote", "delete /projects/{slug}/features/{id}/vote",
-      "post /projects/{slug}/features/{id}/comments", "delete /projects/{slug}/comments/{cid}",
-      "post /projects/{slug}/comments/{cid}/like", "post /projects/{slug}/messages/{id}/dismiss",
-      "get /projects/{slug}/voters", "get /projects/{slug}/revenue/features",
+      "get /health",
+      "get /openapi.json",
+      "get /docs",
+      "get /board",
+      "get /projects/{slug}",
+      "get /projects/{slug}/features",
+      "get /projects/{slug}/features/{id}",
+      "get /projects/{slug}/features/{id}/comments",
+      "get /projects/{slug}/changelog",
+      "get /projects/{slug}/changelog/{id}",
+      "get /projects/{slug}/messages",
+      "post /projects/{slug}/identity",
+      "post /projects/{slug}/features",
+      "post /projects/{slug}/features/{id}/vote",
+      "delete /projects/{slug}/features/{id}/vote",
+      "post /projects/{slug}/features/{id}/comments",
+      "delete /projects/{slug}/comments/{cid}",
+      "post /projects/{slug}/comments/{cid}/like",
+      "post /projects/{slug}/messages/{id}/dismiss",
+      "get /projects/{slug}/voters",
+      "get /projects/{slug}/revenue/features",
     ];
-    const described = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>
-      Object.keys(item).map((method) => `${method} ${path.replace(/^\/api\/v3/, "")}`),
-    );
+    // The owner routes (owner-api-v3.md, under /projects/{slug}/admin) are listed apart, tagged "owner".
+    const described = Object.entries(document.paths as Record<string, Record<string, unknown>>)
+      .flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path.replace(/^\/api\/v3/, "")}`))
+      .filter((route) => !route.includes("/projects/{slug}/admin/"));
+    for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
+      if (path.includes("/projects/{slug}/admin/")) for (const operation of Object.values(item)) expect(operation.tags).toEqual(["owner"]);
+    }
     expect(described.sort()).toEqual(contractRoutes.sort());
     for (const operation of operations) {
       expect(operation.operationId).toEqual(expect.any(String));
@@ -85,12 +109,43 @@ describe("GET /docs", () => {
     expect(page.headers.get("Content-Type")).toContain("text/html");
     expect(await page.text()).toContain("/api/v3/openapi.json");
   });
+
+  it("serves the reference page with the pinned Scalar bundle from this service, no CDN, integrity checked", async () => {
+    const page = await ctx.app.request("/api/v3/docs/reference");
+    const html = await page.text();
+    const scripts = [...html.matchAll(/<script\b[^>]*\bsrc="([^"]+)"[^>]*>/g)];
+    expect(scripts.map((m) => m[1])).toEqual([`/api/v3/docs/scalar-${installedScalar.version}.js`]);
+    expect(html).not.toMatch(/https?:\/\//);
+    const integrity = /integrity="(sha384-[^"]+)"/.exec(scripts[0]![0])![1];
+    // Only this origin's scripts and the page's own inline start-up script (by hash) may run.
+    const csp = page.headers.get("Content-Security-Policy")!;
+    expect(csp).toMatch(/script-src 'self' 'sha256-[^']+'(;|$)/);
+    expect(csp).toContain("connect-src 'self'");
+
+    const bundle = await ctx.app.request(scripts[0]![1]!);
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get("Content-Type")).toBe("text/javascript; charset=utf-8");
+    expect(bundle.headers.get("Cache-Control")).toBe("public, max-age=31536000, immutable");
+    const bytes = Buffer.from(await bundle.arrayBuffer());
+    expect(bytes.equals(readFileSync(installedBundle))).toBe(true);
+    expect(`sha384-${createHash("sha384").update(bytes).digest("base64")}`).toBe(integrity);
+
+    const gzipped = await ctx.app.request(scripts[0]![1]!, { headers: { "Accept-Encoding": "gzip, br" } });
+    expect(gzipped.headers.get("Content-Encoding")).toBe("gzip");
+    expect(gunzipSync(Buffer.from(await gzipped.arrayBuffer())).equals(bytes)).toBe(true);
+    const notModified = await ctx.app.request(scripts[0]![1]!, { headers: { "If-None-Match": bundle.headers.get("ETag")! } });
+    expect(notModified.status).toBe(304);
+  });
 });
 
 describe("unknown paths", () => {
   it("answer 404 not_found in the envelope", async () => {
     const response = await ctx.app.request("/api/v3/nothing-here");
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ data: null, meta: null, error: { code: "not_found", field: null, message: expect.any(String) } });
+    expect(await response.json()).toEqual({
+      data: null,
+      meta: null,
+      error: { code: "not_found", field: null, message: expect.any(String) },
+    });
   });
 });

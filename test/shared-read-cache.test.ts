@@ -142,12 +142,18 @@ describe("shared read cache", () => {
     expect(first.status).toBe(200);
     expect(first.headers.get("X-RateLimit-Remaining")).not.toBeNull();
     const adaPage = (await first.json()).data;
-    expect(adaPage.map((f: Json) => [f.id, f.has_voted])).toEqual([[f1, false], [f2, false]]);
+    expect(adaPage.map((f: Json) => [f.id, f.has_voted])).toEqual([
+      [f1, false],
+      [f2, false],
+    ]);
     // Unannounced, so only an uncached read could show it: the next identity reads are cached.
     await ctx.db.updateTable("features").set({ heading: "Renamed behind the cache" }).where("id", "=", f1).execute();
     const second = await ctx.get(list, p.secretKey, bob);
     const bobPage = (await second.json()).data;
-    expect(bobPage.map((f: Json) => [f.id, f.has_voted, f.heading])).toEqual([[f1, true, "First"], [f2, false, "Second"]]);
+    expect(bobPage.map((f: Json) => [f.id, f.has_voted, f.heading])).toEqual([
+      [f1, true, "First"],
+      [f2, false, "Second"],
+    ]);
     expect(second.headers.get("ETag")).not.toBe(first.headers.get("ETag"));
     const revalidated = await ctx.get(list, p.secretKey, { ...bob, "If-None-Match": second.headers.get("ETag")! });
     expect(revalidated.status).toBe(304);
@@ -163,7 +169,10 @@ describe("shared read cache", () => {
     expect(created.status).toBe(201);
     const id = (await created.json()).data.id;
     for (let i = 0; i < 2; i++) expect((await ctx.get(`${base}/features/${id}`, p.secretKey)).status).toBe(404);
-    expect((await json(ctx.get(`${base}/features/${id}`, p.secretKey, ada))).data).toMatchObject({ heading: "Pending idea", is_approved: false });
+    expect((await json(ctx.get(`${base}/features/${id}`, p.secretKey, ada))).data).toMatchObject({
+      heading: "Pending idea",
+      is_approved: false,
+    });
     expect((await ctx.get(`${base}/features/${id}`, p.secretKey, bob)).status).toBe(404);
     const listed = (await json(ctx.get(`${base}/features?sort=new`, p.secretKey, ada))).data;
     expect(listed.map((f: Json) => f.id)).not.toContain(id);

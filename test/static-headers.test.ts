@@ -109,7 +109,14 @@ describe("static response headers", () => {
 
   it("yield to a header the route sets itself", async () => {
     const app = new Hono()
-      .use(staticHeadersMiddleware(Promise.resolve([["X-Frame-Options", "SAMEORIGIN"], ["X-API-Version", "3"]])))
+      .use(
+        staticHeadersMiddleware(
+          Promise.resolve([
+            ["X-Frame-Options", "SAMEORIGIN"],
+            ["X-API-Version", "3"],
+          ]),
+        ),
+      )
       .get("/", (c) => c.json({ ok: true }, 200, { "X-Frame-Options": "DENY" }));
     const own = await listen(app.fetch);
     try {

@@ -27,8 +27,9 @@ function crowd(count: number, heavy: number, votes: Json[] = []): Json {
 
 function send(project: ImportedProject, method: "POST" | "DELETE", voter: number) {
   return ctx
-    .send(method, `/api/v3/projects/${project.slug}/features/${project.ids.ids.features.hot}/vote`, project.secretKey, undefined,
-      { "X-VF-Anon": `anon-v${voter}-${project.slug}` })
+    .send(method, `/api/v3/projects/${project.slug}/features/${project.ids.ids.features.hot}/vote`, project.secretKey, undefined, {
+      "X-VF-Anon": `anon-v${voter}-${project.slug}`,
+    })
     .then(async (response) => ({ status: response.status, body: await response.json() }));
 }
 
@@ -54,7 +55,13 @@ describe("parallel votes", () => {
     expect(results.map((r) => r.body.data.vote_count).sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
     expect(Math.max(...results.map((r) => r.body.data.score))).toBe(30 * 3 + 70);
     expect(await ledger(project)).toMatchObject({
-      vote_count: 100, weighted_score: 160, rows: 100, weights: 160, voter_count: 100, distinct_voters: 100, voters_off: 0,
+      vote_count: 100,
+      weighted_score: 160,
+      rows: 100,
+      weights: 160,
+      voter_count: 100,
+      distinct_voters: 100,
+      voters_off: 0,
     });
     const read = await ctx.get(`/api/v3/projects/${project.slug}/features/${project.ids.ids.features.hot}`, project.secretKey);
     expect((await read.json()).data).toMatchObject({ vote_count: 100, score: 160, score_is_weighted: true });
@@ -72,7 +79,13 @@ describe("parallel votes", () => {
 
   it("mixed votes and withdrawals at once leave the counters equal to the vote rows", async () => {
     // v0..v19 start with a vote; v20..v39 start without.
-    const project = await ctx.importProject(crowd(40, 10, Array.from({ length: 20 }, (_, i) => ({ voter: `v${i}`, feature: "hot" }))));
+    const project = await ctx.importProject(
+      crowd(
+        40,
+        10,
+        Array.from({ length: 20 }, (_, i) => ({ voter: `v${i}`, feature: "hot" })),
+      ),
+    );
     const operations = [
       ...Array.from({ length: 20 }, (_, i) => send(project, "DELETE", i)),
       ...Array.from({ length: 20 }, (_, i) => send(project, "POST", 20 + i)),

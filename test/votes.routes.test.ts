@@ -16,7 +16,10 @@ function voteSnapshot(settings: Json = {}, extra: Json = {}): Json {
     project: { slug, settings },
     tiers: [{ ref: "pro", name: "Pro", mrr_cents: 4900, multiplier: 3 }],
     voters: ["ada", "bob", "ben", "cy"].map((ref) => ({
-      ref, anon_token: `anon-${ref}-${slug}`, tier: ref === "ada" ? "pro" : null, banned: ref === "ben",
+      ref,
+      anon_token: `anon-${ref}-${slug}`,
+      tier: ref === "ada" ? "pro" : null,
+      banned: ref === "ben",
     })),
     features: [
       { ref: "open", board: "roadmap", column: "c-open", heading: "Open" },
@@ -35,8 +38,13 @@ const as = (voter: string, project: ImportedProject) => ({ "X-VF-Anon": `anon-${
 const fid = (project: ImportedProject, ref: string): number => project.ids.ids.features[ref];
 
 async function call(method: "POST" | "DELETE", project: ImportedProject, feature: number | string, voter: string | null) {
-  const response = await ctx.send(method, `/api/v3/projects/${project.slug}/features/${feature}/vote`, project.secretKey,
-    undefined, voter ? as(voter, project) : {});
+  const response = await ctx.send(
+    method,
+    `/api/v3/projects/${project.slug}/features/${feature}/vote`,
+    project.secretKey,
+    undefined,
+    voter ? as(voter, project) : {},
+  );
   return { status: response.status, body: await response.json() };
 }
 const vote = (p: ImportedProject, f: number | string, voter: string | null = "ada") => call("POST", p, f, voter);
@@ -65,7 +73,11 @@ describe("vote and withdraw", () => {
 
     const cast = await vote(project, fid(project, "open"), "bob");
     expect(cast.status).toBe(200);
-    expect(cast.body).toEqual({ data: { feature_id: fid(project, "open"), has_voted: true, vote_count: 1, score: 1 }, meta: null, error: null });
+    expect(cast.body).toEqual({
+      data: { feature_id: fid(project, "open"), has_voted: true, vote_count: 1, score: 1 },
+      meta: null,
+      error: null,
+    });
     const during = await counters(project, "open", "bob");
     expect(during).toMatchObject({ vote_count: 1, weighted_score: 1, rows: 1, voter_votes: 2, voter_count: 1 });
     expect(during.trending_score).toEqual(expect.any(Number));
@@ -75,9 +87,18 @@ describe("vote and withdraw", () => {
 
     const back = await withdraw(project, fid(project, "open"), "bob");
     expect(back.status).toBe(200);
-    expect(back.body).toEqual({ data: { feature_id: fid(project, "open"), has_voted: false, vote_count: 0, score: 0 }, meta: null, error: null });
+    expect(back.body).toEqual({
+      data: { feature_id: fid(project, "open"), has_voted: false, vote_count: 0, score: 0 },
+      meta: null,
+      error: null,
+    });
     expect(await counters(project, "open", "bob")).toMatchObject({
-      vote_count: 0, weighted_score: 0, trending_score: null, rows: 0, voter_votes: 1, voter_count: 1,
+      vote_count: 0,
+      weighted_score: 0,
+      trending_score: null,
+      rows: 0,
+      voter_votes: 1,
+      voter_count: 1,
     });
   });
 
@@ -110,8 +131,12 @@ describe("vote and withdraw", () => {
 
   it("weighs a vote by the voter's tier multiplier and reports the weighted score", async () => {
     const project = await ctx.importProject(voteSnapshot({ score_is_weighted: true }));
-    expect((await vote(project, fid(project, "open"), "ada")).body.data).toEqual(
-      { feature_id: fid(project, "open"), has_voted: true, vote_count: 1, score: 3 });
+    expect((await vote(project, fid(project, "open"), "ada")).body.data).toEqual({
+      feature_id: fid(project, "open"),
+      has_voted: true,
+      vote_count: 1,
+      score: 3,
+    });
     expect((await vote(project, fid(project, "open"), "bob")).body.data).toMatchObject({ vote_count: 2, score: 4 });
     expect((await withdraw(project, fid(project, "open"), "ada")).body.data).toMatchObject({ has_voted: false, vote_count: 1, score: 1 });
     expect(await counters(project, "open", "ada")).toMatchObject({ vote_count: 1, weighted_score: 1, rows: 1 });
@@ -119,10 +144,18 @@ describe("vote and withdraw", () => {
 
   it("sends null counts when the project hides votes", async () => {
     const project = await ctx.importProject(voteSnapshot({ show_votes: false }));
-    expect((await vote(project, fid(project, "open"))).body.data).toEqual(
-      { feature_id: fid(project, "open"), has_voted: true, vote_count: null, score: null });
-    expect((await withdraw(project, fid(project, "open"))).body.data).toEqual(
-      { feature_id: fid(project, "open"), has_voted: false, vote_count: null, score: null });
+    expect((await vote(project, fid(project, "open"))).body.data).toEqual({
+      feature_id: fid(project, "open"),
+      has_voted: true,
+      vote_count: null,
+      score: null,
+    });
+    expect((await withdraw(project, fid(project, "open"))).body.data).toEqual({
+      feature_id: fid(project, "open"),
+      has_voted: false,
+      vote_count: null,
+      score: null,
+    });
   });
 
   it("lets a banned voter vote and withdraw", async () => {
@@ -132,9 +165,17 @@ describe("vote and withdraw", () => {
   });
 
   it("moves a fresh vote to the top of the trending order", async () => {
-    const project = await ctx.importProject(voteSnapshot({}, {
-      votes: [{ voter: "bob", feature: "open", created_at: "2026-01-01T00:00:00Z" }, { voter: "cy", feature: "open", created_at: "2026-01-02T00:00:00Z" }],
-    }));
+    const project = await ctx.importProject(
+      voteSnapshot(
+        {},
+        {
+          votes: [
+            { voter: "bob", feature: "open", created_at: "2026-01-01T00:00:00Z" },
+            { voter: "cy", feature: "open", created_at: "2026-01-02T00:00:00Z" },
+          ],
+        },
+      ),
+    );
     await vote(project, fid(project, "planned"), "ada");
     const listed = await (await ctx.get(`/api/v3/projects/${project.slug}/features?sort=trending`, project.secretKey)).json();
     expect(listed.data.map((feature: Json) => feature.id).slice(0, 2)).toEqual([fid(project, "planned"), fid(project, "open")]);

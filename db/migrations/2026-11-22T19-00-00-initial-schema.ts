@@ -228,8 +228,21 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   for (const table of [
-    "message_dismissals", "messages", "release_features", "releases", "comment_likes", "comments",
-    "votes", "feature_tags", "features", "voters", "tiers", "tags", "columns", "boards", "api_keys",
+    "message_dismissals",
+    "messages",
+    "release_features",
+    "releases",
+    "comment_likes",
+    "comments",
+    "votes",
+    "feature_tags",
+    "features",
+    "voters",
+    "tiers",
+    "tags",
+    "columns",
+    "boards",
+    "api_keys",
     "projects",
   ]) {
     await db.schema.dropTable(table).ifExists().execute();

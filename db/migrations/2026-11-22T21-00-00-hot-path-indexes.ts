@@ -28,7 +28,9 @@ const perBoard = ["trending", "comments", "position", "oldest"] as const;
 
 const indexes: Record<string, string> = {
   ...Object.fromEntries(perBoard.map((name) => [`features_board_${name}_idx`, `features (board_id, is_pinned DESC, ${sorts[name]})`])),
-  ...Object.fromEntries(Object.entries(sorts).map(([name, order]) => [`features_project_${name}_idx`, `features (project_id, is_pinned DESC, ${order})`])),
+  ...Object.fromEntries(
+    Object.entries(sorts).map(([name, order]) => [`features_project_${name}_idx`, `features (project_id, is_pinned DESC, ${order})`]),
+  ),
   comments_voter_idx: "comments (voter_id)",
   comment_likes_voter_idx: "comment_likes (voter_id)",
   features_author_idx: "features (author_voter_id) WHERE author_voter_id IS NOT NULL",

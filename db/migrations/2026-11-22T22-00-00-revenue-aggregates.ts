@@ -148,5 +148,6 @@ export async function down(db: Kysely<any>): Promise<void> {
     "DROP FUNCTION IF EXISTS feature_tier_votes_on_voter_delete()",
     "DROP FUNCTION IF EXISTS rebuild_feature_tier_votes(integer)",
     "DROP TABLE IF EXISTS feature_tier_votes",
-  ]) await sql.raw(statement).execute(db);
+  ])
+    await sql.raw(statement).execute(db);
 }

@@ -51,5 +51,6 @@ export async function down(db: Kysely<any>): Promise<void> {
     "DROP FUNCTION IF EXISTS feature_search_sync()",
     "DROP FUNCTION IF EXISTS rebuild_feature_search(integer)",
     "DROP TABLE IF EXISTS feature_search",
-  ]) await sql.raw(statement).execute(db);
+  ])
+    await sql.raw(statement).execute(db);
 }

@@ -34,5 +34,6 @@ export async function down(db: Kysely<any>): Promise<void> {
       SELECT project_id, sum(voter_count)::int AS n FROM project_voter_counts GROUP BY project_id) s
     WHERE p.id = s.project_id`,
     `DROP TABLE IF EXISTS project_voter_counts`,
-  ]) await sql.raw(statement).execute(db);
+  ])
+    await sql.raw(statement).execute(db);
 }

@@ -7,6 +7,8 @@ import * as revenueAggregates from "./2026-11-22T22-00-00-revenue-aggregates.ts"
 import * as commentSortIndexes from "./2026-11-22T23-00-00-comment-sort-indexes.ts";
 import * as featureSearchTable from "./2026-11-23T00-00-00-feature-search-table.ts";
 import * as projectVoterCountShards from "./2026-11-23T01-00-00-project-voter-count-shards.ts";
+import * as featureMerges from "./2026-11-23T10-00-00-feature-merges.ts";
+import * as ownerAccounts from "./2026-11-23T11-00-00-owner-accounts.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026-11-22T19-00-00-initial-schema": initialSchema,
@@ -16,4 +18,6 @@ export const migrations: Record<string, Migration> = {
   "2026-11-22T23-00-00-comment-sort-indexes": commentSortIndexes,
   "2026-11-23T00-00-00-feature-search-table": featureSearchTable,
   "2026-11-23T01-00-00-project-voter-count-shards": projectVoterCountShards,
+  "2026-11-23T10-00-00-feature-merges": featureMerges,
+  "2026-11-23T11-00-00-owner-accounts": ownerAccounts,
 };

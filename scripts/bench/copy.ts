@@ -22,7 +22,10 @@ export class Progress {
   private lastDraw = 0;
   private readonly started = performance.now();
 
-  constructor(private readonly label: string, private readonly total: number) {}
+  constructor(
+    private readonly label: string,
+    private readonly total: number,
+  ) {}
 
   add(rows: number): void {
     this.done += rows;
@@ -40,9 +43,10 @@ export class Progress {
     const filled = Math.round(share * width);
     const seconds = (now - this.started) / 1000;
     const rate = seconds > 0 ? Math.round(this.done / seconds) : 0;
-    const line = `  ${this.label.padEnd(14)} [${"#".repeat(filled)}${".".repeat(width - filled)}] `
-      + `${this.done.toLocaleString("en-US")}/${this.total.toLocaleString("en-US")} `
-      + `${rate.toLocaleString("en-US")} rows/s ${seconds.toFixed(1)} s`;
+    const line =
+      `  ${this.label.padEnd(14)} [${"#".repeat(filled)}${".".repeat(width - filled)}] ` +
+      `${this.done.toLocaleString("en-US")}/${this.total.toLocaleString("en-US")} ` +
+      `${rate.toLocaleString("en-US")} rows/s ${seconds.toFixed(1)} s`;
     process.stderr.write(process.stderr.isTTY ? `\r${line}\x1b[K` : `${line}\n`);
   }
 
@@ -71,7 +75,7 @@ export async function copyRows(
     let buffer = "";
     let inBuffer = 0;
     for (const row of rows) {
-      buffer += row.map(field).join("\t") + "\n";
+      buffer += `${row.map(field).join("\t")}\n`;
       inBuffer++;
       if (buffer.length >= 256 * 1024) {
         count += inBuffer;

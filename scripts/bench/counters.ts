@@ -42,13 +42,31 @@ export async function assertReferences(trx: TransactionSql, projectId: number): 
   const checks: [string, string][] = [
     ["votes.feature_id", "SELECT 1 FROM votes v LEFT JOIN features f ON f.id = v.feature_id WHERE v.project_id = $1 AND f.id IS NULL"],
     ["votes.voter_id", "SELECT 1 FROM votes v LEFT JOIN voters o ON o.id = v.voter_id WHERE v.project_id = $1 AND o.id IS NULL"],
-    ["features.author_voter_id", "SELECT 1 FROM features f LEFT JOIN voters o ON o.id = f.author_voter_id WHERE f.project_id = $1 AND f.author_voter_id IS NOT NULL AND o.id IS NULL"],
-    ["features.column_id", "SELECT 1 FROM features f LEFT JOIN columns c ON c.id = f.column_id WHERE f.project_id = $1 AND f.column_id IS NOT NULL AND c.id IS NULL"],
-    ["comments.feature_id", "SELECT 1 FROM comments c LEFT JOIN features f ON f.id = c.feature_id WHERE c.project_id = $1 AND f.id IS NULL"],
+    [
+      "features.author_voter_id",
+      "SELECT 1 FROM features f LEFT JOIN voters o ON o.id = f.author_voter_id WHERE f.project_id = $1 AND f.author_voter_id IS NOT NULL AND o.id IS NULL",
+    ],
+    [
+      "features.column_id",
+      "SELECT 1 FROM features f LEFT JOIN columns c ON c.id = f.column_id WHERE f.project_id = $1 AND f.column_id IS NOT NULL AND c.id IS NULL",
+    ],
+    [
+      "comments.feature_id",
+      "SELECT 1 FROM comments c LEFT JOIN features f ON f.id = c.feature_id WHERE c.project_id = $1 AND f.id IS NULL",
+    ],
     ["comments.voter_id", "SELECT 1 FROM comments c LEFT JOIN voters o ON o.id = c.voter_id WHERE c.project_id = $1 AND o.id IS NULL"],
-    ["comments.parent_id", "SELECT 1 FROM comments c LEFT JOIN comments p ON p.id = c.parent_id WHERE c.project_id = $1 AND c.parent_id IS NOT NULL AND p.id IS NULL"],
-    ["comment_likes.comment_id", "SELECT 1 FROM stage_likes l LEFT JOIN comments c ON c.id = l.comment_id AND c.project_id = $1 WHERE c.id IS NULL"],
-    ["comment_likes.voter_id", "SELECT 1 FROM comment_likes l JOIN comments c ON c.id = l.comment_id LEFT JOIN voters o ON o.id = l.voter_id WHERE c.project_id = $1 AND o.id IS NULL"],
+    [
+      "comments.parent_id",
+      "SELECT 1 FROM comments c LEFT JOIN comments p ON p.id = c.parent_id WHERE c.project_id = $1 AND c.parent_id IS NOT NULL AND p.id IS NULL",
+    ],
+    [
+      "comment_likes.comment_id",
+      "SELECT 1 FROM stage_likes l LEFT JOIN comments c ON c.id = l.comment_id AND c.project_id = $1 WHERE c.id IS NULL",
+    ],
+    [
+      "comment_likes.voter_id",
+      "SELECT 1 FROM comment_likes l JOIN comments c ON c.id = l.comment_id LEFT JOIN voters o ON o.id = l.voter_id WHERE c.project_id = $1 AND o.id IS NULL",
+    ],
   ];
   for (const [name, query] of checks) {
     const rows = await trx.unsafe(`${query} LIMIT 1`, [projectId]);
@@ -60,8 +78,10 @@ async function step(label: string, run: () => Promise<{ count: number }>): Promi
   const started = performance.now();
   const { count } = await run();
   const seconds = (performance.now() - started) / 1000;
-  process.stderr.write(`  ${label.padEnd(40)} ${count.toLocaleString("en-US").padStart(9)} rows `
-    + `${Math.round(count / Math.max(seconds, 1e-3)).toLocaleString("en-US")} rows/s ${seconds.toFixed(1)} s\n`);
+  process.stderr.write(
+    `  ${label.padEnd(40)} ${count.toLocaleString("en-US").padStart(9)} rows ` +
+      `${Math.round(count / Math.max(seconds, 1e-3)).toLocaleString("en-US")} rows/s ${seconds.toFixed(1)} s\n`,
+  );
 }
 
 /**
@@ -78,13 +98,20 @@ export async function insertWithCounters(trx: TransactionSql, projectId: number)
   const x = voteExponentSql();
   await trx`SET LOCAL session_replication_role = replica`;
   await trx.unsafe("ANALYZE stage_voters, stage_features, stage_votes, stage_comments, stage_likes");
-  await step("voters + vote_count", () => trx.unsafe(`
+  await step("voters + vote_count", () =>
+    trx.unsafe(
+      `
     INSERT INTO voters (id, public_id, project_id, kind, anon_token_hash, display_name, tier_id, vote_count, created_at, updated_at)
     SELECT v.id, v.public_id, $1, 'anonymous', v.anon_token_hash, v.display_name, v.tier_id, coalesce(n.n, 0), v.created_at, v.created_at
     FROM stage_voters AS v
     LEFT JOIN (SELECT voter_id, count(*)::int AS n FROM stage_votes GROUP BY voter_id) AS n ON n.voter_id = v.id
-    ORDER BY v.id`, [projectId]));
-  await step("features + vote/score/trending/comment", () => trx.unsafe(`
+    ORDER BY v.id`,
+      [projectId],
+    ),
+  );
+  await step("features + vote/score/trending/comment", () =>
+    trx.unsafe(
+      `
     INSERT INTO features (id, project_id, board_id, column_id, status, heading, description, author_voter_id, is_approved,
       is_pinned, position, progress, view_count, vote_count, weighted_score, trending_score, comment_count, created_at, updated_at)
     SELECT f.id, $1, f.board_id, f.column_id, f.status, f.heading, f.description, f.author_voter_id, f.is_approved,
@@ -98,16 +125,31 @@ export async function insertWithCounters(trx: TransactionSql, projectId: number)
       GROUP BY feature_id
     ) AS v ON v.feature_id = f.id
     LEFT JOIN (SELECT feature_id, count(*)::int AS n FROM stage_comments GROUP BY feature_id) AS c ON c.feature_id = f.id
-    ORDER BY f.id`, [projectId]));
-  await step("votes", () => trx.unsafe(`INSERT INTO votes (feature_id, voter_id, project_id, weight, created_at)
-    SELECT feature_id, voter_id, $1, weight, created_at FROM stage_votes`, [projectId]));
-  await step("comments + like_count", () => trx.unsafe(`
+    ORDER BY f.id`,
+      [projectId],
+    ),
+  );
+  await step("votes", () =>
+    trx.unsafe(
+      `INSERT INTO votes (feature_id, voter_id, project_id, weight, created_at)
+    SELECT feature_id, voter_id, $1, weight, created_at FROM stage_votes`,
+      [projectId],
+    ),
+  );
+  await step("comments + like_count", () =>
+    trx.unsafe(
+      `
     INSERT INTO comments (id, project_id, feature_id, parent_id, voter_id, content, like_count, created_at)
     SELECT c.id, $1, c.feature_id, c.parent_id, c.voter_id, c.content, coalesce(l.n, 0), c.created_at
     FROM stage_comments AS c
     LEFT JOIN (SELECT comment_id, count(*)::int AS n FROM stage_likes GROUP BY comment_id) AS l ON l.comment_id = c.id
-    ORDER BY c.id`, [projectId]));
-  await step("comment_likes", () => trx.unsafe(`INSERT INTO comment_likes (comment_id, voter_id) SELECT comment_id, voter_id FROM stage_likes`));
+    ORDER BY c.id`,
+      [projectId],
+    ),
+  );
+  await step("comment_likes", () =>
+    trx.unsafe(`INSERT INTO comment_likes (comment_id, voter_id) SELECT comment_id, voter_id FROM stage_likes`),
+  );
   await step("foreign keys checked in bulk", async () => {
     await assertReferences(trx, projectId);
     return { count: 0 };
@@ -128,9 +170,12 @@ export async function insertWithCounters(trx: TransactionSql, projectId: number)
       return { count: 0 };
     });
   }
-  await step("project_voter_counts", () => trx`INSERT INTO project_voter_counts (project_id, shard, voter_count)
+  await step(
+    "project_voter_counts",
+    () => trx`INSERT INTO project_voter_counts (project_id, shard, voter_count)
     SELECT ${projectId}::int, voter_id % ${VOTER_COUNT_SHARDS}::int, count(DISTINCT voter_id)::int
-    FROM votes WHERE project_id = ${projectId} GROUP BY 2`);
+    FROM votes WHERE project_id = ${projectId} GROUP BY 2`,
+  );
 }
 
 export interface CounterCheck {
@@ -148,7 +193,8 @@ export interface CounterCheck {
  */
 export async function checkCounters(sql: Sql, projectId: number): Promise<CounterCheck> {
   const x = voteExponentSql();
-  const exact = await sql.unsafe<{ problem: string }[]>(`
+  const exact = await sql.unsafe<{ problem: string }[]>(
+    `
     SELECT 'feature ' || f.id || ': vote_count ' || f.vote_count || ' vs ' || coalesce(v.n, 0)
       || ', weighted_score ' || f.weighted_score || ' vs ' || coalesce(v.w, 0) AS problem
     FROM features AS f
@@ -178,8 +224,11 @@ export async function checkCounters(sql: Sql, projectId: number): Promise<Counte
     FULL JOIN (SELECT voter_id % ${VOTER_COUNT_SHARDS} AS shard, count(DISTINCT voter_id)::int AS n
       FROM votes WHERE project_id = $1 GROUP BY 1) AS d ON d.shard = c.shard
     WHERE coalesce(c.voter_count, 0) <> coalesce(d.n, 0)
-    LIMIT 20`, [projectId]);
-  const trending = await sql.unsafe<{ problem: string; off: number }[]>(`
+    LIMIT 20`,
+    [projectId],
+  );
+  const trending = await sql.unsafe<{ problem: string; off: number }[]>(
+    `
     SELECT count(*) OVER ()::int AS off, 'feature ' || f.id || ' (' || f.vote_count || ' votes): '
       || coalesce(f.trending_score::text, 'null') || ' vs ' || coalesce((v.top + ln(v.spread))::text, 'null') AS problem
     FROM features AS f
@@ -191,7 +240,9 @@ export async function checkCounters(sql: Sql, projectId: number): Promise<Counte
     ) AS v ON v.feature_id = f.id
     WHERE f.project_id = $1 AND ((f.trending_score IS NULL) <> (v.top IS NULL)
       OR abs(f.trending_score - (v.top + ln(v.spread))) > 1e-6)
-    LIMIT 3`, [projectId]);
+    LIMIT 3`,
+    [projectId],
+  );
   return {
     exact: exact.map((row) => row.problem),
     trendingOff: trending[0]?.off ?? 0,

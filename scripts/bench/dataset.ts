@@ -16,11 +16,22 @@ export interface ProjectSpec {
 }
 
 export const SMALL: ProjectSpec = {
-  slug: "bench-small", name: "Bench (small)", features: 1_000, votes: 10_000, voters: 2_000, comments: 3_000, likes: 1_000,
+  slug: "bench-small",
+  name: "Bench (small)",
+  features: 1_000,
+  votes: 10_000,
+  voters: 2_000,
+  comments: 3_000,
+  likes: 1_000,
 };
 
 export const LARGE: ProjectSpec = {
-  slug: "bench-large", name: "Bench (large)", features: 100_000, votes: 1_000_000, voters: 200_000, comments: 300_000,
+  slug: "bench-large",
+  name: "Bench (large)",
+  features: 100_000,
+  votes: 1_000_000,
+  voters: 200_000,
+  comments: 300_000,
   likes: 100_000,
 };
 
@@ -39,8 +50,18 @@ export const SEARCH_TERM = "calendar";
 /** Index (0-based, in insertion order) of the tag the bench filters on. */
 export const FILTER_TAG_INDEX = 3;
 export const TAG_NAMES = [
-  "UI", "API", "Mobile", "Integrations", "Performance", "Billing", "Security", "Reporting",
-  "Accessibility", "Onboarding", "Notifications", "Search",
+  "UI",
+  "API",
+  "Mobile",
+  "Integrations",
+  "Performance",
+  "Billing",
+  "Security",
+  "Reporting",
+  "Accessibility",
+  "Onboarding",
+  "Notifications",
+  "Search",
 ];
 
 /** mulberry32: a tiny seeded PRNG returning floats in [0, 1). */
@@ -79,19 +100,95 @@ export function permutation(random: () => number, n: number): Int32Array {
 
 const verbs = ["Add", "Support", "Improve", "Allow", "Fix", "Show", "Export", "Sync", "Hide", "Customize", "Speed up", "Simplify"];
 const nouns = [
-  "calendar", "dashboard", "invoice", "report", "sidebar", "theme", "webhook", "avatar", "timeline", "filter",
-  "search", "comment", "label", "workspace", "project", "template", "checklist", "reminder", "attachment", "folder",
-  "chart", "widget", "shortcut", "profile", "permission", "integration", "inbox", "notification", "editor", "table",
-  "kanban", "gantt", "budget", "receipt", "payment", "subscription", "onboarding", "tooltip", "banner", "sitemap",
-  "backup", "import", "export", "archive", "tag", "status", "priority", "estimate", "milestone", "sprint",
-  "release", "changelog", "roadmap", "survey", "poll", "form", "field", "column", "row", "board",
-  "team", "role", "audit", "session", "password", "login", "token", "domain", "email", "digest",
-  "summary", "preview", "thumbnail", "gallery", "upload", "download", "printer", "scanner", "map", "location",
+  "calendar",
+  "dashboard",
+  "invoice",
+  "report",
+  "sidebar",
+  "theme",
+  "webhook",
+  "avatar",
+  "timeline",
+  "filter",
+  "search",
+  "comment",
+  "label",
+  "workspace",
+  "project",
+  "template",
+  "checklist",
+  "reminder",
+  "attachment",
+  "folder",
+  "chart",
+  "widget",
+  "shortcut",
+  "profile",
+  "permission",
+  "integration",
+  "inbox",
+  "notification",
+  "editor",
+  "table",
+  "kanban",
+  "gantt",
+  "budget",
+  "receipt",
+  "payment",
+  "subscription",
+  "onboarding",
+  "tooltip",
+  "banner",
+  "sitemap",
+  "backup",
+  "import",
+  "export",
+  "archive",
+  "tag",
+  "status",
+  "priority",
+  "estimate",
+  "milestone",
+  "sprint",
+  "release",
+  "changelog",
+  "roadmap",
+  "survey",
+  "poll",
+  "form",
+  "field",
+  "column",
+  "row",
+  "board",
+  "team",
+  "role",
+  "audit",
+  "session",
+  "password",
+  "login",
+  "token",
+  "domain",
+  "email",
+  "digest",
+  "summary",
+  "preview",
+  "thumbnail",
+  "gallery",
+  "upload",
+  "download",
+  "printer",
+  "scanner",
+  "map",
+  "location",
 ];
 const places = ["on mobile", "in the editor", "for admins", "in reports", "via the API", "for teams", "offline", "in dark mode"];
 const openers = [
-  "It would help our team if", "We often need to", "Customers keep asking why they cannot", "Please make it possible to",
-  "Right now it is hard to", "I would love to",
+  "It would help our team if",
+  "We often need to",
+  "Customers keep asking why they cannot",
+  "Please make it possible to",
+  "Right now it is hard to",
+  "I would love to",
 ];
 const actions = ["share the", "filter by", "reorder the", "bulk edit the", "pin the", "link each", "print the", "duplicate the"];
 
@@ -115,6 +212,8 @@ export function description(random: () => number): string {
 export function commentText(random: () => number): string {
   const short = ["+1", "Yes please!", "We need this too.", "Any update on this?", "This would save us hours."];
   if (random() < 0.4) return pick(random, short);
-  return `${pick(random, openers)} ${pick(random, actions)} ${pick(random, nouns)} ${pick(random, places)}; `
-    + `our ${pick(random, nouns)} depends on it.`;
+  return (
+    `${pick(random, openers)} ${pick(random, actions)} ${pick(random, nouns)} ${pick(random, places)}; ` +
+    `our ${pick(random, nouns)} depends on it.`
+  );
 }

@@ -30,12 +30,21 @@ export async function loadFixtures(sql: Sql, spec: ProjectSpec): Promise<Fixture
   if (!project) throw new Error(`project ${spec.slug} is missing`);
   const projectId = project.id;
   const [tag] = await sql<{ id: number }[]>`SELECT id FROM tags WHERE project_id = ${projectId} AND name = ${TAG_NAMES[FILTER_TAG_INDEX]!}`;
-  const hot = await sql.unsafe<{ id: number }[]>(`SELECT f.id FROM features f WHERE f.project_id = $1 AND ${PUBLIC}
-    ORDER BY f.vote_count DESC, f.id LIMIT 500`, [projectId]);
-  const commented = await sql.unsafe<{ id: number }[]>(`SELECT f.id FROM features f WHERE f.project_id = $1 AND ${PUBLIC}
-    ORDER BY f.comment_count DESC, f.id LIMIT 200`, [projectId]);
-  const votable = await sql.unsafe<{ id: number }[]>(`SELECT f.id FROM features f JOIN columns c ON c.id = f.column_id
-    WHERE f.project_id = $1 AND c.is_votable AND ${PUBLIC} ORDER BY f.vote_count DESC, f.id LIMIT 1000`, [projectId]);
+  const hot = await sql.unsafe<{ id: number }[]>(
+    `SELECT f.id FROM features f WHERE f.project_id = $1 AND ${PUBLIC}
+    ORDER BY f.vote_count DESC, f.id LIMIT 500`,
+    [projectId],
+  );
+  const commented = await sql.unsafe<{ id: number }[]>(
+    `SELECT f.id FROM features f WHERE f.project_id = $1 AND ${PUBLIC}
+    ORDER BY f.comment_count DESC, f.id LIMIT 200`,
+    [projectId],
+  );
+  const votable = await sql.unsafe<{ id: number }[]>(
+    `SELECT f.id FROM features f JOIN columns c ON c.id = f.column_id
+    WHERE f.project_id = $1 AND c.is_votable AND ${PUBLIC} ORDER BY f.vote_count DESC, f.id LIMIT 1000`,
+    [projectId],
+  );
 
   const poolSize = Math.min(4096, spec.voters);
   const tokens = Array.from({ length: poolSize }, (_, i) => anonToken(spec.slug, i));

@@ -46,9 +46,11 @@ export function renderTable(rows: Row[], ceiling: number): string {
     const small = rows.find((r) => r.route === row.route && r.project === "small");
     const ratio = row.project === "large" && small && small.reqPerSec > 0 ? fmt(row.reqPerSec / small.reqPerSec, 2) : "";
     const errors = row.non2xx > 0 ? ` (${fmt(row.non2xx)} non-2xx)` : "";
-    lines.push(`| ${row.route}${row.note ? ` ${row.note}` : ""} | ${row.project} | ${fmt(row.reqPerSec)}${errors} | ${fmt(row.p50, 1)} | `
-      + `${fmt(row.p99, 1)} | ${fmt(row.bytes)} | ${ceiling > 0 ? `${fmt((100 * row.reqPerSec) / ceiling)} %` : ""} | ${ratio} | `
-      + `${row.serverCpuMs === undefined ? "" : `${fmt(row.serverCpuMs, 2)} + ${fmt(row.dbCpuMs ?? 0, 2)}`} |`);
+    lines.push(
+      `| ${row.route}${row.note ? ` ${row.note}` : ""} | ${row.project} | ${fmt(row.reqPerSec)}${errors} | ${fmt(row.p50, 1)} | ` +
+        `${fmt(row.p99, 1)} | ${fmt(row.bytes)} | ${ceiling > 0 ? `${fmt((100 * row.reqPerSec) / ceiling)} %` : ""} | ${ratio} | ` +
+        `${row.serverCpuMs === undefined ? "" : `${fmt(row.serverCpuMs, 2)} + ${fmt(row.dbCpuMs ?? 0, 2)}`} |`,
+    );
   }
   return lines.join("\n");
 }
@@ -63,8 +65,8 @@ export function renderReport(rows: Row[], facts: RunFacts): string {
     "",
     renderTable(rows, facts.ceilingReqPerSec),
     "",
-    `- ceiling: bare Hono on @hono/node-server, fixed body of the features-list size: ${fmt(facts.ceilingReqPerSec)} req/s`
-      + (facts.ceilingNote ? ` (${facts.ceilingNote})` : ""),
+    `- ceiling: bare Hono on @hono/node-server, fixed body of the features-list size: ${fmt(facts.ceilingReqPerSec)} req/s` +
+      (facts.ceilingNote ? ` (${facts.ceilingNote})` : ""),
     `- server RSS (VmRSS, sampled every 200 ms): max ${fmt(facts.maxRssMb)} MB`,
     ...facts.generation.map((line) => `- ${line}`),
     ...facts.checks.map((line) => `- ${line}`),
@@ -83,8 +85,9 @@ export function writeReadme(path: string, report: string): void {
   const block = `${START}\n${report}\n${END}`;
   const start = readme.indexOf(START);
   const end = readme.indexOf(END);
-  const next = start !== -1 && end > start
-    ? readme.slice(0, start) + block + readme.slice(end + END.length)
-    : `${readme.replace(/\n*$/, "\n")}\n## Benchmarks\n\n\`npm run bench\` generates the two projects below in a database \`fb_bench\` (dropped and recreated;\n\`--reuse\` keeps it), starts the server in production mode against Postgres and Redis and measures\nit (\`--quick\`: small project only, 3 s per route; flags and environment in \`scripts/bench.ts\`).\n\n${block}\n`;
+  const next =
+    start !== -1 && end > start
+      ? readme.slice(0, start) + block + readme.slice(end + END.length)
+      : `${readme.replace(/\n*$/, "\n")}\n## Benchmarks\n\n\`npm run bench\` generates the two projects below in a database \`fb_bench\` (dropped and recreated;\n\`--reuse\` keeps it), starts the server in production mode against Postgres and Redis and measures\nit (\`--quick\`: small project only, 3 s per route; flags and environment in \`scripts/bench.ts\`).\n\n${block}\n`;
   writeFileSync(path, next);
 }

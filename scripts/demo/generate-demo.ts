@@ -9,7 +9,12 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
-  DEMO_ALLOWED_ORIGINS, DEMO_ANON_TOKEN, DEMO_EMBED_KEY, DEMO_SECRET_KEY, DEMO_SLUG, DEMO_SSO_SECRET,
+  DEMO_ALLOWED_ORIGINS,
+  DEMO_ANON_TOKEN,
+  DEMO_EMBED_KEY,
+  DEMO_SECRET_KEY,
+  DEMO_SLUG,
+  DEMO_SSO_SECRET,
 } from "../../src/admin/demo.ts";
 import type { SnapshotInput } from "../../src/admin/snapshot.schema.ts";
 
@@ -59,94 +64,408 @@ interface FeatureSeed {
 }
 
 const f = (
-  ref: string, column: string, heading: string, description: string, tags: string[], heat: number,
+  ref: string,
+  column: string,
+  heading: string,
+  description: string,
+  tags: string[],
+  heat: number,
   extra: Partial<FeatureSeed> = {},
 ): FeatureSeed => ({ ref, column, heading, description, tags, heat, ...extra });
 
 const featureSeeds: FeatureSeed[] = [
   // Roadmap: suggestions
-  f("offline-web", "c-open", "Offline mode for the web app", "Let the web app keep working on a plane: read and edit cached notebooks, sync when the connection is back.", ["sync", "performance"], 10, { hot: true }),
+  f(
+    "offline-web",
+    "c-open",
+    "Offline mode for the web app",
+    "Let the web app keep working on a plane: read and edit cached notebooks, sync when the connection is back.",
+    ["sync", "performance"],
+    10,
+    { hot: true },
+  ),
   f("nested-tags", "c-open", "Nested tags", "Tags like project/client/acme that fold into a tree in the sidebar.", ["editor"], 8),
-  f("pdf-search", "c-open", "Full-text search inside PDFs", "Search should find words inside attached PDFs, not only in note text.", ["search"], 9),
-  f("daily-notes", "c-open", "Daily notes template", "One click (or a shortcut) to open today's note, created from a template if it does not exist yet.", ["editor"], 7),
-  f("version-history", "c-open", "Version history for every note", "Browse and restore earlier versions of a note, with a diff view.", ["sync"], 8),
-  f("workspace-permissions", "c-open", "Shared workspaces with granular permissions", "Give a teammate edit rights on one notebook and read-only rights on another.", ["collaboration", "security"], 7),
-  f("vim-keys", "c-open", "Vim keybindings", "An optional Vim mode in the editor (normal/insert/visual, :w does nothing harmful).", ["editor"], 5),
-  f("md-front-matter", "c-open", "Export to Markdown with front matter", "Keep tags, created and updated dates as YAML front matter when exporting.", ["export"], 6),
+  f(
+    "pdf-search",
+    "c-open",
+    "Full-text search inside PDFs",
+    "Search should find words inside attached PDFs, not only in note text.",
+    ["search"],
+    9,
+  ),
+  f(
+    "daily-notes",
+    "c-open",
+    "Daily notes template",
+    "One click (or a shortcut) to open today's note, created from a template if it does not exist yet.",
+    ["editor"],
+    7,
+  ),
+  f(
+    "version-history",
+    "c-open",
+    "Version history for every note",
+    "Browse and restore earlier versions of a note, with a diff view.",
+    ["sync"],
+    8,
+  ),
+  f(
+    "workspace-permissions",
+    "c-open",
+    "Shared workspaces with granular permissions",
+    "Give a teammate edit rights on one notebook and read-only rights on another.",
+    ["collaboration", "security"],
+    7,
+  ),
+  f(
+    "vim-keys",
+    "c-open",
+    "Vim keybindings",
+    "An optional Vim mode in the editor (normal/insert/visual, :w does nothing harmful).",
+    ["editor"],
+    5,
+  ),
+  f(
+    "md-front-matter",
+    "c-open",
+    "Export to Markdown with front matter",
+    "Keep tags, created and updated dates as YAML front matter when exporting.",
+    ["export"],
+    6,
+  ),
   f("backlinks", "c-open", "Backlinks panel", "Show every note that links to the one I'm reading.", ["editor", "search"], 8, { hot: true }),
-  f("e2ee-shared", "c-open", "End-to-end encryption for shared notebooks", "Private notebooks are end-to-end encrypted already; shared ones should be too.", ["security", "collaboration"], 6),
+  f(
+    "e2ee-shared",
+    "c-open",
+    "End-to-end encryption for shared notebooks",
+    "Private notebooks are end-to-end encrypted already; shared ones should be too.",
+    ["security", "collaboration"],
+    6,
+  ),
   f("graph-view", "c-open", "Graph view of linked notes", "A zoomable map of how notes link to each other.", [], 5),
   f("mermaid", "c-open", "Mermaid diagrams in code blocks", "Render ```mermaid blocks as diagrams, like GitHub does.", ["editor"], 6),
   f("latex", "c-open", "LaTeX math rendering", "Inline $x^2$ and block $$ math for lecture notes.", ["editor"], 6),
-  f("sidebar-labels", "c-open", "Screen reader labels for the sidebar", "VoiceOver reads the sidebar icons as 'button'; they need proper labels.", ["accessibility"], 4),
-  f("reader-font-size", "c-open", "Adjustable font size in the reader", "Reading mode ignores the system text size setting.", ["accessibility"], 4),
-  f("move-shortcut", "c-open", "Keyboard shortcut to move a note", "Something like Cmd+Shift+M to move the current note to another notebook.", ["editor"], 3),
+  f(
+    "sidebar-labels",
+    "c-open",
+    "Screen reader labels for the sidebar",
+    "VoiceOver reads the sidebar icons as 'button'; they need proper labels.",
+    ["accessibility"],
+    4,
+  ),
+  f(
+    "reader-font-size",
+    "c-open",
+    "Adjustable font size in the reader",
+    "Reading mode ignores the system text size setting.",
+    ["accessibility"],
+    4,
+  ),
+  f(
+    "move-shortcut",
+    "c-open",
+    "Keyboard shortcut to move a note",
+    "Something like Cmd+Shift+M to move the current note to another notebook.",
+    ["editor"],
+    3,
+  ),
   f("saved-searches", "c-open", "Saved searches", "Pin a search (tag:client -tag:done) to the sidebar.", ["search"], 5),
   f("bulk-tags", "c-open", "Bulk edit tags", "Select twenty notes and add or remove a tag in one go.", ["editor"], 4),
   f("calendar-view", "c-open", "Calendar view for notes with dates", "Show notes that carry a date on a month calendar.", [], 4),
-  f("note-comments", "c-open", "Comments on shared notes", "Leave a comment on a paragraph of a shared note without editing it.", ["collaboration"], 6),
-  f("template-gallery", "c-open", "Templates gallery", "A gallery of community templates: meeting notes, book notes, weekly review.", [], 3),
-  f("startup-speed", "c-open", "Faster startup on large vaults", "With 15k notes the macOS app takes 9 seconds to open.", ["performance"], 7, { hot: true }),
-  f("table-editing", "c-open", "Table editing: sort and resize columns", "Tables are great but I can't sort them or change column widths.", ["editor"], 5),
-  f("flashcards", "c-open", "Spaced repetition flashcards from highlights", "Turn highlighted lines into flashcards with a review schedule.", [], 3),
-  f("pin-notes", "c-open", "Pin notes to the top of a notebook", "Keep the index note of a notebook at the top of the list.", ["editor"], 5),
-  f("notebook-pdf", "c-open", "Export notebook as PDF with table of contents", "For sharing a handbook with people who don't use Lumen.", ["export"], 4),
+  f(
+    "note-comments",
+    "c-open",
+    "Comments on shared notes",
+    "Leave a comment on a paragraph of a shared note without editing it.",
+    ["collaboration"],
+    6,
+  ),
+  f(
+    "template-gallery",
+    "c-open",
+    "Templates gallery",
+    "A gallery of community templates: meeting notes, book notes, weekly review.",
+    [],
+    3,
+  ),
+  f(
+    "startup-speed",
+    "c-open",
+    "Faster startup on large vaults",
+    "With 15k notes the macOS app takes 9 seconds to open.",
+    ["performance"],
+    7,
+    { hot: true },
+  ),
+  f(
+    "table-editing",
+    "c-open",
+    "Table editing: sort and resize columns",
+    "Tables are great but I can't sort them or change column widths.",
+    ["editor"],
+    5,
+  ),
+  f(
+    "flashcards",
+    "c-open",
+    "Spaced repetition flashcards from highlights",
+    "Turn highlighted lines into flashcards with a review schedule.",
+    [],
+    3,
+  ),
+  f(
+    "pin-notes",
+    "c-open",
+    "Pin notes to the top of a notebook",
+    "Keep the index note of a notebook at the top of the list.",
+    ["editor"],
+    5,
+  ),
+  f(
+    "notebook-pdf",
+    "c-open",
+    "Export notebook as PDF with table of contents",
+    "For sharing a handbook with people who don't use Lumen.",
+    ["export"],
+    4,
+  ),
   f("custom-css", "c-open", "Custom CSS themes", "Let me load a CSS file to restyle the editor.", [], 1, { unapproved: true }),
-  f("audio-notes", "c-open", "Audio recording with transcription", "Record a voice memo inside a note and get a transcript next to it.", [], 1, { unapproved: true }),
-  f("word-goals", "c-open", "Word count goals", "Set a daily word goal and see progress in the status bar.", ["editor"], 1, { unapproved: true }),
+  f(
+    "audio-notes",
+    "c-open",
+    "Audio recording with transcription",
+    "Record a voice memo inside a note and get a transcript next to it.",
+    [],
+    1,
+    { unapproved: true },
+  ),
+  f("word-goals", "c-open", "Word count goals", "Set a daily word goal and see progress in the status bar.", ["editor"], 1, {
+    unapproved: true,
+  }),
   // Roadmap: planned
-  f("co-editing", "c-planned", "Real-time co-editing", "See each other's cursors and edit the same note at the same time.", ["collaboration", "sync"], 10, { pinned: true }),
-  f("evernote-import", "c-planned", "Import from Evernote (.enex)", "Bring notebooks, tags and attachments over from an Evernote export.", ["export"], 8),
+  f(
+    "co-editing",
+    "c-planned",
+    "Real-time co-editing",
+    "See each other's cursors and edit the same note at the same time.",
+    ["collaboration", "sync"],
+    10,
+    { pinned: true },
+  ),
+  f(
+    "evernote-import",
+    "c-planned",
+    "Import from Evernote (.enex)",
+    "Bring notebooks, tags and attachments over from an Evernote export.",
+    ["export"],
+    8,
+  ),
   f("command-palette", "c-planned", "Command palette", "Cmd+K to reach every action without the mouse.", ["editor"], 7),
-  f("wikilinks", "c-planned", "Note linking with [[wikilinks]] autocomplete", "Type [[ and pick a note from a fuzzy list.", ["editor", "search"], 8),
-  f("passkeys", "c-planned", "Two-factor sign-in with passkeys", "Passkeys as a second factor (and eventually instead of passwords).", ["security"], 6),
+  f(
+    "wikilinks",
+    "c-planned",
+    "Note linking with [[wikilinks]] autocomplete",
+    "Type [[ and pick a note from a fuzzy list.",
+    ["editor", "search"],
+    8,
+  ),
+  f(
+    "passkeys",
+    "c-planned",
+    "Two-factor sign-in with passkeys",
+    "Passkeys as a second factor (and eventually instead of passwords).",
+    ["security"],
+    6,
+  ),
   f("macos-tabs", "c-planned", "Tabs on macOS", "Open several notes as tabs in one window.", [], 6),
   f("search-filters", "c-planned", "Search filters by date and notebook", "Narrow a search to a notebook and a date range.", ["search"], 5),
-  f("high-contrast", "c-planned", "High-contrast theme", "A theme that meets WCAG AAA contrast for text and controls.", ["accessibility"], 4),
+  f(
+    "high-contrast",
+    "c-planned",
+    "High-contrast theme",
+    "A theme that meets WCAG AAA contrast for text and controls.",
+    ["accessibility"],
+    4,
+  ),
   // Roadmap: in progress
-  f("sync-rewrite", "c-progress", "Offline-first sync engine rewrite", "A new sync engine: conflict-free merges, instant local writes, smaller payloads.", ["sync", "performance"], 9, { pinned: true, progress: 70, hot: true }),
-  f("canvas", "c-progress", "Canvas: an infinite whiteboard for notes", "Drop notes, images and arrows on an endless board.", [], 8, { progress: 35 }),
-  f("share-links", "c-progress", "Public sharing links with expiry", "Share a read-only link that stops working after a date you choose.", ["collaboration", "security"], 7, { progress: 55 }),
-  f("search-index", "c-progress", "Faster search index", "Results as you type, even with 50k notes.", ["search", "performance"], 7, { progress: 80, hot: true }),
-  f("keyboard-nav", "c-progress", "Keyboard navigation everywhere", "Every panel reachable and operable from the keyboard, with visible focus.", ["accessibility"], 5, { progress: 40 }),
-  f("big-attachments", "c-progress", "Attachments up to 1 GB", "The 100 MB limit is too small for video recordings of meetings.", [], 5, { progress: 20 }),
+  f(
+    "sync-rewrite",
+    "c-progress",
+    "Offline-first sync engine rewrite",
+    "A new sync engine: conflict-free merges, instant local writes, smaller payloads.",
+    ["sync", "performance"],
+    9,
+    { pinned: true, progress: 70, hot: true },
+  ),
+  f("canvas", "c-progress", "Canvas: an infinite whiteboard for notes", "Drop notes, images and arrows on an endless board.", [], 8, {
+    progress: 35,
+  }),
+  f(
+    "share-links",
+    "c-progress",
+    "Public sharing links with expiry",
+    "Share a read-only link that stops working after a date you choose.",
+    ["collaboration", "security"],
+    7,
+    { progress: 55 },
+  ),
+  f("search-index", "c-progress", "Faster search index", "Results as you type, even with 50k notes.", ["search", "performance"], 7, {
+    progress: 80,
+    hot: true,
+  }),
+  f(
+    "keyboard-nav",
+    "c-progress",
+    "Keyboard navigation everywhere",
+    "Every panel reachable and operable from the keyboard, with visible focus.",
+    ["accessibility"],
+    5,
+    { progress: 40 },
+  ),
+  f("big-attachments", "c-progress", "Attachments up to 1 GB", "The 100 MB limit is too small for video recordings of meetings.", [], 5, {
+    progress: 20,
+  }),
   // Roadmap: done
   f("dark-mode", "c-done", "Dark mode", "A dark theme that follows the system setting.", ["editor", "accessibility"], 10),
-  f("md-paste", "c-done", "Paste Markdown from the clipboard", "Pasting Markdown should produce formatted text, not raw asterisks.", ["editor"], 6),
-  f("quick-capture", "c-done", "Quick capture from the menu bar", "A small window from the menu bar to jot something down without switching apps.", [], 7),
-  f("cursor-jump", "c-done", "Cursor jumps when editing long lists", "In lists of more than ~200 items the cursor jumps to the top after typing.", ["editor"], 5),
-  f("zip-export", "c-done", "Export notebooks as a .zip of Markdown files", "One archive per notebook, attachments included.", ["export"], 8),
-  f("spellcheck", "c-done", "Spellcheck in languages beyond English", "German, French and Spanish at least, picked per note.", ["editor", "accessibility"], 5),
+  f(
+    "md-paste",
+    "c-done",
+    "Paste Markdown from the clipboard",
+    "Pasting Markdown should produce formatted text, not raw asterisks.",
+    ["editor"],
+    6,
+  ),
+  f(
+    "quick-capture",
+    "c-done",
+    "Quick capture from the menu bar",
+    "A small window from the menu bar to jot something down without switching apps.",
+    [],
+    7,
+  ),
+  f(
+    "cursor-jump",
+    "c-done",
+    "Cursor jumps when editing long lists",
+    "In lists of more than ~200 items the cursor jumps to the top after typing.",
+    ["editor"],
+    5,
+  ),
+  f(
+    "zip-export",
+    "c-done",
+    "Export notebooks as a .zip of Markdown files",
+    "One archive per notebook, attachments included.",
+    ["export"],
+    8,
+  ),
+  f(
+    "spellcheck",
+    "c-done",
+    "Spellcheck in languages beyond English",
+    "German, French and Spanish at least, picked per note.",
+    ["editor", "accessibility"],
+    5,
+  ),
   f("session-timeout", "c-done", "Session timeout for shared devices", "Sign out automatically after a chosen idle time.", ["security"], 4),
   f("tag-autocomplete", "c-done", "Tag autocomplete", "Suggest existing tags while typing #.", ["editor"], 6),
-  f("memory-use", "c-done", "Reduce memory use on large notebooks", "The app uses 3 GB of RAM with a big notebook open.", ["performance"], 6),
-  f("syntax-highlighting", "c-done", "Syntax highlighting in code blocks", "Highlight code by language in fenced code blocks.", ["editor"], 7),
+  f(
+    "memory-use",
+    "c-done",
+    "Reduce memory use on large notebooks",
+    "The app uses 3 GB of RAM with a big notebook open.",
+    ["performance"],
+    6,
+  ),
+  f(
+    "syntax-highlighting",
+    "c-done",
+    "Syntax highlighting in code blocks",
+    "Highlight code by language in fenced code blocks.",
+    ["editor"],
+    7,
+  ),
   f("trash", "c-done", "Trash with 30-day recovery", "Deleted notes go to a trash that empties itself after 30 days.", [], 6),
-  f("plain-attachments", "c-done", "Attachments stored as plain files in the vault", "Keep attachments as ordinary files next to the notes so other tools can read them.", ["export", "sync"], 4),
+  f(
+    "plain-attachments",
+    "c-done",
+    "Attachments stored as plain files in the vault",
+    "Keep attachments as ordinary files next to the notes so other tools can read them.",
+    ["export", "sync"],
+    4,
+  ),
   // Roadmap: declined
-  f("blockchain", "c-denied", "Blockchain-backed note timestamps", "Prove when a note was written by anchoring a hash on a blockchain.", ["security"], 2, { response: "Thanks for the idea. We won't build this: signed, exportable version history (see \"Version history for every note\") covers proving when something was written without a third-party chain.", denial: true }),
-  f("email-client", "c-denied", "Built-in email client", "Read and answer email inside Lumen.", [], 3, { response: "Lumen will stay a notes app. Forwarding an email to your Lumen inbox address already turns it into a note.", denial: true }),
-  f("self-hosted", "c-denied", "Self-hosted server edition", "Run the sync server on our own hardware.", ["sync", "security"], 6, { response: "Not something we can support with a small team. End-to-end encryption means our servers never see note contents.", denial: true }),
-  f("unlimited-free-devices", "c-denied", "Unlimited devices on the free plan", "The two-device limit is annoying.", [], 5, { response: "The free plan keeps its two-device limit; it is what pays for sync for everyone.", denial: true }),
+  f(
+    "blockchain",
+    "c-denied",
+    "Blockchain-backed note timestamps",
+    "Prove when a note was written by anchoring a hash on a blockchain.",
+    ["security"],
+    2,
+    {
+      response:
+        'Thanks for the idea. We won\'t build this: signed, exportable version history (see "Version history for every note") covers proving when something was written without a third-party chain.',
+      denial: true,
+    },
+  ),
+  f("email-client", "c-denied", "Built-in email client", "Read and answer email inside Lumen.", [], 3, {
+    response: "Lumen will stay a notes app. Forwarding an email to your Lumen inbox address already turns it into a note.",
+    denial: true,
+  }),
+  f("self-hosted", "c-denied", "Self-hosted server edition", "Run the sync server on our own hardware.", ["sync", "security"], 6, {
+    response: "Not something we can support with a small team. End-to-end encryption means our servers never see note contents.",
+    denial: true,
+  }),
+  f("unlimited-free-devices", "c-denied", "Unlimited devices on the free plan", "The two-device limit is annoying.", [], 5, {
+    response: "The free plan keeps its two-device limit; it is what pays for sync for everyone.",
+    denial: true,
+  }),
   // Roadmap: archived
-  f("dark-theme", "c-open", "Dark theme please", "My eyes hurt at night.", [], 3, { archived: true, linked: "dark-mode", response: "Merged into \"Dark mode\", which shipped in 3.0." }),
-  f("search-attachments", "c-open", "Search in attachments", "Find text in attached files.", ["search"], 2, { archived: true, linked: "pdf-search", response: "Duplicate of \"Full-text search inside PDFs\"; please vote there." }),
-  f("windows-7", "c-denied", "Windows 7 support", "Our company laptops still run Windows 7.", [], 2, { archived: true, response: "Windows 7 no longer receives security updates, so we can't ship an app for it.", denial: true }),
-  f("sync-beta-feedback", "c-progress", "Sync beta 2 feedback", "Collecting feedback on the second sync beta.", ["sync"], 3, { archived: true, response: "The beta has ended, thank you all. The results went into the sync rewrite." }),
+  f("dark-theme", "c-open", "Dark theme please", "My eyes hurt at night.", [], 3, {
+    archived: true,
+    linked: "dark-mode",
+    response: 'Merged into "Dark mode", which shipped in 3.0.',
+  }),
+  f("search-attachments", "c-open", "Search in attachments", "Find text in attached files.", ["search"], 2, {
+    archived: true,
+    linked: "pdf-search",
+    response: 'Duplicate of "Full-text search inside PDFs"; please vote there.',
+  }),
+  f("windows-7", "c-denied", "Windows 7 support", "Our company laptops still run Windows 7.", [], 2, {
+    archived: true,
+    response: "Windows 7 no longer receives security updates, so we can't ship an app for it.",
+    denial: true,
+  }),
+  f("sync-beta-feedback", "c-progress", "Sync beta 2 feedback", "Collecting feedback on the second sync beta.", ["sync"], 3, {
+    archived: true,
+    response: "The beta has ended, thank you all. The results went into the sync rewrite.",
+  }),
   // Mobile board
   f("widgets", "m-shipped", "Home screen widgets", "Recent notes and a quick-capture button on the home screen.", [], 8),
   f("watch-capture", "m-ideas", "Apple Watch quick capture", "Dictate a note from the watch.", [], 5),
   f("share-sheet", "m-shipped", "Share sheet: save to a chosen notebook", "Pick the notebook when saving from the share sheet.", [], 6),
-  f("pencil", "m-next", "Handwriting with Apple Pencil", "Write by hand in a note and keep the ink searchable.", ["editor"], 9, { hot: true }),
+  f("pencil", "m-next", "Handwriting with Apple Pencil", "Write by hand in a note and keep the ink searchable.", ["editor"], 9, {
+    hot: true,
+  }),
   f("android-tablet", "m-ideas", "Android tablet layout", "Two-pane layout on Android tablets and foldables.", [], 4),
   f("mobile-offline-search", "m-next", "Offline search on mobile", "Search should work without a connection on the phone.", ["search"], 6),
   f("face-id", "m-shipped", "Face ID lock for notebooks", "Lock individual notebooks behind Face ID.", ["security"], 6),
   f("swipe-actions", "m-ideas", "Swipe actions in the note list", "Swipe to archive, pin or delete.", [], 4),
   f("dictation", "m-ideas", "Dictation with punctuation", "Say 'comma' and 'new paragraph' while dictating.", ["accessibility"], 3),
   f("iphone-landscape", "m-next", "Landscape mode on iPhone", "The editor is portrait only on iPhone.", [], 4),
+  f(
+    "dark-sync",
+    "m-ideas",
+    "Sync the dark mode setting between devices",
+    "Switch the phone to dark mode and have the iPad and the Mac follow, instead of setting it on every device.",
+    ["sync"],
+    5,
+  ),
   // Integrations board
   f("zapier", "i-live", "Zapier integration", "Create notes from any Zapier trigger.", [], 6),
-  f("slack", "i-building", "Slack: save messages to Lumen", "A message action that saves a Slack thread as a note.", ["collaboration"], 8, { hot: true }),
+  f("slack", "i-building", "Slack: save messages to Lumen", "A message action that saves a Slack thread as a note.", ["collaboration"], 8, {
+    hot: true,
+  }),
   f("gcal", "i-requested", "Google Calendar meeting notes", "Create a meeting note from a calendar event with attendees filled in.", [], 7),
   f("notion-import", "i-building", "Notion import", "Import a Notion workspace export with pages and databases.", ["export"], 7),
   f("readwise", "i-live", "Readwise highlights sync", "Send Readwise highlights into a notebook.", [], 5),
@@ -158,13 +477,25 @@ const featureSeeds: FeatureSeed[] = [
 ];
 
 const boardOfColumn: Record<string, string> = {
-  "c-open": "roadmap", "c-planned": "roadmap", "c-progress": "roadmap", "c-done": "roadmap", "c-denied": "roadmap",
-  "m-ideas": "mobile", "m-next": "mobile", "m-shipped": "mobile",
-  "i-requested": "integrations", "i-building": "integrations", "i-live": "integrations",
+  "c-open": "roadmap",
+  "c-planned": "roadmap",
+  "c-progress": "roadmap",
+  "c-done": "roadmap",
+  "c-denied": "roadmap",
+  "m-ideas": "mobile",
+  "m-next": "mobile",
+  "m-shipped": "mobile",
+  "i-requested": "integrations",
+  "i-building": "integrations",
+  "i-live": "integrations",
 };
 const customStatus: Record<string, "open" | "planned" | "in_progress" | "done"> = {
-  "m-ideas": "open", "m-next": "planned", "m-shipped": "done",
-  "i-requested": "open", "i-building": "in_progress", "i-live": "done",
+  "m-ideas": "open",
+  "m-next": "planned",
+  "m-shipped": "done",
+  "i-requested": "open",
+  "i-building": "in_progress",
+  "i-live": "done",
 };
 const shipped = new Set(["c-done", "m-shipped", "i-live"]);
 
@@ -184,8 +515,16 @@ interface ReleaseSeed {
 
 const releaseSeeds: ReleaseSeed[] = [
   {
-    ref: "r-3-0", name: "Lumen 3.0", slug: "3-0", published: "2026-04-14T16:00:00.000Z",
-    features: [["dark-mode", "new"], ["syntax-highlighting", "new"], ["zip-export", "new"], ["trash", "new"]],
+    ref: "r-3-0",
+    name: "Lumen 3.0",
+    slug: "3-0",
+    published: "2026-04-14T16:00:00.000Z",
+    features: [
+      ["dark-mode", "new"],
+      ["syntax-highlighting", "new"],
+      ["zip-export", "new"],
+      ["trash", "new"],
+    ],
     body: `## Lumen 3.0: lights off
 
 The biggest release since launch. Highlights:
@@ -208,8 +547,15 @@ Read the [full announcement](https://example.com/blog/lumen-3) on our blog.
 `,
   },
   {
-    ref: "r-3-1", name: "Lumen 3.1", slug: "3-1", published: "2026-05-20T15:30:00.000Z",
-    features: [["tag-autocomplete", "new"], ["cursor-jump", "fix"], ["face-id", "security"]],
+    ref: "r-3-1",
+    name: "Lumen 3.1",
+    slug: "3-1",
+    published: "2026-05-20T15:30:00.000Z",
+    features: [
+      ["tag-autocomplete", "new"],
+      ["cursor-jump", "fix"],
+      ["face-id", "security"],
+    ],
     body: `## What's new
 
 - Tag autocomplete: type \`#\` and pick from the tags you already use.
@@ -224,8 +570,16 @@ Thanks to everyone who voted on the [roadmap](https://example.com/roadmap)!
 `,
   },
   {
-    ref: "r-3-2", name: "Lumen 3.2", slug: "3-2", published: "2026-07-02T14:00:00.000Z",
-    features: [["quick-capture", "new"], ["spellcheck", "improvement"], ["widgets", "new"], ["zapier", "new"]],
+    ref: "r-3-2",
+    name: "Lumen 3.2",
+    slug: "3-2",
+    published: "2026-07-02T14:00:00.000Z",
+    features: [
+      ["quick-capture", "new"],
+      ["spellcheck", "improvement"],
+      ["widgets", "new"],
+      ["zapier", "new"],
+    ],
     body: `## Capture anywhere
 
 - **Quick capture** from the macOS menu bar (default shortcut \`Ctrl+Option+N\`).
@@ -244,8 +598,16 @@ Setup guide: [docs/zapier](https://example.com/docs/zapier).
 `,
   },
   {
-    ref: "r-3-3", name: "Lumen 3.3", slug: "3-3", published: "2026-08-18T13:00:00.000Z",
-    features: [["session-timeout", "security"], ["md-paste", "improvement"], ["share-sheet", "improvement"], ["readwise", "new"]],
+    ref: "r-3-3",
+    name: "Lumen 3.3",
+    slug: "3-3",
+    published: "2026-08-18T13:00:00.000Z",
+    features: [
+      ["session-timeout", "security"],
+      ["md-paste", "improvement"],
+      ["share-sheet", "improvement"],
+      ["readwise", "new"],
+    ],
     body: `## Security
 
 - **Session timeout**: sign out automatically after 15, 30 or 60 idle minutes. Admins of Business
@@ -259,8 +621,16 @@ Setup guide: [docs/zapier](https://example.com/docs/zapier).
 `,
   },
   {
-    ref: "r-3-4", name: "Lumen 3.4", slug: "3-4", published: "2026-09-24T12:00:00.000Z", featured: true,
-    features: [["memory-use", "improvement"], ["plain-attachments", "breaking_change"], ["raycast", "new"]],
+    ref: "r-3-4",
+    name: "Lumen 3.4",
+    slug: "3-4",
+    published: "2026-09-24T12:00:00.000Z",
+    featured: true,
+    features: [
+      ["memory-use", "improvement"],
+      ["plain-attachments", "breaking_change"],
+      ["raycast", "new"],
+    ],
     body: `## Lighter and more open
 
 - Large notebooks use up to **60% less memory**.
@@ -283,7 +653,10 @@ Scripts that read the old \`.lumenblob\` format must be updated; see the
 `,
   },
   {
-    ref: "r-3-5", name: "Lumen 3.5", slug: "3-5", published: null,
+    ref: "r-3-5",
+    name: "Lumen 3.5",
+    slug: "3-5",
+    published: null,
     features: [],
     body: `## Draft: Lumen 3.5
 
@@ -301,21 +674,108 @@ _Not published yet._
 // ---------------------------------------------------------------------------------------------
 
 const firstNames = [
-  "Ada", "Ben", "Chloe", "Dario", "Elif", "Farah", "Gustav", "Hana", "Ivan", "Jade", "Kofi", "Lena", "Mateo",
-  "Nia", "Omar", "Priya", "Quinn", "Rosa", "Sven", "Tomás", "Uma", "Viktor", "Wen", "Ximena", "Yusuf", "Zoe",
-  "Amara", "Bruno", "Camille", "Diego", "Emma", "Felix", "Greta", "Hugo", "Ines", "Jonas", "Kaia", "Luca",
-  "Mira", "Noah", "Olga", "Paulo", "Rin", "Sara", "Theo", "Valeria", "Yara", "Aiko", "Bilal", "Clara",
+  "Ada",
+  "Ben",
+  "Chloe",
+  "Dario",
+  "Elif",
+  "Farah",
+  "Gustav",
+  "Hana",
+  "Ivan",
+  "Jade",
+  "Kofi",
+  "Lena",
+  "Mateo",
+  "Nia",
+  "Omar",
+  "Priya",
+  "Quinn",
+  "Rosa",
+  "Sven",
+  "Tomás",
+  "Uma",
+  "Viktor",
+  "Wen",
+  "Ximena",
+  "Yusuf",
+  "Zoe",
+  "Amara",
+  "Bruno",
+  "Camille",
+  "Diego",
+  "Emma",
+  "Felix",
+  "Greta",
+  "Hugo",
+  "Ines",
+  "Jonas",
+  "Kaia",
+  "Luca",
+  "Mira",
+  "Noah",
+  "Olga",
+  "Paulo",
+  "Rin",
+  "Sara",
+  "Theo",
+  "Valeria",
+  "Yara",
+  "Aiko",
+  "Bilal",
+  "Clara",
 ];
 const lastNames = [
-  "Abara", "Berg", "Costa", "Dubois", "Eriksen", "Fischer", "García", "Hayashi", "Ivanova", "Jensen", "Kim",
-  "Larsen", "Moreau", "Novak", "Okafor", "Petrov", "Quist", "Rossi", "Schmidt", "Tanaka", "Urban", "Varga",
-  "Weber", "Xu", "Yilmaz", "Zimmer", "Alves", "Brandt", "Chen", "Dahl", "Evans", "Ferreira", "Gomez", "Horvat",
+  "Abara",
+  "Berg",
+  "Costa",
+  "Dubois",
+  "Eriksen",
+  "Fischer",
+  "García",
+  "Hayashi",
+  "Ivanova",
+  "Jensen",
+  "Kim",
+  "Larsen",
+  "Moreau",
+  "Novak",
+  "Okafor",
+  "Petrov",
+  "Quist",
+  "Rossi",
+  "Schmidt",
+  "Tanaka",
+  "Urban",
+  "Varga",
+  "Weber",
+  "Xu",
+  "Yilmaz",
+  "Zimmer",
+  "Alves",
+  "Brandt",
+  "Chen",
+  "Dahl",
+  "Evans",
+  "Ferreira",
+  "Gomez",
+  "Horvat",
 ];
 const handleAdjectives = ["Amber", "Brisk", "Cosmic", "Dusky", "Fuzzy", "Golden", "Jolly", "Misty", "Rusty", "Sunny"];
 const handleAnimals = ["Albatross", "Bison", "Cougar", "Gecko", "Ibis", "Jackal", "Lemur", "Narwhal", "Ocelot", "Yak"];
 const companies = [
-  "Northwind Labs", "Bluefin Analytics", "Acme Studio", "Harbor & Pine", "Kestrel Health", "Orbital Freight",
-  "Quillworks", "Redwood Legal", "Solstice Media", "Tidewater Bank", "Umber Architects", "Vantage Schools",
+  "Northwind Labs",
+  "Bluefin Analytics",
+  "Acme Studio",
+  "Harbor & Pine",
+  "Kestrel Health",
+  "Orbital Freight",
+  "Quillworks",
+  "Redwood Legal",
+  "Solstice Media",
+  "Tidewater Bank",
+  "Umber Architects",
+  "Vantage Schools",
 ];
 
 const comments = [
@@ -370,21 +830,39 @@ export function buildDemoSnapshot(): SnapshotInput {
   type Voter = NonNullable<SnapshotInput["voters"]>[number] & { ref: string; created: number };
   const voters: Voter[] = [];
   const team: Array<[string, "owner" | "editor" | "viewer"]> = [
-    ["Maya Lindqvist", "owner"], ["Jonah Okoye", "editor"], ["Sofia Marchetti", "editor"], ["Lars Holm", "viewer"],
+    ["Maya Lindqvist", "owner"],
+    ["Jonah Okoye", "editor"],
+    ["Sofia Marchetti", "editor"],
+    ["Lars Holm", "viewer"],
   ];
   team.forEach(([name, role], i) => {
     const created = BASE - (420 - i * 10) * DAY;
     voters.push({
-      ref: `team-${i + 1}`, kind: "sso", sso_id: `lumen-staff-${i + 1}`, display_name: name,
-      email: `${name.split(" ")[0]!.toLowerCase()}@lumen.example.com`, role, company: "Lumen", created,
+      ref: `team-${i + 1}`,
+      kind: "sso",
+      sso_id: `lumen-staff-${i + 1}`,
+      display_name: name,
+      email: `${name.split(" ")[0]!.toLowerCase()}@lumen.example.com`,
+      role,
+      company: "Lumen",
+      created,
       created_at: at(created),
     });
   });
   const demoCreated = BASE - 200 * DAY;
   voters.push({
-    ref: "demo-voter", kind: "anonymous", anon_token: DEMO_ANON_TOKEN, display_name: "Alex Rivera", tier: "pro",
-    stripe_customer_id: "cus_DemoAlexRivera", subscription_id: "sub_DemoAlexRivera", subscription_status: "active",
-    subscribed_at: at(demoCreated + 3 * DAY), last_synced_at: at(BASE - DAY), created: demoCreated, created_at: at(demoCreated),
+    ref: "demo-voter",
+    kind: "anonymous",
+    anon_token: DEMO_ANON_TOKEN,
+    display_name: "Alex Rivera",
+    tier: "pro",
+    stripe_customer_id: "cus_DemoAlexRivera",
+    subscription_id: "sub_DemoAlexRivera",
+    subscription_status: "active",
+    subscribed_at: at(demoCreated + 3 * DAY),
+    last_synced_at: at(BASE - DAY),
+    created: demoCreated,
+    created_at: at(demoCreated),
   });
   for (let n = 1; voters.length < 400; n++) {
     // Older accounts are more common than new ones: skew creation towards the past.
@@ -396,9 +874,13 @@ export function buildDemoSnapshot(): SnapshotInput {
     const last = rnd.pick(lastNames);
     const named = sso || rnd.chance(0.7);
     const voter: Voter = {
-      ref: `v${String(n).padStart(3, "0")}`, kind: sso ? "sso" : "anonymous",
-      display_name: named ? `${first} ${last}` : `${rnd.pick(handleAdjectives)} ${rnd.pick(handleAnimals)} ${String(rnd.int(0, 9999)).padStart(4, "0")}`,
-      created, created_at: at(created),
+      ref: `v${String(n).padStart(3, "0")}`,
+      kind: sso ? "sso" : "anonymous",
+      display_name: named
+        ? `${first} ${last}`
+        : `${rnd.pick(handleAdjectives)} ${rnd.pick(handleAnimals)} ${String(rnd.int(0, 9999)).padStart(4, "0")}`,
+      created,
+      created_at: at(created),
     };
     if (sso) {
       voter.sso_id = `lumen-user-${10_000 + n}`;
@@ -452,17 +934,28 @@ export function buildDemoSnapshot(): SnapshotInput {
     const board = boardOfColumn[seed.column]!;
     const shippedAt = releaseDate.get(seed.ref);
     // A shipped feature was suggested well before its release.
-    const created = (seed.unapproved ? BASE - rnd.int(1, 5) * DAY : (shippedAt ?? BASE) - rnd.int(40, 240) * DAY)
-      - rnd.int(0, 86_399) * 1000;
+    const created =
+      (seed.unapproved ? BASE - rnd.int(1, 5) * DAY : (shippedAt ?? BASE) - rnd.int(40, 240) * DAY) - rnd.int(0, 86_399) * 1000;
     const done = shipped.has(seed.column) && !seed.archived;
-    const updated = shippedAt ?? (done || seed.response ? created + rnd.int(10, 30) * DAY : Math.min(BASE - DAY, created + rnd.int(1, 60) * DAY));
+    const updated =
+      shippedAt ?? (done || seed.response ? created + rnd.int(10, 30) * DAY : Math.min(BASE - DAY, created + rnd.int(1, 60) * DAY));
     const position = positions.get(seed.column) ?? 0;
     positions.set(seed.column, position + 1);
     const author = rnd.chance(0.85) ? rnd.pick(customers).ref : rnd.pick(staff).ref;
     const feature: Feature = {
-      ref: seed.ref, board, column: seed.archived ? null : seed.column, heading: seed.heading, description: seed.description,
-      author, position, view_count: seed.heat * rnd.int(25, 70) + rnd.int(0, 40), tags: seed.tags,
-      created, until: Math.max(created + DAY, Math.min(updated, BASE)), created_at: at(created), updated_at: at(updated),
+      ref: seed.ref,
+      board,
+      column: seed.archived ? null : seed.column,
+      heading: seed.heading,
+      description: seed.description,
+      author,
+      position,
+      view_count: seed.heat * rnd.int(25, 70) + rnd.int(0, 40),
+      tags: seed.tags,
+      created,
+      until: Math.max(created + DAY, Math.min(updated, BASE)),
+      created_at: at(created),
+      updated_at: at(updated),
     };
     if (seed.archived) feature.status = "archived";
     else if (board !== "roadmap") feature.status = customStatus[seed.column]!;
@@ -513,7 +1006,8 @@ export function buildDemoSnapshot(): SnapshotInput {
   votes.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.feature.localeCompare(b.feature) || a.voter.localeCompare(b.voter));
 
   // Comments: top-level ones from voters of the feature, replies one level deep, some from staff.
-  const commentList: Array<{ ref: string; feature: string; voter: string; parent: string | null; content: string; created_at: string }> = [];
+  const commentList: Array<{ ref: string; feature: string; voter: string; parent: string | null; content: string; created_at: string }> =
+    [];
   let commentNo = 0;
   for (const { feature, seed } of featureBySeed.values()) {
     if (seed.heat < 4) continue;
@@ -533,21 +1027,32 @@ export function buildDemoSnapshot(): SnapshotInput {
         const author = fromStaff ? rnd.pick(staff).ref : rnd.pick(voterPool);
         last = Math.min(BASE - 60_000, last + rnd.int(1, 96) * 3_600_000);
         commentList.push({
-          ref: `c${String(++commentNo).padStart(3, "0")}`, feature: feature.ref, voter: author, parent: ref,
-          content: rnd.pick(fromStaff ? teamReplies : voterReplies), created_at: at(Math.max(last, voterCreated.get(author)!)),
+          ref: `c${String(++commentNo).padStart(3, "0")}`,
+          feature: feature.ref,
+          voter: author,
+          parent: ref,
+          content: rnd.pick(fromStaff ? teamReplies : voterReplies),
+          created_at: at(Math.max(last, voterCreated.get(author)!)),
         });
       }
     }
   }
   const demoFeature = features.find((feature) => feature.ref === "offline-web")!;
   commentList.push({
-    ref: "c-demo", feature: demoFeature.ref, voter: "demo-voter", parent: null,
+    ref: "c-demo",
+    feature: demoFeature.ref,
+    voter: "demo-voter",
+    parent: null,
     content: "Writing this from a train with spotty Wi-Fi. Offline mode would be a lifesaver.",
     created_at: at(BASE - 3 * DAY),
   });
   commentList.push({
-    ref: "c-demo-reply", feature: demoFeature.ref, voter: "team-2", parent: "c-demo",
-    content: "It's part of the sync rewrite that's in progress now. Hang in there!", created_at: at(BASE - 2 * DAY),
+    ref: "c-demo-reply",
+    feature: demoFeature.ref,
+    voter: "team-2",
+    parent: "c-demo",
+    content: "It's part of the sync rewrite that's in progress now. Hang in there!",
+    created_at: at(BASE - 2 * DAY),
   });
   if (!votedBy.get("offline-web")!.has("demo-voter")) {
     votes.push({ voter: "demo-voter", feature: "offline-web", created_at: at(BASE - 3 * DAY) });
@@ -567,37 +1072,69 @@ export function buildDemoSnapshot(): SnapshotInput {
 
   const messages: NonNullable<SnapshotInput["messages"]> = [
     {
-      ref: "m-maintenance", title: "Scheduled maintenance on Sunday",
+      ref: "m-maintenance",
+      title: "Scheduled maintenance on Sunday",
       body: "Sync pauses for about 20 minutes on Sunday between 02:00 and 03:00 UTC. Notes stay editable offline.",
-      kind: "info", presentation: "banner", priority: 10, platforms: null,
-      starts_at: "2026-09-28T00:00:00.000Z", ends_at: "2027-12-31T00:00:00.000Z", created_at: "2026-09-27T09:00:00.000Z",
+      kind: "info",
+      presentation: "banner",
+      priority: 10,
+      platforms: null,
+      starts_at: "2026-09-28T00:00:00.000Z",
+      ends_at: "2027-12-31T00:00:00.000Z",
+      created_at: "2026-09-27T09:00:00.000Z",
     },
     {
-      ref: "m-ios-update", title: "Lumen 3.4 is here",
+      ref: "m-ios-update",
+      title: "Lumen 3.4 is here",
       body: "Update to get lighter memory use and the new attachments folder.",
-      kind: "info", presentation: "banner", priority: 5, action_label: "Update now",
-      action_url: "https://apps.apple.com/app/id0000000000", platforms: ["ios"], max_app_version: "3.3.99",
+      kind: "info",
+      presentation: "banner",
+      priority: 5,
+      action_label: "Update now",
+      action_url: "https://apps.apple.com/app/id0000000000",
+      platforms: ["ios"],
+      max_app_version: "3.3.99",
       created_at: "2026-09-24T12:00:00.000Z",
     },
     {
-      ref: "m-macos-support", title: "macOS 12 support ends with Lumen 3.6",
+      ref: "m-macos-support",
+      title: "macOS 12 support ends with Lumen 3.6",
       body: "Lumen 3.5 will be the last version for macOS 12 Monterey. Your notes stay safe and keep syncing.",
-      kind: "warning", presentation: "banner", priority: 3, action_label: "Learn more",
-      action_url: "https://example.com/docs/system-requirements", platforms: ["macos"], min_app_version: "3.0.0",
-      max_app_version: "3.5.99", created_at: "2026-09-15T08:00:00.000Z",
+      kind: "warning",
+      presentation: "banner",
+      priority: 3,
+      action_label: "Learn more",
+      action_url: "https://example.com/docs/system-requirements",
+      platforms: ["macos"],
+      min_app_version: "3.0.0",
+      max_app_version: "3.5.99",
+      created_at: "2026-09-15T08:00:00.000Z",
     },
     {
-      ref: "m-web-editor", title: "Try the new web editor",
+      ref: "m-web-editor",
+      title: "Try the new web editor",
       body: "The new editor loads twice as fast and supports tables. Switch back any time from Settings.",
-      kind: "info", presentation: "alert", priority: 1, action_label: "Try it",
-      action_url: "https://app.example.com/?editor=next", platforms: ["web"],
-      starts_at: "2026-09-20T00:00:00.000Z", created_at: "2026-09-19T17:00:00.000Z",
+      kind: "info",
+      presentation: "alert",
+      priority: 1,
+      action_label: "Try it",
+      action_url: "https://app.example.com/?editor=next",
+      platforms: ["web"],
+      starts_at: "2026-09-20T00:00:00.000Z",
+      created_at: "2026-09-19T17:00:00.000Z",
     },
     {
-      ref: "m-security-update", title: "Security update required",
+      ref: "m-security-update",
+      title: "Security update required",
       body: "Versions before 3.2.2 have a flaw in shared-link handling. Please update now.",
-      kind: "critical", presentation: "alert", priority: 100, is_dismissible: false, action_label: "Update",
-      action_url: "https://example.com/download", platforms: ["ios", "macos"], max_app_version: "3.2.1",
+      kind: "critical",
+      presentation: "alert",
+      priority: 100,
+      is_dismissible: false,
+      action_label: "Update",
+      action_url: "https://example.com/download",
+      platforms: ["ios", "macos"],
+      max_app_version: "3.2.1",
       created_at: "2026-08-30T07:30:00.000Z",
     },
   ];
@@ -627,14 +1164,38 @@ export function buildDemoSnapshot(): SnapshotInput {
       sso_secret: DEMO_SSO_SECRET,
       allowed_origins: DEMO_ALLOWED_ORIGINS,
       settings: {
-        allow_comments: true, allow_suggestions: true, allow_voting: true, allow_likes: true,
-        default_mode: "roadmap", score_is_weighted: true, show_archived: true, show_comments: true,
-        show_denied: true, show_progress: true, show_views: true, show_votes: true,
+        allow_comments: true,
+        allow_suggestions: true,
+        allow_voting: true,
+        allow_likes: true,
+        default_mode: "roadmap",
+        score_is_weighted: true,
+        show_archived: true,
+        show_comments: true,
+        show_denied: true,
+        show_progress: true,
+        show_views: true,
+        show_votes: true,
       },
       theme: {
-        font: "Inter", radius: "10px",
-        light: { accent: "#d97706", background: "#ffffff", border: "#e7e5e4", card_background: "#fafaf9", text: "#1c1917", text_secondary: "#78716c" },
-        dark: { accent: "#fbbf24", background: "#1c1917", border: "#44403c", card_background: "#292524", text: "#fafaf9", text_secondary: "#a8a29e" },
+        font: "Inter",
+        radius: "10px",
+        light: {
+          accent: "#d97706",
+          background: "#ffffff",
+          border: "#e7e5e4",
+          card_background: "#fafaf9",
+          text: "#1c1917",
+          text_secondary: "#78716c",
+        },
+        dark: {
+          accent: "#fbbf24",
+          background: "#1c1917",
+          border: "#44403c",
+          card_background: "#292524",
+          text: "#fafaf9",
+          text_secondary: "#a8a29e",
+        },
       },
     },
     keys: [
@@ -642,15 +1203,23 @@ export function buildDemoSnapshot(): SnapshotInput {
       { kind: "embed", key: DEMO_EMBED_KEY },
     ],
     tags: [
-      { ref: "editor", name: "Editor" }, { ref: "sync", name: "Sync" }, { ref: "search", name: "Search" },
-      { ref: "collaboration", name: "Collaboration" }, { ref: "performance", name: "Performance" },
-      { ref: "accessibility", name: "Accessibility" }, { ref: "export", name: "Import & export" },
+      { ref: "editor", name: "Editor" },
+      { ref: "sync", name: "Sync" },
+      { ref: "search", name: "Search" },
+      { ref: "collaboration", name: "Collaboration" },
+      { ref: "performance", name: "Performance" },
+      { ref: "accessibility", name: "Accessibility" },
+      { ref: "export", name: "Import & export" },
       { ref: "security", name: "Security" },
     ],
     tiers,
     boards: [
       {
-        ref: "roadmap", kind: "roadmap", name: "Roadmap", slug: "roadmap", columns: [
+        ref: "roadmap",
+        kind: "roadmap",
+        name: "Roadmap",
+        slug: "roadmap",
+        columns: [
           { ref: "c-open", name: "Suggestions", color: "#9ca3af", position: 0, is_votable: true, status: "open" },
           { ref: "c-planned", name: "Planned", color: "#3b82f6", position: 1, is_votable: true, status: "planned" },
           { ref: "c-progress", name: "In progress", color: "#f59e0b", position: 2, is_votable: true, status: "in_progress" },
@@ -659,14 +1228,22 @@ export function buildDemoSnapshot(): SnapshotInput {
         ],
       },
       {
-        ref: "mobile", kind: "custom", name: "Mobile", slug: "mobile", columns: [
+        ref: "mobile",
+        kind: "custom",
+        name: "Mobile",
+        slug: "mobile",
+        columns: [
           { ref: "m-ideas", name: "Ideas", color: "#a78bfa", position: 0, is_votable: true },
           { ref: "m-next", name: "Next up", color: "#60a5fa", position: 1, is_votable: true },
           { ref: "m-shipped", name: "Shipped", color: "#34d399", position: 2, is_votable: false },
         ],
       },
       {
-        ref: "integrations", kind: "custom", name: "Integrations", slug: "integrations", columns: [
+        ref: "integrations",
+        kind: "custom",
+        name: "Integrations",
+        slug: "integrations",
+        columns: [
           { ref: "i-requested", name: "Requested", color: null, position: 0, is_votable: true },
           { ref: "i-building", name: "Building", color: "#f472b6", position: 1, is_votable: true },
           { ref: "i-live", name: "Live", color: "#22c55e", position: 2, is_votable: false },
@@ -679,8 +1256,13 @@ export function buildDemoSnapshot(): SnapshotInput {
     comments: commentList,
     likes,
     releases: releaseSeeds.map((release) => ({
-      ref: release.ref, name: release.name, slug: release.slug, body: release.body, is_featured: release.featured ?? false,
-      published_at: release.published, view_count: release.published ? 150 + release.features.length * 90 : 0,
+      ref: release.ref,
+      name: release.name,
+      slug: release.slug,
+      body: release.body,
+      is_featured: release.featured ?? false,
+      published_at: release.published,
+      view_count: release.published ? 150 + release.features.length * 90 : 0,
       features: release.features.map(([feature, changelog_type]) => ({ feature, changelog_type })),
     })),
     messages,
@@ -695,7 +1277,9 @@ export function buildDemoSnapshot(): SnapshotInput {
 export function formatSnapshot(doc: SnapshotInput): string {
   const parts = Object.entries(doc).map(([key, value]) => {
     const body = Array.isArray(value)
-      ? value.length === 0 ? "[]" : `[\n${value.map((item) => `    ${JSON.stringify(item)}`).join(",\n")}\n  ]`
+      ? value.length === 0
+        ? "[]"
+        : `[\n${value.map((item) => `    ${JSON.stringify(item)}`).join(",\n")}\n  ]`
       : JSON.stringify(value, null, 2).replaceAll("\n", "\n  ");
     return `  ${JSON.stringify(key)}: ${body}`;
   });

@@ -8,6 +8,13 @@ import type { Database } from "../../db/schema.ts";
 /** The import's one transaction. */
 export type Trx = Transaction<Database>;
 
+/**
+ * Told how far the import is: after each chunk of a table, `step` is the table, `done` the rows
+ * of it written so far and `total` its rows in the file; for a step without rows (deleting the
+ * old project, computing counters) `done` is 0 and `total` 1 when it starts.
+ */
+export type ProgressSink = (step: string, done: number, total: number) => void;
+
 /** `rows` in slices of at most `size` (the last one shorter), in order. */
 export function chunks<T>(rows: T[], size: number): T[][] {
   const out: T[][] = [];
@@ -23,14 +30,17 @@ export function chunks<T>(rows: T[], size: number): T[][] {
 export async function insertInChunks<Row extends object, Out>(
   rows: Row[],
   insert: (chunk: Row[]) => Promise<Out[]>,
+  onChunk: (done: number) => void = () => {},
 ): Promise<Out[]> {
   if (rows.length === 0) return [];
-  const columns = Object.keys(rows[0]!).length;
+  // Rows may differ in their keys (an optional id); count the widest.
+  const columns = Math.max(...rows.slice(0, 100).map((row) => Object.keys(row).length)) + 1;
   const size = Math.max(1, Math.min(5_000, Math.floor(30_000 / columns)));
   const out: Out[] = [];
   for (const chunk of chunks(rows, size)) {
     const returned = await insert(chunk);
     for (const row of returned) out.push(row);
+    onChunk(out.length);
   }
   return out;
 }
@@ -45,9 +55,14 @@ export async function insertByRef<Item extends { ref: string }, Row extends obje
   items: Item[],
   toRow: (item: Item, index: number) => Row,
   insert: (chunk: Row[]) => Promise<Out[]>,
+  progress: ProgressSink = () => {},
 ): Promise<Map<string, Out>> {
   const refs = items.map((item) => item.ref);
-  const returned = await insertInChunks(items.map((item, index) => toRow(item, index)), insert);
+  const returned = await insertInChunks(
+    items.map((item, index) => toRow(item, index)),
+    insert,
+    (done) => progress(table, done, items.length),
+  );
   if (refs.length !== returned.length) {
     throw new Error(`import: ${table} returned ${returned.length} ids for ${refs.length} rows`);
   }
@@ -64,12 +79,16 @@ export async function insertUnnest<Row extends Record<string, unknown>>(
   table: keyof Database,
   types: { [K in keyof Row]: "int" | "text" | "timestamptz" },
   rows: Row[],
+  progress: ProgressSink = () => {},
 ) {
   const names = Object.keys(types) as Array<keyof Row & string>;
+  let done = 0;
   for (const chunk of chunks(rows, 20_000)) {
     const arrays = names.map((name) => sql`${chunk.map((row) => row[name])}::${sql.raw(types[name])}[]`);
     await sql`INSERT INTO ${sql.table(table)} (${sql.join(names.map((name) => sql.ref(name)))})
       SELECT * FROM unnest(${sql.join(arrays)})`.execute(trx);
+    done += chunk.length;
+    progress(table, done, rows.length);
   }
 }
 

@@ -2,8 +2,11 @@
  * Export of a whole project as a snapshot document (spec/project-snapshot.md, "Commands").
  *
  * Refs are derived from database ids (`feature-41`, the roadmap board is "roadmap"), so two
- * exports of the same data are identical. Secrets that exist only as hashes cannot be written
- * back: `keys` is empty and every voter's `anon_token` is null.
+ * exports of the same data are identical. An export is a restore point (spec, "Restores"): it
+ * carries every row's database id (`id`, voters' `voter_id`), keys and anonymous tokens as their
+ * stored SHA-256 digests, and the SSO secret as stored, so `import --replace` of it gives the
+ * project back with the same ids, keys and tokens. `portableSnapshot` strips those for a copy
+ * imported next to the original.
  */
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
@@ -18,7 +21,10 @@ const iso = (value: Date | null): string | null => (value === null ? null : stam
  */
 export async function exportSnapshot(db: Kysely<Database>, slug: string): Promise<SnapshotDocument> {
   // One repeatable-read transaction: every table is read as of the same instant.
-  return db.transaction().setIsolationLevel("repeatable read").execute((trx) => readProject(trx, slug));
+  return db
+    .transaction()
+    .setIsolationLevel("repeatable read")
+    .execute((trx) => readProject(trx, slug));
 }
 
 async function readProject(db: Transaction<Database>, slug: string): Promise<SnapshotDocument> {
@@ -26,31 +32,56 @@ async function readProject(db: Transaction<Database>, slug: string): Promise<Sna
   if (!project) throw new Error(`no project with slug "${slug}"`);
   const pid = project.id;
 
+  const keys = await db.selectFrom("api_keys").select(["kind", "key_hash"]).where("project_id", "=", pid).orderBy("id").execute();
   const tags = await db.selectFrom("tags").selectAll().where("project_id", "=", pid).orderBy("id").execute();
   const tiers = await db.selectFrom("tiers").selectAll().where("project_id", "=", pid).orderBy("id").execute();
   const boards = await db.selectFrom("boards").selectAll().where("project_id", "=", pid).orderBy("position").orderBy("id").execute();
   const columns = await db.selectFrom("columns").selectAll().where("project_id", "=", pid).orderBy("position").orderBy("id").execute();
   const voters = await db.selectFrom("voters").selectAll().where("project_id", "=", pid).orderBy("id").execute();
   const features = await db.selectFrom("features").selectAll().where("project_id", "=", pid).orderBy("id").execute();
-  const featureTags = await db.selectFrom("feature_tags").innerJoin("features", "features.id", "feature_tags.feature_id")
-      .select(["feature_tags.feature_id", "feature_tags.tag_id"]).where("features.project_id", "=", pid)
-      .orderBy("feature_tags.feature_id").orderBy("feature_tags.tag_id").execute();
-  const votes = await db.selectFrom("votes").select(["feature_id", "voter_id", "created_at"]).where("project_id", "=", pid)
-      .orderBy("feature_id").orderBy("voter_id").execute();
+  const featureTags = await db
+    .selectFrom("feature_tags")
+    .innerJoin("features", "features.id", "feature_tags.feature_id")
+    .select(["feature_tags.feature_id", "feature_tags.tag_id"])
+    .where("features.project_id", "=", pid)
+    .orderBy("feature_tags.feature_id")
+    .orderBy("feature_tags.tag_id")
+    .execute();
+  const votes = await db
+    .selectFrom("votes")
+    .select(["feature_id", "voter_id", "created_at"])
+    .where("project_id", "=", pid)
+    .orderBy("feature_id")
+    .orderBy("voter_id")
+    .execute();
   const comments = await db.selectFrom("comments").selectAll().where("project_id", "=", pid).orderBy("id").execute();
-  const likes = await db.selectFrom("comment_likes").innerJoin("comments", "comments.id", "comment_likes.comment_id")
-      .select(["comment_likes.comment_id", "comment_likes.voter_id"]).where("comments.project_id", "=", pid)
-      .orderBy("comment_likes.comment_id").orderBy("comment_likes.voter_id").execute();
+  const likes = await db
+    .selectFrom("comment_likes")
+    .innerJoin("comments", "comments.id", "comment_likes.comment_id")
+    .select(["comment_likes.comment_id", "comment_likes.voter_id"])
+    .where("comments.project_id", "=", pid)
+    .orderBy("comment_likes.comment_id")
+    .orderBy("comment_likes.voter_id")
+    .execute();
   const releases = await db.selectFrom("releases").selectAll().where("project_id", "=", pid).orderBy("id").execute();
-  const releaseFeatures = await db.selectFrom("release_features").innerJoin("releases", "releases.id", "release_features.release_id")
-      .select(["release_features.release_id", "release_features.feature_id", "release_features.changelog_type"])
-      .where("releases.project_id", "=", pid)
-      .orderBy("release_features.release_id").orderBy("release_features.position").orderBy("release_features.feature_id")
-      .execute();
+  const releaseFeatures = await db
+    .selectFrom("release_features")
+    .innerJoin("releases", "releases.id", "release_features.release_id")
+    .select(["release_features.release_id", "release_features.feature_id", "release_features.changelog_type"])
+    .where("releases.project_id", "=", pid)
+    .orderBy("release_features.release_id")
+    .orderBy("release_features.position")
+    .orderBy("release_features.feature_id")
+    .execute();
   const messages = await db.selectFrom("messages").selectAll().where("project_id", "=", pid).orderBy("id").execute();
-  const dismissals = await db.selectFrom("message_dismissals").innerJoin("messages", "messages.id", "message_dismissals.message_id")
-      .select(["message_dismissals.message_id", "message_dismissals.voter_id"]).where("messages.project_id", "=", pid)
-      .orderBy("message_dismissals.message_id").orderBy("message_dismissals.voter_id").execute();
+  const dismissals = await db
+    .selectFrom("message_dismissals")
+    .innerJoin("messages", "messages.id", "message_dismissals.message_id")
+    .select(["message_dismissals.message_id", "message_dismissals.voter_id"])
+    .where("messages.project_id", "=", pid)
+    .orderBy("message_dismissals.message_id")
+    .orderBy("message_dismissals.voter_id")
+    .execute();
 
   const boardRef = new Map(boards.map((b) => [b.id, b.kind === "roadmap" ? "roadmap" : `board-${b.id}`]));
   const boardKind = new Map(boards.map((b) => [b.id, b.kind]));
@@ -80,38 +111,74 @@ async function readProject(db: Transaction<Database>, slug: string): Promise<Sna
       is_private: project.is_private,
       plan: project.plan,
       sso_secret: project.sso_secret,
+      stripe_webhook_secret: project.stripe_webhook_secret,
+      paddle_webhook_secret: project.paddle_webhook_secret,
       allowed_origins: project.allowed_origins,
       settings: project.settings,
       theme: project.theme,
     },
-    keys: [],
-    tags: tags.map((t) => ({ ref: tagRef(t.id), name: t.name })),
-    tiers: tiers.map((t) => ({ ref: tierRef(t.id), name: t.name, mrr_cents: t.mrr_cents, multiplier: t.multiplier })),
+    keys: keys.map((k) => ({ kind: k.kind, key_sha256: k.key_hash })),
+    tags: tags.map((t) => ({ ref: tagRef(t.id), id: t.id, name: t.name })),
+    tiers: tiers.map((t) => ({
+      ref: tierRef(t.id),
+      id: t.id,
+      name: t.name,
+      mrr_cents: t.mrr_cents,
+      multiplier: t.multiplier,
+      stripe_price_ids: t.stripe_price_ids,
+      paddle_price_ids: t.paddle_price_ids,
+    })),
     boards: boards.map((b) => ({
       ref: boardRef.get(b.id)!,
+      id: b.id,
       kind: b.kind,
       name: b.name,
       slug: b.slug,
-      columns: columns.filter((c) => c.board_id === b.id).map((c) => ({
-        ref: columnRef(c.id), name: c.name, color: c.color, position: c.position, is_votable: c.is_votable,
-        status: c.status,
-      })),
+      columns: columns
+        .filter((c) => c.board_id === b.id)
+        .map((c) => ({
+          ref: columnRef(c.id),
+          id: c.id,
+          name: c.name,
+          color: c.color,
+          position: c.position,
+          is_votable: c.is_votable,
+          status: c.status,
+        })),
     })),
     voters: voters.map((v) => ({
-      ref: voterRef(v.id), kind: v.kind, anon_token: null, sso_id: v.sso_id, display_name: v.display_name,
-      email: v.email, role: v.role, banned: v.banned, company: v.company,
-      tier: v.tier_id === null ? null : tierRef(v.tier_id), mrr_override_cents: v.mrr_override_cents,
-      stripe_customer_id: v.stripe_customer_id, paddle_customer_id: v.paddle_customer_id,
-      subscription_id: v.subscription_id, subscription_status: v.subscription_status,
-      subscribed_at: iso(v.subscribed_at), trial_ends_at: iso(v.trial_ends_at), canceled_at: iso(v.canceled_at),
-      last_synced_at: iso(v.last_synced_at), churned: v.churned, churned_at: iso(v.churned_at),
-      churn_source: v.churn_source, created_at: stamp(v.created_at),
+      ref: voterRef(v.id),
+      voter_id: v.public_id,
+      kind: v.kind,
+      anon_token: null,
+      anon_token_sha256: v.anon_token_hash,
+      sso_id: v.sso_id,
+      display_name: v.display_name,
+      email: v.email,
+      role: v.role,
+      banned: v.banned,
+      company: v.company,
+      tier: v.tier_id === null ? null : tierRef(v.tier_id),
+      mrr_override_cents: v.mrr_override_cents,
+      stripe_customer_id: v.stripe_customer_id,
+      paddle_customer_id: v.paddle_customer_id,
+      subscription_id: v.subscription_id,
+      subscription_status: v.subscription_status,
+      subscribed_at: iso(v.subscribed_at),
+      trial_ends_at: iso(v.trial_ends_at),
+      canceled_at: iso(v.canceled_at),
+      last_synced_at: iso(v.last_synced_at),
+      churned: v.churned,
+      churned_at: iso(v.churned_at),
+      churn_source: v.churn_source,
+      created_at: stamp(v.created_at),
     })),
     features: features.map((f) => {
       const archived = f.status === "archived";
       const onRoadmap = boardKind.get(f.board_id) === "roadmap";
       return {
         ref: featureRef(f.id),
+        id: f.id,
         board: boardRef.get(f.board_id)!,
         column: archived || f.column_id === null ? null : columnRef(f.column_id),
         // A roadmap feature's status is its column's; the format asks for null there.
@@ -137,25 +204,66 @@ async function readProject(db: Transaction<Database>, slug: string): Promise<Sna
     }),
     votes: votes.map((v) => ({ voter: voterRef(v.voter_id), feature: featureRef(v.feature_id), created_at: stamp(v.created_at) })),
     comments: comments.map((c) => ({
-      ref: commentRef(c.id), feature: featureRef(c.feature_id), voter: voterRef(c.voter_id),
-      parent: c.parent_id === null ? null : commentRef(c.parent_id), content: c.content, created_at: stamp(c.created_at),
+      ref: commentRef(c.id),
+      id: c.id,
+      feature: featureRef(c.feature_id),
+      voter: voterRef(c.voter_id),
+      parent: c.parent_id === null ? null : commentRef(c.parent_id),
+      content: c.content,
+      created_at: stamp(c.created_at),
     })),
     likes: likes.map((l) => ({ voter: voterRef(l.voter_id), comment: commentRef(l.comment_id) })),
     releases: releases.map((r) => ({
-      ref: releaseRef(r.id), name: r.name, slug: r.slug, body: r.body, is_featured: r.is_featured,
-      published_at: iso(r.published_at), view_count: r.view_count,
+      ref: releaseRef(r.id),
+      id: r.id,
+      name: r.name,
+      slug: r.slug,
+      body: r.body,
+      is_featured: r.is_featured,
+      published_at: iso(r.published_at),
+      view_count: r.view_count,
       features: (entriesOf.get(r.id) ?? []).map((e) => ({ feature: featureRef(e.feature_id), changelog_type: e.changelog_type })),
     })),
     messages: messages.map((m) => ({
-      ref: messageRef(m.id), title: m.title, body: m.body,
+      ref: messageRef(m.id),
+      id: m.id,
+      title: m.title,
+      body: m.body,
       kind: m.kind as SnapshotDocument["messages"][number]["kind"],
       presentation: m.presentation as SnapshotDocument["messages"][number]["presentation"],
-      priority: m.priority, action_label: m.action_label, action_url: m.action_url, is_dismissible: m.is_dismissible,
+      priority: m.priority,
+      action_label: m.action_label,
+      action_url: m.action_url,
+      is_dismissible: m.is_dismissible,
       platforms: m.platforms as SnapshotDocument["messages"][number]["platforms"],
-      min_app_version: m.min_app_version, max_app_version: m.max_app_version,
-      starts_at: iso(m.starts_at), ends_at: iso(m.ends_at), created_at: stamp(m.created_at),
+      min_app_version: m.min_app_version,
+      max_app_version: m.max_app_version,
+      starts_at: iso(m.starts_at),
+      ends_at: iso(m.ends_at),
+      created_at: stamp(m.created_at),
     })),
     dismissals: dismissals.map((d) => ({ voter: voterRef(d.voter_id), message: messageRef(d.message_id) })),
+  };
+}
+
+/**
+ * A copy of exported `doc` that imports next to the project it came from (another slug, same
+ * database): no row ids, voter_ids, key digests or token digests, which belong to the original.
+ * The copy has no keys; give it its own. Its voters keep everything but their tokens.
+ */
+export function portableSnapshot(doc: SnapshotDocument): SnapshotDocument {
+  const strip = <T extends { id?: number }>({ id: _id, ...row }: T) => row;
+  return {
+    ...doc,
+    keys: [],
+    tags: doc.tags.map(strip),
+    tiers: doc.tiers.map(strip),
+    boards: doc.boards.map((board) => ({ ...strip(board), columns: board.columns.map(strip) })),
+    voters: doc.voters.map(({ voter_id: _voterId, ...voter }) => ({ ...voter, anon_token: null, anon_token_sha256: null })),
+    features: doc.features.map(strip),
+    comments: doc.comments.map(strip),
+    releases: doc.releases.map(strip),
+    messages: doc.messages.map(strip),
   };
 }
 

@@ -5,14 +5,23 @@
  * boards, voters and messages themselves live in snapshot-rules.ts; this module runs them all.
  */
 import type { SnapshotDocument } from "./snapshot.schema.ts";
-import { checkBoards, checkMessages, checkVoters, type Fault, FirstSeen, type Resolve } from "./snapshot-rules.ts";
+import {
+  checkBoards,
+  checkIds,
+  checkMessages,
+  checkVoters,
+  checkWeightedScores,
+  type Fault,
+  FirstSeen,
+  keyDigest,
+  keyField,
+  type Resolve,
+  rowsWithIds,
+} from "./snapshot-rules.ts";
 import type { SnapshotIssue } from "./snapshot-validate.ts";
 
 /** Ref -> position of its first occurrence in a list; every later occurrence is reported as a duplicate. */
-function indexRefs(
-  items: ReadonlyArray<{ ref: string; path: string }>,
-  issues: SnapshotIssue[],
-): Map<string, number> {
+function indexRefs(items: ReadonlyArray<{ ref: string; path: string }>, issues: SnapshotIssue[]): Map<string, number> {
   const seen = new FirstSeen<string>();
   items.forEach((item, index) => {
     const first = seen.add(item.ref, index);
@@ -35,11 +44,12 @@ export function checkReferences(doc: SnapshotDocument): SnapshotIssue[] {
   const issues: SnapshotIssue[] = [];
   const fault: Fault = (path, message) => issues.push({ path, message });
 
-  // Keys are unique across all projects in the database; two equal keys can never both be stored.
+  // Keys are unique across all projects in the database; two equal keys can never both be stored
+  // (compared by digest, so a plaintext key and its own digest are the same key).
   const keys = new FirstSeen<string>();
   doc.keys.forEach((key, i) => {
-    const first = keys.add(key.key, i);
-    if (first !== undefined) fault(`keys[${i}].key`, `same key as keys[${first}]`);
+    const first = keys.add(keyDigest(key), i);
+    if (first !== undefined) fault(`keys[${i}].${keyField(key)}`, `same key as keys[${first}]`);
   });
 
   const tags = indexRefs(listed(doc.tags, "tags"), issues);
@@ -55,6 +65,8 @@ export function checkReferences(doc: SnapshotDocument): SnapshotIssue[] {
   const comments = indexRefs(listed(doc.comments, "comments"), issues);
   indexRefs(listed(doc.releases, "releases"), issues);
   const messages = indexRefs(listed(doc.messages, "messages"), issues);
+
+  for (const [, rows] of rowsWithIds(doc)) checkIds(rows, fault);
 
   const resolve: Resolve = (map, kind, value, path) => {
     const index = map.get(value);
@@ -79,8 +91,7 @@ export function checkReferences(doc: SnapshotDocument): SnapshotIssue[] {
       if (v === undefined || t === undefined) return;
       const first = pairs.add(JSON.stringify([row.voter, row[target]]), i);
       if (first !== undefined) {
-        fault(`${name}[${i}]`,
-          `voter "${row.voter}" already has a ${name.slice(0, -1)} on ${target} "${row[target]}" (${name}[${first}])`);
+        fault(`${name}[${i}]`, `voter "${row.voter}" already has a ${name.slice(0, -1)} on ${target} "${row[target]}" (${name}[${first}])`);
       }
     });
   };
@@ -98,8 +109,13 @@ export function checkReferences(doc: SnapshotDocument): SnapshotIssue[] {
         fault(`${path}.column`, `no column "${feature.column}" on board "${board.ref}"`);
       } else if (!board && !item) {
         fault(`${path}.column`, `no column with ref "${feature.column}"`);
-      } else if (board?.kind === "roadmap" && item && feature.status !== null && feature.status !== "archived"
-        && feature.status !== item.column.status) {
+      } else if (
+        board?.kind === "roadmap" &&
+        item &&
+        feature.status !== null &&
+        feature.status !== "archived" &&
+        feature.status !== item.column.status
+      ) {
         fault(`${path}.status`, `a roadmap feature takes its status from its column ("${item.column.status}"); leave it null`);
       }
     } else if (feature.status !== "archived") {
@@ -118,6 +134,7 @@ export function checkReferences(doc: SnapshotDocument): SnapshotIssue[] {
   });
 
   checkLinks("votes", doc.votes, "feature", features);
+  checkWeightedScores(doc, fault);
 
   doc.comments.forEach((comment, i) => {
     const path = `comments[${i}]`;

@@ -4,7 +4,8 @@
  * spec/project-snapshot.md, "Document"; plus the small helpers every rule shares.
  */
 import semver from "semver";
-import { FEATURE_STATUSES, type SnapshotDocument } from "./snapshot.schema.ts";
+import { hashSecret } from "../lib/secrets.ts";
+import { FEATURE_STATUSES, INT4_MAX, type SnapshotDocument } from "./snapshot.schema.ts";
 
 /** Records one fault at a JSON path such as `boards[1].slug`. */
 export type Fault = (path: string, message: string) => void;
@@ -65,20 +66,45 @@ export function checkBoards(doc: SnapshotDocument, fault: Fault) {
   });
 }
 
+/** The digest stored for a key: `key_sha256` as given, else the SHA-256 of the plaintext. */
+export function keyDigest(key: SnapshotDocument["keys"][number]): string {
+  return key.key_sha256 ?? hashSecret(key.key!);
+}
+
+/** The JSON path field a key was given by: `key` or `key_sha256`. */
+export function keyField(key: SnapshotDocument["keys"][number]): "key" | "key_sha256" {
+  return key.key_sha256 === undefined ? "key" : "key_sha256";
+}
+
+/** The digest stored for a voter's anonymous token (null without one), and the field it came from. */
+export function anonTokenDigest(
+  voter: SnapshotDocument["voters"][number],
+): { digest: string; field: "anon_token" | "anon_token_sha256" } | null {
+  if (voter.anon_token_sha256 !== null) return { digest: voter.anon_token_sha256, field: "anon_token_sha256" };
+  if (voter.anon_token !== null) return { digest: hashSecret(voter.anon_token), field: "anon_token" };
+  return null;
+}
+
 /**
- * Tiers resolve; an sso voter has an sso_id and no anon_token, an anonymous one no sso_id; sso
- * ids and anonymous tokens are unique within the file (importSnapshot checks the tokens against
- * other projects).
+ * Tiers resolve; an sso voter has an sso_id and no anonymous token, an anonymous one no sso_id;
+ * a token is given as anon_token or anon_token_sha256, not both; sso ids, token digests and
+ * voter_ids are unique within the file (importSnapshot checks tokens and voter_ids against other
+ * projects).
  */
 export function checkVoters(doc: SnapshotDocument, tiers: Map<string, number>, resolve: Resolve, fault: Fault) {
   const ssoIds = new FirstSeen<string>();
   const anonTokens = new FirstSeen<string>();
+  const voterIds = new FirstSeen<string>();
   doc.voters.forEach((voter, i) => {
     const path = `voters[${i}]`;
     if (voter.tier !== null) resolve(tiers, "tier", voter.tier, `${path}.tier`);
+    if (voter.anon_token !== null && voter.anon_token_sha256 !== null) {
+      fault(`${path}.anon_token_sha256`, "give anon_token or anon_token_sha256, not both");
+    }
+    const token = anonTokenDigest(voter);
     if (voter.kind === "sso") {
       if (voter.sso_id === null) fault(`${path}.sso_id`, "required for an sso voter");
-      if (voter.anon_token !== null) fault(`${path}.anon_token`, "an sso voter has no anonymous token");
+      if (token !== null) fault(`${path}.${token.field}`, "an sso voter has no anonymous token");
     } else if (voter.sso_id !== null) {
       fault(`${path}.sso_id`, "only an sso voter has an sso_id");
     }
@@ -86,9 +112,65 @@ export function checkVoters(doc: SnapshotDocument, tiers: Map<string, number>, r
       const first = ssoIds.add(voter.sso_id, i);
       if (first !== undefined) fault(`${path}.sso_id`, `sso_id "${voter.sso_id}" already used by voters[${first}]`);
     }
-    if (voter.anon_token !== null) {
-      const first = anonTokens.add(voter.anon_token, i);
-      if (first !== undefined) fault(`${path}.anon_token`, `same token as voters[${first}]`);
+    if (token !== null) {
+      const first = anonTokens.add(token.digest, i);
+      if (first !== undefined) fault(`${path}.${token.field}`, `same token as voters[${first}]`);
+    }
+    if (voter.voter_id !== undefined) {
+      const first = voterIds.add(voter.voter_id, i);
+      if (first !== undefined) fault(`${path}.voter_id`, `voter_id "${voter.voter_id}" already used by voters[${first}]`);
+    }
+  });
+}
+
+/** Tables whose rows a snapshot may give database ids for (spec, "Restores"; boards: README). */
+export type IdTable = "boards" | "columns" | "tags" | "tiers" | "features" | "comments" | "releases" | "messages";
+
+/** Every row of `doc` that may carry an `id`, by table, with its JSON path (`features[3]`). */
+export function rowsWithIds(doc: SnapshotDocument): Array<[IdTable, Array<{ id: number | undefined; path: string }>]> {
+  const rows = <T extends { id?: number }>(list: T[], name: string) =>
+    list.map((item, index) => ({ id: item.id, path: `${name}[${index}]` }));
+  return [
+    ["boards", rows(doc.boards, "boards")],
+    ["columns", doc.boards.flatMap((board, b) => rows(board.columns, `boards[${b}].columns`))],
+    ["tags", rows(doc.tags, "tags")],
+    ["tiers", rows(doc.tiers, "tiers")],
+    ["features", rows(doc.features, "features")],
+    ["comments", rows(doc.comments, "comments")],
+    ["releases", rows(doc.releases, "releases")],
+    ["messages", rows(doc.messages, "messages")],
+  ];
+}
+
+/**
+ * Database ids given in the file (spec, "Restores") are unique within their table: `items` are
+ * one table's rows with their JSON paths (columns of every board together).
+ */
+export function checkIds(items: ReadonlyArray<{ id?: number; path: string }>, fault: Fault) {
+  const seen = new FirstSeen<number>();
+  items.forEach((item, index) => {
+    if (item.id === undefined) return;
+    const first = seen.add(item.id, index);
+    if (first !== undefined) fault(`${item.path}.id`, `id ${item.id} already used by ${items[first]!.path}`);
+  });
+}
+
+/**
+ * Every feature's weighted score (the sum of its votes' weights, each the voter's tier
+ * multiplier) fits the int4 column it is stored in; the vote that would overflow it is named.
+ * Runs on resolved refs only (unknown ones are reported elsewhere).
+ */
+export function checkWeightedScores(doc: SnapshotDocument, fault: Fault) {
+  const multiplier = new Map(doc.tiers.map((tier) => [tier.ref, tier.multiplier]));
+  const weight = new Map(doc.voters.map((voter) => [voter.ref, voter.tier === null ? 1 : (multiplier.get(voter.tier) ?? 1)]));
+  const score = new Map<string, number>();
+  const reported = new Set<string>();
+  doc.votes.forEach((vote, i) => {
+    const total = (score.get(vote.feature) ?? 0) + (weight.get(vote.voter) ?? 1);
+    score.set(vote.feature, total);
+    if (total > INT4_MAX && !reported.has(vote.feature)) {
+      reported.add(vote.feature);
+      fault(`votes[${i}]`, `feature "${vote.feature}"'s weighted score would exceed ${INT4_MAX} (a 32-bit integer column)`);
     }
   });
 }
@@ -106,8 +188,7 @@ export function checkMessages(doc: SnapshotDocument, fault: Fault) {
     if (message.platforms && new Set(message.platforms).size !== message.platforms.length) {
       fault(`${path}.platforms`, "names a platform twice");
     }
-    if (message.min_app_version && message.max_app_version
-      && semver.gt(message.min_app_version, message.max_app_version)) {
+    if (message.min_app_version && message.max_app_version && semver.gt(message.min_app_version, message.max_app_version)) {
       fault(`${path}.min_app_version`, `is above max_app_version (${message.max_app_version})`);
     }
     if (message.starts_at && message.ends_at && Date.parse(message.starts_at) > Date.parse(message.ends_at)) {

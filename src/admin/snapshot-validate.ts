@@ -62,7 +62,11 @@ export function validateSnapshot(input: unknown): SnapshotDocument {
 
 /** Release slug from its name when the file gives none: "Version 1.4" -> "version-1-4". */
 export function slugify(name: string): string {
-  const slug = name.toLowerCase().normalize("NFKD").replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+  const slug = name
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "");
   return slug === "" ? "release" : slug;
 }
 

@@ -6,82 +6,217 @@
 import { sql } from "kysely";
 import { generateHandle } from "../lib/handles.ts";
 import { renderMarkdown } from "../lib/markdown.ts";
-import { generateVoterId, hashSecret } from "../lib/secrets.ts";
+import { generateVoterId, keyHint } from "../lib/secrets.ts";
 import type { IdMap, SnapshotDocument } from "./snapshot.schema.ts";
-import { chunks, insertByRef, insertUnnest, need, type Trx } from "./snapshot-chunks.ts";
+import { chunks, insertByRef, insertUnnest, need, type ProgressSink, type Trx } from "./snapshot-chunks.ts";
 import { computeCounters } from "./snapshot-counters.ts";
+import { anonTokenDigest, keyDigest, rowsWithIds } from "./snapshot-rules.ts";
+
+/** Ids a replace carries over from the project it deletes (snapshot-import.ts). */
+export interface KeptIds {
+  /** The replaced project's id, taken again by the new row. */
+  projectId?: number;
+  /** The replaced project's voters: voter_id (public) -> internal row id, reused for the same voter_id. */
+  voterIds?: Map<string, number>;
+}
+
+/** `{ id }` when the file gives the row's id (spec, "Restores"), else nothing: the sequence assigns it. */
+const givenId = (row: { id?: number }) => (row.id === undefined ? {} : { id: row.id });
 
 /**
  * Inserts the whole project of `doc` (as validateSnapshot returned it: refs resolved, defaults
  * filled) and returns the id map (spec, "Id map"). `now` (RFC 3339) stands in for every timestamp
- * the file leaves null. Throws only on a database error or an importer bug; the caller's
- * transaction then rolls everything back.
+ * the file leaves null; `keep` gives ids carried over from a replaced project; `progress` is told
+ * after each chunk. Ids the file gives are inserted as they are, after each table's id sequence
+ * has been moved past the highest one. Throws only on a database error or an importer bug; the
+ * caller's transaction then rolls everything back.
  */
-export async function writeProject(trx: Trx, doc: SnapshotDocument, now: string): Promise<IdMap> {
+export async function writeProject(
+  trx: Trx,
+  doc: SnapshotDocument,
+  now: string,
+  keep: KeptIds = {},
+  progress: ProgressSink = () => {},
+): Promise<IdMap> {
+  await advanceSequences(trx, doc);
   const p = doc.project;
-  const { id: projectId } = await trx.insertInto("projects").values({
-    slug: p.slug, name: p.name, description: p.description, logo_url: p.logo_url, banner_url: p.banner_url,
-    currency_symbol: p.currency_symbol, show_branding: p.show_branding, is_private: p.is_private,
-    plan: p.plan, sso_secret: p.sso_secret, allowed_origins: p.allowed_origins,
-    // Objects, not JSON text: postgres-js would store a string parameter as a jsonb string.
-    settings: p.settings, theme: p.theme, created_at: now, updated_at: now,
-  }).returning("id").executeTakeFirstOrThrow();
+  const { id: projectId } = await trx
+    .insertInto("projects")
+    .values({
+      ...(keep.projectId === undefined ? {} : { id: keep.projectId }),
+      slug: p.slug,
+      name: p.name,
+      description: p.description,
+      logo_url: p.logo_url,
+      banner_url: p.banner_url,
+      currency_symbol: p.currency_symbol,
+      show_branding: p.show_branding,
+      is_private: p.is_private,
+      plan: p.plan,
+      sso_secret: p.sso_secret,
+      stripe_webhook_secret: p.stripe_webhook_secret,
+      paddle_webhook_secret: p.paddle_webhook_secret,
+      allowed_origins: p.allowed_origins,
+      // Objects, not JSON text: postgres-js would store a string parameter as a jsonb string.
+      settings: p.settings,
+      theme: p.theme,
+      created_at: now,
+      updated_at: now,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
 
-  await insertUnnest(trx, "api_keys", { project_id: "int", kind: "text", key_hash: "text", created_at: "timestamptz" },
-    doc.keys.map((key) => ({ project_id: projectId, kind: key.kind, key_hash: hashSecret(key.key), created_at: now })));
+  // A key restored from its digest has no plaintext to take a hint from: its hint stays null.
+  await insertUnnest(
+    trx,
+    "api_keys",
+    { project_id: "int", kind: "text", key_hash: "text", hint: "text", created_at: "timestamptz" },
+    doc.keys.map((key) => ({
+      project_id: projectId,
+      kind: key.kind,
+      key_hash: keyDigest(key),
+      hint: "key" in key && key.key !== undefined ? keyHint(key.key) : null,
+      created_at: now,
+    })),
+    progress,
+  );
 
-  const tagIds = await insertByRef("tags", doc.tags, (tag) => ({ project_id: projectId, name: tag.name }),
-    (chunk) => trx.insertInto("tags").values(chunk).returning("id").execute());
+  const tagIds = await insertByRef(
+    "tags",
+    doc.tags,
+    (tag) => ({ ...givenId(tag), project_id: projectId, name: tag.name }),
+    (chunk) => trx.insertInto("tags").values(chunk).returning("id").execute(),
+    progress,
+  );
 
-  const tierIds = await insertByRef("tiers", doc.tiers,
-    (tier) => ({ project_id: projectId, name: tier.name, mrr_cents: tier.mrr_cents, multiplier: tier.multiplier }),
-    (chunk) => trx.insertInto("tiers").values(chunk).returning("id").execute());
+  const tierIds = await insertByRef(
+    "tiers",
+    doc.tiers,
+    (tier) => ({
+      ...givenId(tier),
+      project_id: projectId,
+      name: tier.name,
+      mrr_cents: tier.mrr_cents,
+      multiplier: tier.multiplier,
+      stripe_price_ids: tier.stripe_price_ids,
+      paddle_price_ids: tier.paddle_price_ids,
+    }),
+    (chunk) => trx.insertInto("tiers").values(chunk).returning("id").execute(),
+    progress,
+  );
   const multiplierOfTier = new Map(doc.tiers.map((tier) => [tier.ref, tier.multiplier]));
 
-  const boardIds = await insertByRef("boards", doc.boards,
-    (board, index) => ({ project_id: projectId, kind: board.kind, name: board.name, slug: board.slug!, position: index }),
-    (chunk) => trx.insertInto("boards").values(chunk).returning("id").execute());
+  const boardIds = await insertByRef(
+    "boards",
+    doc.boards,
+    (board, index) => ({
+      ...givenId(board),
+      project_id: projectId,
+      kind: board.kind,
+      name: board.name,
+      slug: board.slug!,
+      position: index,
+    }),
+    (chunk) => trx.insertInto("boards").values(chunk).returning("id").execute(),
+    progress,
+  );
 
   const columnList = doc.boards.flatMap((board) => board.columns.map((column) => ({ ref: column.ref, board, column })));
-  const columnIds = await insertByRef("columns", columnList, ({ board, column }) => ({
-    project_id: projectId, board_id: need(boardIds, board.ref).id, name: column.name, color: column.color,
-    position: column.position ?? 0, is_votable: column.is_votable, status: column.status,
-  }), (chunk) => trx.insertInto("columns").values(chunk).returning("id").execute());
+  const columnIds = await insertByRef(
+    "columns",
+    columnList,
+    ({ board, column }) => ({
+      ...givenId(column),
+      project_id: projectId,
+      board_id: need(boardIds, board.ref).id,
+      name: column.name,
+      color: column.color,
+      position: column.position ?? 0,
+      is_votable: column.is_votable,
+      status: column.status,
+    }),
+    (chunk) => trx.insertInto("columns").values(chunk).returning("id").execute(),
+    progress,
+  );
   const columnStatus = new Map(columnList.map(({ column }) => [column.ref, column.status]));
 
-  const voterIds = await insertByRef("voters", doc.voters, (v) => ({
-    public_id: generateVoterId(), project_id: projectId, kind: v.kind,
-    anon_token_hash: v.anon_token === null ? null : hashSecret(v.anon_token), sso_id: v.sso_id,
-    display_name: v.display_name ?? generateHandle(), email: v.email, role: v.role, banned: v.banned,
-    company: v.company, tier_id: v.tier === null ? null : need(tierIds, v.tier).id,
-    mrr_override_cents: v.mrr_override_cents, stripe_customer_id: v.stripe_customer_id,
-    paddle_customer_id: v.paddle_customer_id, subscription_id: v.subscription_id,
-    subscription_status: v.subscription_status, subscribed_at: v.subscribed_at, trial_ends_at: v.trial_ends_at,
-    canceled_at: v.canceled_at, last_synced_at: v.last_synced_at, churned: v.churned, churned_at: v.churned_at,
-    churn_source: v.churn_source, created_at: v.created_at ?? now, updated_at: v.created_at ?? now,
-  }), (chunk) => trx.insertInto("voters").values(chunk).returning(["id", "public_id"]).execute());
-  const weightOfVoter = new Map(doc.voters.map((v) => [v.ref, v.tier === null ? 1 : multiplierOfTier.get(v.tier) ?? 1]));
+  const voterIds = await insertByRef(
+    "voters",
+    doc.voters,
+    (v) => ({
+      // The same voter_id keeps its internal id across a replace: writes that resolved the voter
+      // before the replace and waited for it still name the right row.
+      ...(v.voter_id === undefined || !keep.voterIds?.has(v.voter_id) ? {} : { id: keep.voterIds.get(v.voter_id)! }),
+      public_id: v.voter_id ?? generateVoterId(),
+      project_id: projectId,
+      kind: v.kind,
+      anon_token_hash: anonTokenDigest(v)?.digest ?? null,
+      sso_id: v.sso_id,
+      display_name: v.display_name ?? generateHandle(),
+      email: v.email,
+      role: v.role,
+      banned: v.banned,
+      company: v.company,
+      tier_id: v.tier === null ? null : need(tierIds, v.tier).id,
+      mrr_override_cents: v.mrr_override_cents,
+      stripe_customer_id: v.stripe_customer_id,
+      paddle_customer_id: v.paddle_customer_id,
+      subscription_id: v.subscription_id,
+      subscription_status: v.subscription_status,
+      subscribed_at: v.subscribed_at,
+      trial_ends_at: v.trial_ends_at,
+      canceled_at: v.canceled_at,
+      last_synced_at: v.last_synced_at,
+      churned: v.churned,
+      churned_at: v.churned_at,
+      churn_source: v.churn_source,
+      created_at: v.created_at ?? now,
+      updated_at: v.created_at ?? now,
+    }),
+    (chunk) => trx.insertInto("voters").values(chunk).returning(["id", "public_id"]).execute(),
+    progress,
+  );
+  const weightOfVoter = new Map(doc.voters.map((v) => [v.ref, v.tier === null ? 1 : (multiplierOfTier.get(v.tier) ?? 1)]));
 
   const boardKind = new Map(doc.boards.map((board) => [board.ref, board.kind]));
-  const featureIds = await insertByRef("features", doc.features, (f) => {
-    const archived = f.status === "archived";
-    // Roadmap features report their column's status (spec, "Document", features.status).
-    const status = archived ? "archived"
-      : boardKind.get(f.board) === "roadmap" ? columnStatus.get(f.column!)! : f.status ?? "open";
-    return {
-      project_id: projectId, board_id: need(boardIds, f.board).id,
-      column_id: archived || status === "archived" || f.column === null ? null : need(columnIds, f.column).id,
-      status, heading: f.heading, description: f.description,
-      author_voter_id: f.author === null ? null : need(voterIds, f.author).id,
-      is_approved: f.is_approved, is_pinned: f.is_pinned, position: f.position ?? 0, progress: f.progress,
-      view_count: f.view_count, effort: f.effort, developer_response: f.developer_response,
-      response_is_denial: f.response_is_denial, linked_feature_id: null, start_date: f.start_date,
-      target_date: f.target_date, created_at: f.created_at ?? now, updated_at: f.updated_at ?? now,
-    };
-  }, (chunk) => trx.insertInto("features").values(chunk).returning("id").execute());
+  const featureIds = await insertByRef(
+    "features",
+    doc.features,
+    (f) => {
+      const archived = f.status === "archived";
+      // Roadmap features report their column's status (spec, "Document", features.status).
+      const status = archived ? "archived" : boardKind.get(f.board) === "roadmap" ? columnStatus.get(f.column!)! : (f.status ?? "open");
+      return {
+        ...givenId(f),
+        project_id: projectId,
+        board_id: need(boardIds, f.board).id,
+        column_id: archived || status === "archived" || f.column === null ? null : need(columnIds, f.column).id,
+        status,
+        heading: f.heading,
+        description: f.description,
+        author_voter_id: f.author === null ? null : need(voterIds, f.author).id,
+        is_approved: f.is_approved,
+        is_pinned: f.is_pinned,
+        position: f.position ?? 0,
+        progress: f.progress,
+        view_count: f.view_count,
+        effort: f.effort,
+        developer_response: f.developer_response,
+        response_is_denial: f.response_is_denial,
+        linked_feature_id: null,
+        start_date: f.start_date,
+        target_date: f.target_date,
+        created_at: f.created_at ?? now,
+        updated_at: f.updated_at ?? now,
+      };
+    },
+    (chunk) => trx.insertInto("features").values(chunk).returning("id").execute(),
+    progress,
+  );
 
   // Duplicates may point forward in the file, so links are set once every feature has an id.
-  const links = doc.features.filter((f) => f.linked_feature !== null)
+  const links = doc.features
+    .filter((f) => f.linked_feature !== null)
     .map((f) => [need(featureIds, f.ref).id, need(featureIds, f.linked_feature!).id] as const);
   for (const chunk of chunks(links, 5_000)) {
     const values = sql.join(chunk.map(([id, linked]) => sql`(${id}::int, ${linked}::int)`));
@@ -89,62 +224,138 @@ export async function writeProject(trx: Trx, doc: SnapshotDocument, now: string)
       FROM (VALUES ${values}) AS v(id, linked) WHERE f.id = v.id`.execute(trx);
   }
 
-  await insertUnnest(trx, "feature_tags", { feature_id: "int", tag_id: "int" },
-    doc.features.flatMap((f) => f.tags.map((tag) => ({ feature_id: need(featureIds, f.ref).id, tag_id: need(tagIds, tag).id }))));
+  await insertUnnest(
+    trx,
+    "feature_tags",
+    { feature_id: "int", tag_id: "int" },
+    doc.features.flatMap((f) => f.tags.map((tag) => ({ feature_id: need(featureIds, f.ref).id, tag_id: need(tagIds, tag).id }))),
+    progress,
+  );
 
   await insertUnnest(
-    trx, "votes", { feature_id: "int", voter_id: "int", project_id: "int", weight: "int", created_at: "timestamptz" },
+    trx,
+    "votes",
+    { feature_id: "int", voter_id: "int", project_id: "int", weight: "int", created_at: "timestamptz" },
     doc.votes.map((vote) => ({
-      feature_id: need(featureIds, vote.feature).id, voter_id: need(voterIds, vote.voter).id,
-      project_id: projectId, weight: need(weightOfVoter, vote.voter), created_at: vote.created_at ?? now,
+      feature_id: need(featureIds, vote.feature).id,
+      voter_id: need(voterIds, vote.voter).id,
+      project_id: projectId,
+      weight: need(weightOfVoter, vote.voter),
+      created_at: vote.created_at ?? now,
     })),
+    progress,
   );
 
   // Top-level comments first, so every reply's parent already has an id.
   const commentIds = new Map<string, { id: number }>();
   for (const level of [doc.comments.filter((c) => c.parent === null), doc.comments.filter((c) => c.parent !== null)]) {
-    const ids = await insertByRef("comments", level, (c) => ({
-      project_id: projectId, feature_id: need(featureIds, c.feature).id,
-      parent_id: c.parent === null ? null : need(commentIds, c.parent).id,
-      voter_id: need(voterIds, c.voter).id, content: c.content, created_at: c.created_at ?? now,
-    }), (chunk) => trx.insertInto("comments").values(chunk).returning("id").execute());
+    const ids = await insertByRef(
+      "comments",
+      level,
+      (c) => ({
+        ...givenId(c),
+        project_id: projectId,
+        feature_id: need(featureIds, c.feature).id,
+        parent_id: c.parent === null ? null : need(commentIds, c.parent).id,
+        voter_id: need(voterIds, c.voter).id,
+        content: c.content,
+        created_at: c.created_at ?? now,
+      }),
+      (chunk) => trx.insertInto("comments").values(chunk).returning("id").execute(),
+      progress,
+    );
     for (const [ref, id] of ids) commentIds.set(ref, id);
   }
 
-  await insertUnnest(trx, "comment_likes", { comment_id: "int", voter_id: "int", created_at: "timestamptz" },
+  await insertUnnest(
+    trx,
+    "comment_likes",
+    { comment_id: "int", voter_id: "int", created_at: "timestamptz" },
     doc.likes.map((like) => ({
-      comment_id: need(commentIds, like.comment).id, voter_id: need(voterIds, like.voter).id, created_at: now,
-    })));
+      comment_id: need(commentIds, like.comment).id,
+      voter_id: need(voterIds, like.voter).id,
+      created_at: now,
+    })),
+    progress,
+  );
 
-  const releaseIds = await insertByRef("releases", doc.releases, (r) => ({
-    project_id: projectId, name: r.name, slug: r.slug!, body: r.body, body_html: renderMarkdown(r.body),
-    is_featured: r.is_featured, published_at: r.published_at, view_count: r.view_count, created_at: now,
-  }), (chunk) => trx.insertInto("releases").values(chunk).returning("id").execute());
+  const releaseIds = await insertByRef(
+    "releases",
+    doc.releases,
+    (r) => ({
+      ...givenId(r),
+      project_id: projectId,
+      name: r.name,
+      slug: r.slug!,
+      body: r.body,
+      body_html: renderMarkdown(r.body),
+      is_featured: r.is_featured,
+      published_at: r.published_at,
+      view_count: r.view_count,
+      created_at: now,
+    }),
+    (chunk) => trx.insertInto("releases").values(chunk).returning("id").execute(),
+    progress,
+  );
 
-  await insertUnnest(trx, "release_features", { release_id: "int", feature_id: "int", changelog_type: "text", position: "int" },
-    doc.releases.flatMap((r) => r.features.map((entry, position) => ({
-      release_id: need(releaseIds, r.ref).id, feature_id: need(featureIds, entry.feature).id,
-      changelog_type: entry.changelog_type, position,
-    }))));
+  await insertUnnest(
+    trx,
+    "release_features",
+    { release_id: "int", feature_id: "int", changelog_type: "text", position: "int" },
+    doc.releases.flatMap((r) =>
+      r.features.map((entry, position) => ({
+        release_id: need(releaseIds, r.ref).id,
+        feature_id: need(featureIds, entry.feature).id,
+        changelog_type: entry.changelog_type,
+        position,
+      })),
+    ),
+    progress,
+  );
 
-  const messageIds = await insertByRef("messages", doc.messages, (m) => ({
-    project_id: projectId, title: m.title, body: m.body, kind: m.kind, presentation: m.presentation,
-    priority: m.priority, action_label: m.action_label, action_url: m.action_url,
-    is_dismissible: m.is_dismissible, platforms: m.platforms, min_app_version: m.min_app_version,
-    max_app_version: m.max_app_version, starts_at: m.starts_at, ends_at: m.ends_at,
-    // The format carries no updated_at; taking created_at keeps an export round trip stable.
-    created_at: m.created_at ?? now, updated_at: m.created_at ?? now,
-  }), (chunk) => trx.insertInto("messages").values(chunk).returning("id").execute());
+  const messageIds = await insertByRef(
+    "messages",
+    doc.messages,
+    (m) => ({
+      ...givenId(m),
+      project_id: projectId,
+      title: m.title,
+      body: m.body,
+      kind: m.kind,
+      presentation: m.presentation,
+      priority: m.priority,
+      action_label: m.action_label,
+      action_url: m.action_url,
+      is_dismissible: m.is_dismissible,
+      platforms: m.platforms,
+      min_app_version: m.min_app_version,
+      max_app_version: m.max_app_version,
+      starts_at: m.starts_at,
+      ends_at: m.ends_at,
+      // The format carries no updated_at; taking created_at keeps an export round trip stable.
+      created_at: m.created_at ?? now,
+      updated_at: m.created_at ?? now,
+    }),
+    (chunk) => trx.insertInto("messages").values(chunk).returning("id").execute(),
+    progress,
+  );
 
-  await insertUnnest(trx, "message_dismissals", { message_id: "int", voter_id: "int", created_at: "timestamptz" },
+  await insertUnnest(
+    trx,
+    "message_dismissals",
+    { message_id: "int", voter_id: "int", created_at: "timestamptz" },
     doc.dismissals.map((d) => ({
-      message_id: need(messageIds, d.message).id, voter_id: need(voterIds, d.voter).id, created_at: now,
-    })));
+      message_id: need(messageIds, d.message).id,
+      voter_id: need(voterIds, d.voter).id,
+      created_at: now,
+    })),
+    progress,
+  );
 
+  progress("counters", 0, 1);
   await computeCounters(trx, projectId);
 
-  const ids = <T, V>(map: Map<string, T>, pick: (value: T) => V) =>
-    Object.fromEntries([...map].map(([ref, value]) => [ref, pick(value)]));
+  const ids = <T, V>(map: Map<string, T>, pick: (value: T) => V) => Object.fromEntries([...map].map(([ref, value]) => [ref, pick(value)]));
   return {
     project: { slug: p.slug },
     ids: {
@@ -160,4 +371,18 @@ export async function writeProject(trx: Trx, doc: SnapshotDocument, now: string)
       messages: ids(messageIds, (row) => row.id),
     },
   };
+}
+
+/**
+ * Moves the id sequence of every table the file gives ids for past the highest given id, so
+ * rows created later (by the API or another import) never collide with them. Never moves a
+ * sequence back. Sequences are not transactional: a rolled-back import leaves only a gap.
+ */
+async function advanceSequences(trx: Trx, doc: SnapshotDocument) {
+  for (const [table, rows] of rowsWithIds(doc)) {
+    const highest = rows.reduce((max, row) => Math.max(max, row.id ?? 0), 0);
+    if (highest === 0) continue;
+    await sql`SELECT setval(seq, ${highest}::int) FROM (SELECT pg_get_serial_sequence(${table}, 'id')::regclass AS seq) AS s
+      WHERE coalesce(pg_sequence_last_value(seq), 0) < ${highest}::int`.execute(trx);
+  }
 }

@@ -5,6 +5,12 @@
  *
  * Unknown keys are dropped rather than refused: files come from other tools and a stray key
  * must not make an otherwise valid backup unloadable.
+ *
+ * Every bound the database schema has (db/migrations) is checked here too, so a file is refused
+ * with a JSON path instead of a raw Postgres error: integers in their column's 32-bit range,
+ * text without NUL or unpaired surrogates (Postgres refuses the first; the driver would silently
+ * replace the second), timestamps Postgres accepts. The restore fields of the spec's "Restores"
+ * section (ids, key and token digests) are optional.
  */
 import semver from "semver";
 import { z } from "zod";
@@ -13,19 +19,56 @@ export const SNAPSHOT_FORMAT = "feedback-board-snapshot/1";
 
 export const FEATURE_STATUSES = ["open", "planned", "in_progress", "done", "denied", "archived"] as const;
 export const CHANGELOG_TYPES = ["new", "improvement", "fix", "security", "breaking_change"] as const;
+/** MessageObject.kind (contract: may gain members) and presentation (closed). */
+export const MESSAGE_KINDS = ["info", "warning", "critical"] as const;
+export const MESSAGE_PRESENTATIONS = ["banner", "alert"] as const;
 export const MESSAGE_PLATFORMS = ["ios", "macos", "web"] as const;
 export const PROJECT_SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
 /** Keys are taken as given: 20..200 printable ASCII characters (space included). */
 export const KEY_PATTERN = /^[\x20-\x7e]{20,200}$/;
+/** A SHA-256 digest as stored for keys and anonymous tokens (spec, "Restores"). */
+export const SHA256_PATTERN = /^[0-9a-f]{64}$/;
+/** A voter_id as the API reports it (generated ones are "v_" + 22 base64url characters). */
+export const VOTER_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+/** Bounds of a Postgres integer (int4) column. */
+export const INT4_MIN = -2_147_483_648;
+export const INT4_MAX = 2_147_483_647;
 
-const timestamp = z.iso.datetime({ offset: true, message: "must be an RFC 3339 timestamp" });
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Text Postgres stores exactly as given: no NUL character and no unpaired UTF-16 surrogate. */
+export function isStorableText(value: string): boolean {
+  return !value.includes("\u0000") && !UNPAIRED_SURROGATE.test(value);
+}
+
+/** Any string of a text column. */
+const text = z.string().refine(isStorableText, { message: "must not contain NUL (\\u0000) or an unpaired surrogate" });
+
+/** An integer of an int4 column, at least `min`. */
+function int4(min = INT4_MIN, minMessage = `must be at least ${min}`, intMessage = "must be an integer") {
+  return z.number().int(intMessage).min(min, minMessage).max(INT4_MAX, `must be at most ${INT4_MAX} (a 32-bit integer column)`);
+}
+
+// Postgres has no year 0000, an instant before 0001 (UTC) reads back as no valid JS date, and
+// one after 9999 exports as "+010000-...", which is not RFC 3339: the instant stays in 0001..9999.
+const FIRST_INSTANT = Date.parse("0001-01-01T00:00:00Z");
+const LAST_INSTANT = Date.parse("9999-12-31T23:59:59.999Z");
+const timestamp = z.iso.datetime({ offset: true, message: "must be an RFC 3339 timestamp" }).refine(
+  (value) => {
+    const instant = Date.parse(value);
+    return instant >= FIRST_INSTANT && instant <= LAST_INSTANT;
+  },
+  { message: "must fall within the years 0001..9999 (UTC)" },
+);
 const optionalTimestamp = timestamp.nullable().default(null);
-const nullableText = z.string().nullable().default(null);
-const ref = z.string().min(1, "ref must not be empty");
-const cents = z.number().int("must be integer cents").min(0, "must not be negative");
-const count = z.number().int().min(0);
-const version = z
-  .string()
+const nullableText = text.nullable().default(null);
+const ref = text.min(1, "ref must not be empty");
+const cents = int4(0, "must not be negative", "must be integer cents");
+const count = int4(0);
+/** The database id of a row (spec, "Restores"): kept by the import when given. */
+const rowId = int4(1, "must be a positive id").optional();
+const sha256 = z.string().regex(SHA256_PATTERN, "must be a SHA-256 digest: 64 lowercase hex digits");
+const version = text
   .refine((value) => semver.valid(value) !== null, { message: "must be a valid semver version (e.g. 1.4.0)" })
   .nullable()
   .default(null);
@@ -35,7 +78,7 @@ const settingsSchema = z.object({
   allow_suggestions: z.boolean().default(true),
   allow_voting: z.boolean().default(true),
   allow_likes: z.boolean().default(true),
-  default_mode: z.string().default("roadmap"),
+  default_mode: text.default("roadmap"),
   score_is_weighted: z.boolean().default(false),
   show_archived: z.boolean().default(false),
   show_comments: z.boolean().default(true),
@@ -48,82 +91,116 @@ const settingsSchema = z.object({
 function colors(defaults: Record<"accent" | "background" | "border" | "card_background" | "text" | "text_secondary", string>) {
   return z
     .object({
-      accent: z.string().default(defaults.accent),
-      background: z.string().default(defaults.background),
-      border: z.string().default(defaults.border),
-      card_background: z.string().default(defaults.card_background),
-      text: z.string().default(defaults.text),
-      text_secondary: z.string().default(defaults.text_secondary),
+      accent: text.default(defaults.accent),
+      background: text.default(defaults.background),
+      border: text.default(defaults.border),
+      card_background: text.default(defaults.card_background),
+      text: text.default(defaults.text),
+      text_secondary: text.default(defaults.text_secondary),
     })
     .prefault({});
 }
 
 const themeSchema = z.object({
-  font: z.string().default("Inter"),
-  radius: z.string().default("8px"),
+  font: text.default("Inter"),
+  radius: text.default("8px"),
   light: colors({
-    accent: "#4f46e5", background: "#ffffff", border: "#e5e7eb",
-    card_background: "#f9fafb", text: "#111827", text_secondary: "#6b7280",
+    accent: "#4f46e5",
+    background: "#ffffff",
+    border: "#e5e7eb",
+    card_background: "#f9fafb",
+    text: "#111827",
+    text_secondary: "#6b7280",
   }),
   dark: colors({
-    accent: "#818cf8", background: "#111827", border: "#374151",
-    card_background: "#1f2937", text: "#f9fafb", text_secondary: "#9ca3af",
+    accent: "#818cf8",
+    background: "#111827",
+    border: "#374151",
+    card_background: "#1f2937",
+    text: "#f9fafb",
+    text_secondary: "#9ca3af",
   }),
 });
 
 const projectSchema = z.object({
   slug: z.string().regex(PROJECT_SLUG_PATTERN, "must match ^[a-z0-9][a-z0-9-]{0,62}$"),
-  name: z.string().min(1),
+  name: text.min(1),
   description: nullableText,
   logo_url: nullableText,
   banner_url: nullableText,
-  currency_symbol: z.string().default("$"),
+  currency_symbol: text.default("$"),
   show_branding: z.boolean().default(true),
   is_private: z.boolean().default(false),
-  plan: z.string().default("pro"),
+  plan: text.default("pro"),
   sso_secret: nullableText,
-  allowed_origins: z.array(z.string()).default([]),
+  stripe_webhook_secret: nullableText,
+  paddle_webhook_secret: nullableText,
+  allowed_origins: z.array(text).default([]),
   settings: settingsSchema.prefault({}),
   theme: themeSchema.prefault({}),
 });
 
-const keySchema = z.object({
-  kind: z.enum(["secret", "embed"]),
-  key: z.string().regex(KEY_PATTERN, "must be 20..200 printable ASCII characters"),
-});
+/** A key in plaintext (`key`) or as its stored digest (`key_sha256`, spec "Restores"): exactly one. */
+const keySchema = z
+  .object({
+    kind: z.enum(["secret", "embed"]),
+    key: z.string().regex(KEY_PATTERN, "must be 20..200 printable ASCII characters").optional(),
+    key_sha256: sha256.optional(),
+  })
+  .superRefine((key, ctx) => {
+    if (key.key !== undefined && key.key_sha256 !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["key_sha256"], message: "give key or key_sha256, not both" });
+    } else if (key.key === undefined && key.key_sha256 === undefined) {
+      ctx.addIssue({ code: "custom", path: ["key"], message: "required (or key_sha256, the stored digest)" });
+    }
+  });
 
-const tagSchema = z.object({ ref, name: z.string().min(1) });
+const tagSchema = z.object({ ref, id: rowId, name: text.min(1) });
 
 const tierSchema = z.object({
   ref,
-  name: z.string().min(1),
+  id: rowId,
+  name: text.min(1),
   mrr_cents: cents,
-  multiplier: z.number().int("must be an integer").min(1, "must be at least 1").default(1),
+  multiplier: int4(1).default(1),
+  /** Billing price ids mapped to the tier (owner-api-v3.md, "Billing sync"). */
+  stripe_price_ids: z.array(text.min(1)).default([]),
+  paddle_price_ids: z.array(text.min(1)).default([]),
 });
 
 const columnSchema = z.object({
   ref,
-  name: z.string().min(1),
+  id: rowId,
+  name: text.min(1),
   color: nullableText,
   /** Default: the column's index in its board's list, so columns draw in file order. */
-  position: z.number().int().nullable().default(null),
+  position: int4().nullable().default(null),
   is_votable: z.boolean().default(true),
-  status: z.string().nullable().default(null),
+  status: text.nullable().default(null),
 });
 
 const boardSchema = z.object({
   ref,
+  /**
+   * Beyond the spec's list (README): the API shows custom boards' ids (the roadmap is board 0),
+   * and a write racing a restore may hold any board's row id.
+   */
+  id: rowId,
   kind: z.enum(["roadmap", "custom"]),
-  name: z.string().min(1),
+  name: text.min(1),
   /** Default: "roadmap" for the roadmap, the board's ref for a custom board. */
-  slug: z.string().min(1).nullable().default(null),
+  slug: text.min(1).nullable().default(null),
   columns: z.array(columnSchema).default([]),
 });
 
 const voterSchema = z.object({
   ref,
+  /** The voter_id the API reports (spec, "Restores"). */
+  voter_id: z.string().regex(VOTER_ID_PATTERN, "must be 1..64 characters of A-Z a-z 0-9 _ -").optional(),
   kind: z.enum(["anonymous", "sso"]).default("anonymous"),
   anon_token: nullableText,
+  /** The stored digest of the voter's anonymous token, instead of anon_token (spec, "Restores"). */
+  anon_token_sha256: sha256.nullable().default(null),
   sso_id: nullableText,
   display_name: nullableText,
   email: nullableText,
@@ -148,19 +225,20 @@ const voterSchema = z.object({
 
 const featureSchema = z.object({
   ref,
+  id: rowId,
   board: ref,
   column: ref.nullable().default(null),
   status: z.enum(FEATURE_STATUSES).nullable().default(null),
-  heading: z.string().min(1, "must be 1..254 characters").max(254, "must be 1..254 characters"),
-  description: z.string().max(2000, "must be at most 2000 characters").nullable().default(null),
+  heading: text.min(1, "must be 1..254 characters").max(254, "must be 1..254 characters"),
+  description: text.max(2000, "must be at most 2000 characters").nullable().default(null),
   author: ref.nullable().default(null),
   is_approved: z.boolean().default(true),
   is_pinned: z.boolean().default(false),
   /** Default: the feature's index among the features of its board, i.e. file order. */
-  position: z.number().int().nullable().default(null),
-  progress: z.number().int().min(0).max(100).nullable().default(null),
+  position: int4().nullable().default(null),
+  progress: z.number().int("must be an integer").min(0, "must be 0..100").max(100, "must be 0..100").nullable().default(null),
   view_count: count.default(0),
-  effort: z.number().int().nullable().default(null),
+  effort: int4().nullable().default(null),
   developer_response: nullableText,
   response_is_denial: z.boolean().default(false),
   linked_feature: ref.nullable().default(null),
@@ -175,10 +253,11 @@ const voteSchema = z.object({ voter: ref, feature: ref, created_at: optionalTime
 
 const commentSchema = z.object({
   ref,
+  id: rowId,
   feature: ref,
   voter: ref,
   parent: ref.nullable().default(null),
-  content: z.string().min(1),
+  content: text.min(1),
   created_at: optionalTimestamp,
 });
 
@@ -186,29 +265,33 @@ const likeSchema = z.object({ voter: ref, comment: ref });
 
 const releaseSchema = z.object({
   ref,
-  name: z.string().min(1),
+  id: rowId,
+  name: text.min(1),
   /** Default: derived from the name ("Version 1.4" -> "version-1-4"). */
-  slug: z.string().min(1).nullable().default(null),
+  slug: text.min(1).nullable().default(null),
   body: nullableText,
   is_featured: z.boolean().default(false),
   published_at: optionalTimestamp,
   view_count: count.default(0),
-  features: z
-    .array(z.object({ feature: ref, changelog_type: z.enum(CHANGELOG_TYPES).default("new") }))
-    .default([]),
+  features: z.array(z.object({ feature: ref, changelog_type: z.enum(CHANGELOG_TYPES).default("new") })).default([]),
 });
 
 const messageSchema = z.object({
   ref,
-  title: z.string().min(1),
-  body: z.string(),
-  kind: z.enum(["info", "warning", "critical"]).default("info"),
-  presentation: z.enum(["banner", "alert"]).default("banner"),
-  priority: z.number().int().default(0),
+  id: rowId,
+  title: text.min(1),
+  body: text,
+  kind: z.enum(MESSAGE_KINDS).default("info"),
+  presentation: z.enum(MESSAGE_PRESENTATIONS).default("banner"),
+  priority: int4().default(0),
   action_label: nullableText,
   action_url: nullableText,
   is_dismissible: z.boolean().default(true),
-  platforms: z.array(z.enum(MESSAGE_PLATFORMS)).min(1, "must name at least one platform, or be null for everybody").nullable().default(null),
+  platforms: z
+    .array(z.enum(MESSAGE_PLATFORMS))
+    .min(1, "must name at least one platform, or be null for everybody")
+    .nullable()
+    .default(null),
   min_app_version: version,
   max_app_version: version,
   starts_at: optionalTimestamp,

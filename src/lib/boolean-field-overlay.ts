@@ -54,7 +54,7 @@ export class BooleanFieldOverlay {
     for (let i = 0; i < this.ids.length; i++) {
       if (!trueIds.has(this.ids[i]!)) continue;
       const at = this.offsets[i]!;
-      text += this.body.slice(from, at) + "true";
+      text += `${this.body.slice(from, at)}true`;
       from = at + "false".length;
     }
     return text + this.body.slice(from);

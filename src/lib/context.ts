@@ -53,10 +53,18 @@ export interface VoterContext {
   banned: boolean;
 }
 
+/**
+ * Who a keyed route serves: voters' clients (the public contract) or the project's owner
+ * (owner-api-v3.md, paths under /projects/{slug}/admin: secret key only, no voter identity).
+ */
+export type RouteAccess = "public" | "owner";
+
 export interface AppEnv {
   Variables: {
     deps: AppDeps;
     requestId: string;
+    /** "owner" on /projects/{slug}/admin/*, set before the keyed chain; unset means public. */
+    access: RouteAccess;
     project: ProjectContext;
     apiKey: ApiKeyContext;
     /** null when the request carries no identity (reads) or names an SSO user not yet seen. */

@@ -14,6 +14,9 @@ export const errorStatus = {
   not_found: 404,
   method_not_allowed: 405,
   already_exists: 409,
+  in_use: 409,
+  signature_invalid: 400,
+  url_not_allowed: 422,
   idempotency_in_progress: 409,
   idempotency_mismatch: 409,
   too_large: 413,
@@ -23,6 +26,12 @@ export const errorStatus = {
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;
+
+/**
+ * Codes only the owner API and billing routes answer with (owner-api-v3.md, "Common rules"); the
+ * public contract's closed set of codes (its "Errors" table) stays without them.
+ */
+export const OWNER_ONLY_ERROR_CODES = ["in_use", "signature_invalid", "url_not_allowed"] as const satisfies readonly ErrorCode[];
 export type ErrorStatus = (typeof errorStatus)[ErrorCode];
 
 export class ApiError extends Error {

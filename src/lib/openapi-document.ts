@@ -10,9 +10,24 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>) {
       version: "3",
       description:
         "Public JSON API of a feedback and voting board: features, votes, comments, changelog, in-app messages, voter identities and revenue reporting. Every body is the envelope {data, meta, error}.",
-      license: { name: "Proprietary" },
+      // OpenAPI 3.1's license.identifier (an SPDX expression; LicenseRef- names a license of one's
+      // own), which the generator's 3.0-shaped LicenseObject type does not list.
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" } as { name: string },
     },
-    servers: [{ url: "/", description: "This host; every path carries the /api/v3 prefix" }],
+    // Generated clients append the paths, which carry the /api/v3 prefix, to servers[0]: the
+    // service's origin, which only the deployment knows. A relative "/" resolves against the
+    // page or process using the client, not the service; the variables default to the local
+    // instance `npm start` serves.
+    servers: [
+      {
+        url: "{scheme}://{host}",
+        description: "The service's origin; every path carries the /api/v3 prefix",
+        variables: {
+          scheme: { enum: ["https", "http"], default: "http", description: "https in production" },
+          host: { default: "localhost:8080", description: "Host name and port of the service" },
+        },
+      },
+    ],
     tags: [
       { name: "Service", description: "Open routes: no key, no identity" },
       { name: "Board", description: "Board document: structure, display settings, theme" },

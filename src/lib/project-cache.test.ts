@@ -23,10 +23,30 @@ describe("LocalCache.remember", () => {
   it("does not keep undefined (nothing negative is cached) nor what `keep` refuses", async () => {
     const cache = new LocalCache(5000);
     let loads = 0;
-    await cache.remember("missing", async () => (loads++, undefined));
-    await cache.remember("missing", async () => (loads++, undefined));
-    await cache.remember("small", async () => (loads++, 3), (n) => n > 10);
-    await cache.remember("small", async () => (loads++, 3), (n) => n > 10);
+    await cache.remember("missing", async () => {
+      loads++;
+      return undefined;
+    });
+    await cache.remember("missing", async () => {
+      loads++;
+      return undefined;
+    });
+    await cache.remember(
+      "small",
+      async () => {
+        loads++;
+        return 3;
+      },
+      (n) => n > 10,
+    );
+    await cache.remember(
+      "small",
+      async () => {
+        loads++;
+        return 3;
+      },
+      (n) => n > 10,
+    );
     expect(loads).toBe(4);
   });
 

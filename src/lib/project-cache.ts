@@ -40,7 +40,10 @@ export class LocalCache {
   private generation = 0;
 
   /** `ttlMs` 0 turns the cache off; without `bound`, at most MAX_ENTRIES entries are kept. */
-  constructor(private readonly ttlMs: number, bound?: ByteBound) {
+  constructor(
+    private readonly ttlMs: number,
+    bound?: ByteBound,
+  ) {
     const limit = bound
       ? { maxSize: bound.maxBytes, sizeCalculation: (entry: Entry, key: string) => Math.max(1, bound.bytesOf(entry.value, key)) }
       : { max: MAX_ENTRIES };
@@ -85,6 +88,11 @@ export class LocalCache {
     return this.entries.get(key)?.value as T | undefined;
   }
 
+  /** Forgets the value under `key` (a load under way still stores what it read). */
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
   /** Stores `value` under `key` for the TTL. */
   set(key: string, value: unknown): void {
     if (this.ttlMs <= 0) return;
@@ -121,6 +129,35 @@ export function projectCache(deps: { db: object; config: { PROJECT_CACHE_SECONDS
   return cache;
 }
 
+/**
+ * The lookups revision (store.types.ts RateLimitResult.lookupsRevision) this process last saw for
+ * each project. Every keyed request reads the project's current one with its rate-limit counter;
+ * when it differs from the one seen here, an owner changed keys, settings, boards or voters
+ * somewhere since this process cached them, and the request must not trust its cached lookups.
+ */
+export class SeenLookupRevisions {
+  private readonly seen = new Map<number, string>();
+
+  /** Records `revision` for the project; true when it differs from the one seen before (or none was). */
+  changed(projectId: number, revision: string): boolean {
+    if (this.seen.get(projectId) === revision) return false;
+    this.seen.set(projectId, revision);
+    return true;
+  }
+}
+
+const seenRevisions = new WeakMap<object, SeenLookupRevisions>();
+
+/** The lookups revisions seen by the process that owns database handle `db`. */
+export function seenLookupRevisions(deps: { db: object }): SeenLookupRevisions {
+  let seen = seenRevisions.get(deps.db);
+  if (!seen) {
+    seen = new SeenLookupRevisions();
+    seenRevisions.set(deps.db, seen);
+  }
+  return seen;
+}
+
 /** Clears every project cache of this process. */
 export function invalidateLocalCaches(): void {
   for (const ref of live) {
@@ -135,6 +172,7 @@ export function invalidateLocalCaches(): void {
  * this process's caches now and notifies every other instance (delivered when the surrounding
  * transaction commits, if `db` is one; call it after commit to be safe).
  */
+// biome-ignore lint/suspicious/noExplicitAny: called with the app's database and the migrations' Kysely<any> alike
 export async function notifyCacheInvalidation(db: Kysely<any>): Promise<void> {
   invalidateLocalCaches();
   await sql`SELECT pg_notify(${CACHE_CHANNEL}, '')`.execute(db);

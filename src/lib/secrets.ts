@@ -22,6 +22,14 @@ export function hashSecret(secret: string): string {
   return hash("sha256", secret, "hex");
 }
 
+/**
+ * What KeyObject.hint shows of a key (owner-api-v3.md, "Objects"): its last 4 characters,
+ * stored beside the digest when the key is made, since the key itself is never kept.
+ */
+export function keyHint(key: string): string {
+  return key.slice(-4);
+}
+
 /** Constant-time string comparison (equal-length digests; different lengths are unequal). */
 export function safeEqual(a: string, b: string): boolean {
   const left = Buffer.from(a);
@@ -31,5 +39,5 @@ export function safeEqual(a: string, b: string): boolean {
 
 /** A stable public voter id: "v_" + 16 random bytes in base64url. */
 export function generateVoterId(): string {
-  return "v_" + randomBytes(16).toString("base64url");
+  return `v_${randomBytes(16).toString("base64url")}`;
 }

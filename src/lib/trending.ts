@@ -23,15 +23,31 @@ export function addVoteToTrending(x: RawBuilder<number>) {
 }
 
 /**
- * trending_score recomputed from the votes of `featureId` other than `exceptVoterId`'s
- * (log-sum-exp shifted by the largest exponent); NULL when no such vote exists. Used where a
- * subtraction would cancel out: inside the withdrawing statement the deleted row is still
- * visible, hence the exclusion.
+ * ln(sum(exp(x))) over the votes `where` selects (log-sum-exp shifted by the largest exponent);
+ * NULL when it selects none.
  */
-export function recomputedTrending(featureId: number, exceptVoterId: number) {
+function trendingOfVotes(where: RawBuilder<unknown>) {
   return sql<number | null>`(SELECT max(v.mx) + ln(sum(exp(v.x - v.mx))) FROM (
       SELECT ${voteExponent(sql.ref("created_at"))} AS x, max(${voteExponent(sql.ref("created_at"))}) OVER () AS mx
-      FROM votes WHERE feature_id = ${featureId} AND voter_id <> ${exceptVoterId}) v)`;
+      FROM votes WHERE ${where}) v)`;
+}
+
+/**
+ * trending_score recomputed from the votes of `featureId` other than `exceptVoterId`'s; NULL
+ * when no such vote exists. Used where a subtraction would cancel out: inside the withdrawing
+ * statement the deleted row is still visible, hence the exclusion.
+ */
+export function recomputedTrending(featureId: number, exceptVoterId: number) {
+  return trendingOfVotes(sql`feature_id = ${featureId} AND voter_id <> ${exceptVoterId}`);
+}
+
+/**
+ * trending_score of the feature `featureId` (an SQL expression, e.g. a column reference) from
+ * all of the votes it holds when the expression runs: what owner changes that move or remove many
+ * votes at once (merge, unmerge, voter erasure, run after the votes were deleted) store.
+ */
+export function trendingFromVotes(featureId: RawBuilder<unknown> | ReturnType<typeof sql.ref>) {
+  return trendingOfVotes(sql`votes.feature_id = ${featureId}`);
 }
 
 /**

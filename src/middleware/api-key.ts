@@ -3,12 +3,17 @@
  * digest, the owner's plan must be PRO, an embed key sent with an Origin header must come from
  * the allowlist, and the key must belong to the project in the path. Sets `project` and `apiKey`.
  * Errors: missing_key, invalid_key (401); not_allowed, origin_not_allowed, key_wrong_project
- * (403); not_found (404) for an unknown or private project. The key lookup goes through the
- * in-process project cache (src/lib/project-cache.ts).
+ * (403); not_found (404) for an unknown or private project. An embed key from an allowlisted
+ * origin is the only case that gets Access-Control-Allow-Origin (src/middleware/cors.ts). The
+ * key lookup goes through the in-process project cache (src/lib/project-cache.ts).
+ *
+ * Owner routes (owner-api-v3.md, "Common rules"): the embed key answers 403 not_allowed, and a
+ * private project's owner routes work (its owner must reach them); every other check is the same.
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../lib/context.ts";
 import { ApiError } from "../lib/errors.ts";
+import { projectCache } from "../lib/project-cache.ts";
 import { findKeyWithProjectCached, findProjectBySlug } from "../lib/projects.repository.ts";
 import { hashSecret } from "../lib/secrets.ts";
 
@@ -16,8 +21,18 @@ const PROJECT_PATH = /^\/api\/v3\/projects\/([^/]+)/;
 /** What a project slug can be (snapshot spec); anything else names no project. */
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
-/** The slug in the path, decoded; "" when it cannot be decoded (it then matches no project). */
-function slugOf(path: string): string | undefined {
+/** Whether `origin` may ever match an allowlist and be named in Access-Control-Allow-Origin (the opaque origin `null` never). */
+export function isNamableOrigin(origin: string | undefined): origin is string {
+  return origin !== undefined && origin !== "" && origin !== "null";
+}
+
+/** Whether `slug` can name a project at all (a malformed one is never looked up). */
+export function isProjectSlug(slug: string): boolean {
+  return SLUG.test(slug);
+}
+
+/** The slug in a /api/v3/projects/{slug} path, decoded; "" when it cannot be decoded (it then matches no project). */
+export function slugOf(path: string): string | undefined {
   const raw = PROJECT_PATH.exec(path)?.[1];
   if (raw === undefined) return undefined;
   try {
@@ -27,33 +42,76 @@ function slugOf(path: string): string | undefined {
   }
 }
 
-export function apiKeyMiddleware(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const { db } = c.get("deps");
-    const presented = c.req.header("X-API-Key");
-    if (presented === undefined || presented.trim() === "") {
-      throw new ApiError("missing_key", "send the project key in the X-API-Key header");
-    }
-    const found = await findKeyWithProjectCached(c.get("deps"), hashSecret(presented));
-    if (!found) throw new ApiError("invalid_key", "the API key does not exist or was regenerated");
-    const { key, project } = found;
-    if (project.plan !== "pro") {
-      throw new ApiError("not_allowed", "the API needs the PRO plan");
-    }
-    const origin = c.req.header("Origin");
-    if (key.kind === "embed" && origin !== undefined && !project.allowed_origins.includes(origin)) {
+type Context = Parameters<MiddlewareHandler<AppEnv>>[0];
+type Found = NonNullable<Awaited<ReturnType<typeof findKeyWithProjectCached>>>;
+
+/**
+ * The contract's key checks on a looked-up key and its project, in the order the README states;
+ * sets `apiKey` and `project`. Throws the ApiError of the first check that fails.
+ */
+async function authorize(c: Context, found: Found | undefined): Promise<void> {
+  if (!found) throw new ApiError("invalid_key", "the API key does not exist or was regenerated");
+  const { key, project } = found;
+  if (project.plan !== "pro") {
+    throw new ApiError("not_allowed", "the API needs the PRO plan");
+  }
+  const owner = c.get("access") === "owner";
+  if (owner && key.kind !== "secret") {
+    throw new ApiError("not_allowed", "owner routes take the project's secret key, never the embed key");
+  }
+  const origin = c.req.header("Origin");
+  if (key.kind === "embed" && origin !== undefined) {
+    if (!isNamableOrigin(origin) || !project.allowed_origins.includes(origin)) {
       throw new ApiError("origin_not_allowed", "this origin is not on the project's allowlist for the embed key");
     }
-    const slugInPath = slugOf(c.req.path);
-    if (slugInPath !== undefined && slugInPath !== project.slug) {
-      // A malformed slug (bad escape, NUL, ...) is never looked up: no project can have it.
-      const other = SLUG.test(slugInPath) ? await findProjectBySlug(db, slugInPath) : undefined;
-      if (!other || other.is_private) throw new ApiError("not_found", "project not found");
-      throw new ApiError("key_wrong_project", "the API key belongs to another project");
+    // The one place a browser is let read the answer (src/middleware/cors.ts); a prepared
+    // header, so every answer from here on carries it, errors and 304 included.
+    c.header("Access-Control-Allow-Origin", origin);
+  }
+  const slugInPath = slugOf(c.req.path);
+  if (slugInPath !== undefined && slugInPath !== project.slug) {
+    // A malformed slug (bad escape, NUL, ...) is never looked up: no project can have it.
+    const other = isProjectSlug(slugInPath) ? await findProjectBySlug(c.get("deps").db, slugInPath) : undefined;
+    if (!other || other.is_private) throw new ApiError("not_found", "project not found");
+    throw new ApiError("key_wrong_project", "the API key belongs to another project");
+  }
+  if (project.is_private && !owner) throw new ApiError("not_found", "project not found");
+  c.set("apiKey", key);
+  c.set("project", project);
+}
+
+function presentedKeyHash(c: Context): string {
+  const presented = c.req.header("X-API-Key");
+  if (presented === undefined || presented.trim() === "") {
+    throw new ApiError("missing_key", "send the project key in the X-API-Key header");
+  }
+  return hashSecret(presented);
+}
+
+/**
+ * Authorizes the request again from a fresh lookup of its key, after the rate-limit step learned
+ * that an owner changed the project's keys or settings since this process cached them
+ * (owner-api-v3.md, Rules 7-8: the very next request on every instance sees the change).
+ */
+export async function reauthorizeFresh(c: Context): Promise<void> {
+  const deps = c.get("deps");
+  await authorize(c, await findKeyWithProjectCached(deps, presentedKeyHash(c)));
+}
+
+export function apiKeyMiddleware(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const deps = c.get("deps");
+    const keyHash = presentedKeyHash(c);
+    try {
+      await authorize(c, await findKeyWithProjectCached(deps, keyHash));
+    } catch (error) {
+      // A refusal may come from a cached lookup an owner has just changed (a new allowlist, a
+      // project made public): refuse only what a fresh lookup refuses too. Unknown keys are
+      // never cached, so they cost no second query.
+      if (!(error instanceof ApiError) || error.code === "invalid_key") throw error;
+      projectCache(deps).delete(`key:${keyHash}`);
+      await authorize(c, await findKeyWithProjectCached(deps, keyHash));
     }
-    if (project.is_private) throw new ApiError("not_found", "project not found");
-    c.set("apiKey", key);
-    c.set("project", project);
     await next();
   };
 }

@@ -1,7 +1,7 @@
 /**
  * Idempotency-Key on writes (contract, "Limits": idempotency rules). A record is scoped by
- * project, voter and key; the claim is atomic (SET NX / in-process map) and its lock expires
- * after LOCK_SECONDS so a crashed request never blocks its retries for long. The finished
+ * project, voter and key; the claim is atomic (one Redis script / in-process map) and its lock
+ * expires after LOCK_SECONDS so a crashed request never blocks its retries for long. The finished
  * response (status, content type, exact body) is kept RETENTION_SECONDS and replayed with
  * Idempotent-Replay: true. The fingerprint is method + path + body digest: the same key on
  * another route, or with another body, answers 409 idempotency_mismatch; a replay while the
@@ -9,11 +9,22 @@
  * not recorded, so a failed request may be retried with the same key. A request with no
  * identity at all (minting a voter on /identity) has no one to scope a record by: sharing one
  * would hand one client's fresh anon_token to another, so such requests are never replayed.
+ *
+ * The shared store failing (design.md: "a request whose claim cannot be made shared does not
+ * run"; contract, "Errors": both answers are safe to retry):
+ * - the claim or the read of the record fails: the handler does not run and nothing changes;
+ *   409 idempotency_in_progress with Retry-After when the claim may have been made (timeout),
+ *   500 internal when it certainly was not;
+ * - writing the finished record fails: the work is done, so its answer is sent; the lock stays
+ *   (replays meanwhile answer 409 idempotency_in_progress) and the store keeps writing the
+ *   record in the background;
+ * - releasing the lock after a 5xx fails: the lock expires by itself (409 until then).
  */
 import { hash } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../lib/context.ts";
 import { ApiError } from "../lib/errors.ts";
+import { type ClaimResult, IdempotencyStoreUnavailable } from "../store/store.types.ts";
 
 export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 60 * 60;
 export const IDEMPOTENCY_LOCK_SECONDS = 15;
@@ -41,17 +52,18 @@ export function idempotencyMiddleware(): MiddlewareHandler<AppEnv> {
     const fingerprint = `${c.req.method} ${c.req.path} ${hash("sha256", body, "hex")}`;
     const recordKey = `${c.get("project").id}:${c.get("idempotencyScope")}:${hash("sha256", key, "hex")}`;
 
-    const claim = await store.claim(recordKey, fingerprint, IDEMPOTENCY_LOCK_SECONDS);
+    let claim: ClaimResult;
+    try {
+      claim = await store.claim(recordKey, fingerprint, IDEMPOTENCY_LOCK_SECONDS);
+    } catch (error) {
+      throw refusal(error);
+    }
     if (!claim.claimed) {
-      const record = claim.record;
-      if (record && record.fingerprint !== fingerprint) {
+      const { record } = claim;
+      if (record.fingerprint !== fingerprint) {
         throw new ApiError("idempotency_mismatch", "this Idempotency-Key was already used for a different request");
       }
-      if (!record || record.state === "running") {
-        throw new ApiError("idempotency_in_progress", "an earlier request with this Idempotency-Key is still running", {
-          headers: { "Retry-After": "1" },
-        });
-      }
+      if (record.state === "running") throw inProgress();
       const { response } = record;
       for (const [name, value] of Object.entries(response.headers)) c.header(name, value);
       c.header("Idempotent-Replay", "true");
@@ -60,7 +72,9 @@ export function idempotencyMiddleware(): MiddlewareHandler<AppEnv> {
 
     await next();
     if (c.res.status >= 500) {
-      await store.release(recordKey);
+      // Nothing was done (a 5xx rolls back): free the key for a retry. If the store does not
+      // answer, the lock expires by itself and a retry meanwhile gets 409 in progress.
+      await store.release(recordKey, claim.token).catch(() => {});
       return;
     }
     const stored = {
@@ -68,6 +82,23 @@ export function idempotencyMiddleware(): MiddlewareHandler<AppEnv> {
       headers: { "Content-Type": c.res.headers.get("Content-Type") ?? "application/json" },
       body: await c.res.clone().text(),
     };
-    await store.complete(recordKey, fingerprint, stored, IDEMPOTENCY_RETENTION_SECONDS);
+    // The work is done and its answer goes out whatever the store says. On failure the lock is
+    // kept, never released: a replay must not run the work again (the store retries the record).
+    await store.complete(recordKey, claim.token, fingerprint, stored, IDEMPOTENCY_RETENTION_SECONDS).catch(() => {});
   };
+}
+
+function inProgress(): ApiError {
+  return new ApiError("idempotency_in_progress", "an earlier request with this Idempotency-Key is still running", {
+    headers: { "Retry-After": "1" },
+  });
+}
+
+/**
+ * The answer when the shared store did not answer the claim: the request does not run. Any
+ * other error is rethrown (the error handler logs it and answers 500 internal).
+ */
+function refusal(error: unknown): unknown {
+  if (!(error instanceof IdempotencyStoreUnavailable)) return error;
+  return error.claimMayExist ? inProgress() : new ApiError("internal", "internal error; safe to retry");
 }

@@ -11,6 +11,7 @@ import type { AppEnv } from "../lib/context.ts";
 import { failure } from "../lib/envelope.ts";
 import { ApiError } from "../lib/errors.ts";
 
+// biome-ignore lint/suspicious/noExplicitAny: any app's routes (hono's schema and base path generics play no part here)
 export function methodCheckMiddleware(app: Hono<AppEnv, any, any>): MiddlewareHandler<AppEnv> {
   let router: TrieRouter<string[]> | undefined;
 

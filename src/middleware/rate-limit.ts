@@ -3,12 +3,16 @@
  * other method against the write budget; embed keys have their own budgets (config). Sets
  * X-RateLimit-Limit / -Remaining / -Reset (Unix seconds) on every keyed response and answers
  * 429 rate_limited with Retry-After (seconds) once the window's budget is spent. The same round
- * trip reads the project's content revision for the shared read cache (c.get("contentRevision")).
+ * trip reads the project's content revision for the shared read cache (c.get("contentRevision"))
+ * and its lookups revision: when that moved since this process last saw it, the cached key,
+ * settings, board structure and voters are dropped and the key is checked again.
  */
 import type { MiddlewareHandler } from "hono";
 import type { Config } from "../config.ts";
 import type { AppEnv } from "../lib/context.ts";
 import { ApiError } from "../lib/errors.ts";
+import { projectCache, seenLookupRevisions } from "../lib/project-cache.ts";
+import { reauthorizeFresh } from "./api-key.ts";
 
 const WINDOW_SECONDS = 60;
 
@@ -31,8 +35,19 @@ export function rateLimitMiddleware(): MiddlewareHandler<AppEnv> {
     const key = c.get("apiKey");
     const isRead = c.req.method === "GET" || c.req.method === "HEAD";
     const limit = budgetFor(config, key.kind, isRead);
-    const result = await rateLimiter.consume(`${key.id}:${isRead ? "read" : "write"}`, limit, WINDOW_SECONDS, revisionScope(c.get("project").id));
+    const result = await rateLimiter.consume(
+      `${key.id}:${isRead ? "read" : "write"}`,
+      limit,
+      WINDOW_SECONDS,
+      revisionScope(c.get("project").id),
+    );
     c.set("contentRevision", result.revision);
+    if (result.lookupsRevision !== null && seenLookupRevisions(c.get("deps")).changed(c.get("project").id, result.lookupsRevision)) {
+      // An owner changed keys, settings, boards or voters since this process cached them (or
+      // this process had not seen the project yet): drop the cached lookups, check the key again.
+      projectCache(c.get("deps")).clear();
+      await reauthorizeFresh(c);
+    }
     c.header("X-RateLimit-Limit", String(result.limit));
     c.header("X-RateLimit-Remaining", String(result.remaining));
     c.header("X-RateLimit-Reset", String(result.resetAt));

@@ -12,13 +12,21 @@ import type { AppEnv } from "../lib/context.ts";
 import { isStaticHeader } from "./static-headers.ts";
 
 export const READ_CACHE_CONTROL = "private, max-age=60";
+/** Owner reads are never reused by clients (owner-api-v3.md, "Common rules"). */
+export const OWNER_READ_CACHE_CONTROL = "private, max-age=0";
 
 // hono strips a 304 down to a few caching headers; the contract wants the request id, the API
 // version and the rate headers on every response, and a browser needs the CORS ones. The static
 // headers (static-headers.ts: secure headers, Vary) stay too.
 const RETAINED = new Set([
-  ...RETAINED_304_HEADERS, "x-request-id", "x-api-version", "x-ratelimit-limit", "x-ratelimit-remaining",
-  "x-ratelimit-reset", "access-control-allow-origin", "access-control-allow-credentials",
+  ...RETAINED_304_HEADERS,
+  "x-request-id",
+  "x-api-version",
+  "x-ratelimit-limit",
+  "x-ratelimit-remaining",
+  "x-ratelimit-reset",
+  "access-control-allow-origin",
+  "access-control-allow-credentials",
   "access-control-expose-headers",
 ]);
 
@@ -56,7 +64,10 @@ export function readCacheMiddleware(): MiddlewareHandler<AppEnv> {
     const ifNoneMatch = c.req.header("If-None-Match") ?? null;
     await next();
     // Through c.res.headers, not c.header(): after the handler, c.header() rebuilds the response.
-    if (c.res.status === 200) c.res.headers.set("Cache-Control", READ_CACHE_CONTROL);
+    // A route that chose its own caching (the reference page's versioned bundle) keeps it.
+    if (c.res.status === 200 && !c.res.headers.has("Cache-Control")) {
+      c.res.headers.set("Cache-Control", c.get("access") === "owner" ? OWNER_READ_CACHE_CONTROL : READ_CACHE_CONTROL);
+    }
     if (!c.res.ok) return;
     let etag = c.res.headers.get("ETag");
     let streamed = false;

@@ -8,9 +8,10 @@
  * (`contentRevisionMiddleware`), and every keyed request reads the revision in the same round
  * trip as its rate-limit counter (src/middleware/rate-limit.ts). A write's effect is therefore
  * visible on every instance to any read that starts after the write answered. Admin changes
- * (import, key regeneration) clear the cache through the project-cache notification. Entries
- * also expire after READ_CACHE_SECONDS, which bounds the one change no write announces: a
- * release reaching its publish time. Without a revision (the shared store did not answer) reads
+ * (import, key regeneration) clear the cache through the project-cache notification. The one
+ * change no write announces, a scheduled release reaching its publish time, ends every entry of
+ * the project built before that time exactly then (src/lib/scheduled-publication.ts). Entries
+ * also expire after READ_CACHE_SECONDS. Without a revision (the shared store did not answer) reads
  * bypass the cache, and the cache is emptied so nothing from before the outage is served after.
  *
  * Reads with a voter identity are never stored: has_voted, is_own and a voter's own unapproved
@@ -24,6 +25,7 @@ import type { MiddlewareHandler } from "hono";
 import { BooleanFieldOverlay, itemsOf } from "../lib/boolean-field-overlay.ts";
 import type { AppDeps, AppEnv, VoterContext } from "../lib/context.ts";
 import { LocalCache, registerLocalCache } from "../lib/project-cache.ts";
+import { nextPublicationAfter } from "../lib/scheduled-publication.ts";
 import { revisionScope } from "./rate-limit.ts";
 import { etagOf, stringBody } from "./read-cache.ts";
 
@@ -33,6 +35,11 @@ interface CachedRead {
   contentType: string;
   /** Prepared on the first personalized read of the entry; null when the body does not allow it. */
   overlay?: BooleanFieldOverlay | null;
+  /**
+   * When a scheduled release of the project becomes public after the answer was built (ms since
+   * the epoch; null: none is scheduled): the entry is not served from then on (Rule 4).
+   */
+  expiresAt?: number | null;
 }
 
 const caches = new WeakMap<AppDeps, LocalCache | null>();
@@ -44,15 +51,16 @@ const caches = new WeakMap<AppDeps, LocalCache | null>();
 export function sharedReadCacheOf(deps: AppDeps): LocalCache | null {
   let cache = caches.get(deps);
   if (cache === undefined) {
-    cache = deps.config.READ_CACHE_SECONDS > 0
-      ? new LocalCache(deps.config.READ_CACHE_SECONDS * 1000, {
-        maxBytes: Math.floor(deps.config.READ_CACHE_MB * 1024 * 1024),
-        bytesOf: (value, key) => {
-          const entry = value as CachedRead;
-          return 2 * (entry.body.length + key.length + entry.etag.length) + 200;
-        },
-      })
-      : null;
+    cache =
+      deps.config.READ_CACHE_SECONDS > 0
+        ? new LocalCache(deps.config.READ_CACHE_SECONDS * 1000, {
+            maxBytes: Math.floor(deps.config.READ_CACHE_MB * 1024 * 1024),
+            bytesOf: (value, key) => {
+              const entry = value as CachedRead;
+              return 2 * (entry.body.length + key.length + entry.etag.length) + 200;
+            },
+          })
+        : null;
     if (cache) registerLocalCache(cache);
     caches.set(deps, cache);
   }
@@ -108,7 +116,12 @@ export function sharedReadCache(options: SharedReadCacheOptions = {}): Middlewar
     const url = c.req.url;
     const queryAt = url.indexOf("?");
     const key = `${c.get("project").id}\n${revision}\n${c.req.path}${queryAt < 0 ? "" : url.slice(queryAt)}`;
+    const deps = c.get("deps");
     let entry = cache.get<CachedRead>(key);
+    if (entry?.expiresAt != null && deps.now().getTime() >= entry.expiresAt) {
+      cache.delete(key);
+      entry = undefined;
+    }
     let ranRoute = false;
     if (!entry) {
       if (voter !== null && !options.personalizeAlways) return next();
@@ -119,8 +132,12 @@ export function sharedReadCache(options: SharedReadCacheOptions = {}): Middlewar
       try {
         entry = await cache.remember(key, async () => {
           ranRoute = true;
+          // Taken before the route reads the clock, so the entry never outlives what it showed.
+          const builtAt = deps.now();
           await next();
-          return shareable(c.res);
+          const shared = await shareable(c.res);
+          if (shared) shared.expiresAt = await nextPublicationAfter(deps, c.get("project").id, builtAt);
+          return shared;
         });
         if (!entry && !ranRoute) {
           ranRoute = true;
@@ -165,7 +182,11 @@ async function personalized(
   } else {
     const envelope = JSON.parse(entry.body) as { data?: unknown };
     const items = itemsOf(envelope) as Record<string, unknown>[];
-    trueIds = await personalize.trueFor(items.map((item) => item.id as number), voter, deps);
+    trueIds = await personalize.trueFor(
+      items.map((item) => item.id as number),
+      voter,
+      deps,
+    );
     for (const item of items) item[personalize.field] = trueIds.has(item.id as number);
     body = JSON.stringify(envelope);
   }
@@ -179,7 +200,7 @@ async function personalized(
 async function shareable(response: Response): Promise<CachedRead | undefined> {
   if (response.status !== 200) return undefined;
   // Outside @hono/node-server (in-process requests) the body is a stream: read a copy.
-  const body = stringBody(response) ?? await response.clone().text();
+  const body = stringBody(response) ?? (await response.clone().text());
   const entry = { body, etag: etagOf(body), contentType: response.headers.get("Content-Type") ?? "application/json" };
   response.headers.set("ETag", entry.etag);
   return entry;
@@ -196,7 +217,9 @@ export function contentRevisionMiddleware(): MiddlewareHandler<AppEnv> {
     await next();
     if (c.req.method === "GET" || c.req.method === "HEAD") return;
     if (c.res.status < 200 || c.res.status >= 300 || c.get("contentUnchanged") === true) return;
-    const bumped = await c.get("deps").rateLimiter.bumpRevision(revisionScope(c.get("project").id));
+    // An owner write may change what instances cache beyond content (keys, settings, voters).
+    const lookups = c.get("access") === "owner";
+    const bumped = await c.get("deps").rateLimiter.bumpRevision(revisionScope(c.get("project").id), { lookups });
     if (!bumped) sharedReadCacheOf(c.get("deps"))?.clear();
   };
 }

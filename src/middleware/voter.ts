@@ -18,6 +18,14 @@ const IDENTITY_PATH = /^\/api\/v3\/projects\/[^/]+\/identity\/?$/;
 
 export function voterMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    if (c.get("access") === "owner") {
+      // Owner routes act for the project, not a voter: identity headers are ignored
+      // (owner-api-v3.md, "Common rules"), and idempotency records are the owner's.
+      c.set("voter", null);
+      c.set("idempotencyScope", "owner");
+      await next();
+      return;
+    }
     if (IDENTITY_PATH.test(c.req.path)) {
       // No voter yet: scope idempotency records by the presented token's digest instead.
       const presented = c.req.header("X-VF-Token") || c.req.header("X-VF-Anon");
@@ -68,7 +76,9 @@ export async function resolveVoter(
   }
   if (presented.anon !== undefined && presented.anon !== "") {
     const digest = hashSecret(presented.anon);
-    const voter = await projectCache(deps).remember(`anon-voter:${project.id}:${digest}`, () => findAnonymousVoter(deps.db, project.id, digest));
+    const voter = await projectCache(deps).remember(`anon-voter:${project.id}:${digest}`, () =>
+      findAnonymousVoter(deps.db, project.id, digest),
+    );
     if (!voter) throw new ApiError("identity_invalid", "the anonymous token is unknown to this project");
     return voter;
   }

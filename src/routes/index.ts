@@ -6,8 +6,13 @@ import { createChangelogRouter } from "./changelog/index.ts";
 import { createCommentsRouter } from "./comments/index.ts";
 import { createFeaturesRouter } from "./features/index.ts";
 import { createIdentityRouter } from "./identity/index.ts";
+import { createKeysRouter } from "./keys/index.ts";
 import { createMessagesRouter } from "./messages/index.ts";
 import { createRevenueRouter } from "./revenue/index.ts";
+import { createSettingsRouter } from "./settings/index.ts";
+import { createTiersRouter } from "./tiers/index.ts";
+import { createVotersRouter } from "./voters/index.ts";
+import { createTagsRouter } from "./tags/index.ts";
 import { createVotesRouter } from "./votes/index.ts";
 
 export function registerApiRouters(app: OpenAPIHono<AppEnv>, prefix: string): void {
@@ -19,4 +24,9 @@ export function registerApiRouters(app: OpenAPIHono<AppEnv>, prefix: string): vo
   app.route(prefix, createMessagesRouter());
   app.route(prefix, createIdentityRouter());
   app.route(prefix, createRevenueRouter());
+  app.route(prefix, createVotersRouter());
+  app.route(prefix, createTiersRouter());
+  app.route(prefix, createSettingsRouter());
+  app.route(prefix, createKeysRouter());
+  app.route(prefix, createTagsRouter());
 }

@@ -1,6 +1,7 @@
 /**
- * In-process rate limiter and idempotency store: the embedded default, and the fallback the
- * Redis implementations use while Redis does not answer. Exact within one process only.
+ * In-process rate limiter and idempotency store: the embedded default (no REDIS_URL). The
+ * rate limiter is also the fallback the Redis limiter uses while Redis does not answer; the
+ * idempotency store never is (design.md). Exact within one process only.
  */
 import { randomUUID } from "node:crypto";
 import type { ClaimResult, IdempotencyRecord, IdempotencyStore, RateLimiter, RateLimitResult, StoredResponse } from "./store.types.ts";
@@ -65,7 +66,8 @@ export class MemoryRateLimiter implements RateLimiter {
     const resetAt = (window + 1) * windowSeconds;
     this.counters.set(key, count, (resetAt - nowSeconds) * 1000 + 1000);
     const revision = revisionScope === undefined ? null : this.revisionOf(revisionScope);
-    return { limit, remaining: Math.max(0, limit - count), resetAt, allowed: count <= limit, revision };
+    const lookupsRevision = revisionScope === undefined ? null : this.revisionOf(`lookups:${revisionScope}`);
+    return { limit, remaining: Math.max(0, limit - count), resetAt, allowed: count <= limit, revision, lookupsRevision };
   }
 
   private revisionOf(scope: string): string {
@@ -77,8 +79,9 @@ export class MemoryRateLimiter implements RateLimiter {
     return revision;
   }
 
-  async bumpRevision(scope: string): Promise<boolean> {
+  async bumpRevision(scope: string, options: { lookups?: boolean } = {}): Promise<boolean> {
     this.revisions.set(scope, randomUUID());
+    if (options.lookups) this.revisions.set(`lookups:${scope}`, randomUUID());
     return true;
   }
 
@@ -88,8 +91,9 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 }
 
+/** Exact within one process: the embedded default only (a Redis deployment never falls back to it). */
 export class MemoryIdempotencyStore implements IdempotencyStore {
-  private readonly records: ExpiringMap<IdempotencyRecord>;
+  private readonly records: ExpiringMap<IdempotencyRecord & { token?: string }>;
 
   constructor(now: () => number = Date.now) {
     this.records = new ExpiringMap(now);
@@ -97,17 +101,23 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 
   async claim(key: string, fingerprint: string, lockSeconds: number): Promise<ClaimResult> {
     const existing = this.records.get(key);
-    if (existing) return { claimed: false, record: existing };
-    this.records.set(key, { state: "running", fingerprint }, lockSeconds * 1000);
-    return { claimed: true };
+    if (existing) {
+      const { token: _token, ...record } = existing;
+      return { claimed: false, record };
+    }
+    const token = randomUUID();
+    this.records.set(key, { state: "running", fingerprint, token }, lockSeconds * 1000);
+    return { claimed: true, token };
   }
 
-  async complete(key: string, fingerprint: string, response: StoredResponse, ttlSeconds: number): Promise<void> {
+  async complete(key: string, token: string, fingerprint: string, response: StoredResponse, ttlSeconds: number): Promise<void> {
+    const existing = this.records.get(key);
+    if (existing && existing.token !== token) return;
     this.records.set(key, { state: "done", fingerprint, response }, ttlSeconds * 1000);
   }
 
-  async release(key: string): Promise<void> {
-    this.records.delete(key);
+  async release(key: string, token: string): Promise<void> {
+    if (this.records.get(key)?.token === token) this.records.delete(key);
   }
 
   async close(): Promise<void> {

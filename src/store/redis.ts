@@ -1,13 +1,15 @@
 /**
  * Redis implementations shared by every instance (design.md). Each call has a short timeout
- * and no offline queue; when Redis fails the call falls back to the in-process implementation
- * (fail open to a per-process limit) and a warning is logged at most every 10 seconds.
+ * and no offline queue. When Redis fails, the rate limiter falls back to the in-process
+ * implementation (fail open to a per-process limit); the idempotency store never does (a
+ * request whose claim cannot be made shared does not run): it throws
+ * IdempotencyStoreUnavailable. Either logs a warning at most every 10 seconds.
  */
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { MemoryIdempotencyStore, MemoryRateLimiter } from "./memory.ts";
-import type { ClaimResult, IdempotencyRecord, IdempotencyStore, RateLimiter, RateLimitResult, StoredResponse } from "./store.types.ts";
+import { MemoryRateLimiter } from "./memory.ts";
+import type { RateLimiter, RateLimitResult } from "./store.types.ts";
 
 /** Opens a client that never queues commands while disconnected and gives up quickly. */
 export function connectRedis(url: string, commandTimeoutMs: number, keyPrefix = "fb:"): Redis {
@@ -23,14 +25,18 @@ export function connectRedis(url: string, commandTimeoutMs: number, keyPrefix = 
   });
 }
 
-class FailureLog {
+/** Logs a Redis failure at most every 10 seconds (an outage would otherwise log every request). */
+export class FailureLog {
   private lastWarnAt = 0;
-  constructor(private readonly logger: Logger, private readonly what: string) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly message: string,
+  ) {}
   warn(error: unknown): void {
     const now = Date.now();
     if (now - this.lastWarnAt < 10_000) return;
     this.lastWarnAt = now;
-    this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, `${this.what}: Redis unavailable, using the per-process fallback`);
+    this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, this.message);
   }
 }
 
@@ -40,34 +46,51 @@ local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return count`;
 
-// The same, and the content revision of KEYS[2]: a scope without one (never written, expired,
-// or Redis restarted empty) gets the fresh random token ARGV[2], so a revision is never reused.
+// The same, and the content and lookups revisions KEYS[2] and KEYS[3]: a scope without one
+// (never written, expired, or Redis restarted empty) gets a fresh random token (ARGV[2] with a
+// suffix), so a revision is never reused.
 const CONSUME_READ_REVISION_SCRIPT = `
 local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 local revision = redis.call('GET', KEYS[2])
 if not revision then
-  revision = ARGV[2]
+  revision = ARGV[2] .. 'c'
   redis.call('SET', KEYS[2], revision, 'EX', ARGV[3])
 end
-return {count, revision}`;
+local lookups = redis.call('GET', KEYS[3])
+if not lookups then
+  lookups = ARGV[2] .. 'l'
+  redis.call('SET', KEYS[3], lookups, 'EX', ARGV[3])
+end
+return {count, revision, lookups}`;
 
 /** Revisions outlive any cached response by far; an expired one is simply replaced. */
 const REVISION_TTL_SECONDS = 86_400;
 
 type ScriptedRedis = {
   fbConsume(key: string, ttl: number): Promise<number>;
-  fbConsumeReadRevision(key: string, revisionKey: string, ttl: number, fresh: string, revisionTtl: number): Promise<[number, string]>;
+  fbConsumeReadRevision(
+    key: string,
+    revisionKey: string,
+    lookupsKey: string,
+    ttl: number,
+    fresh: string,
+    revisionTtl: number,
+  ): Promise<[number, string, string]>;
 };
 
 export class RedisRateLimiter implements RateLimiter {
   private readonly fallback = new MemoryRateLimiter();
   private readonly failures: FailureLog;
 
-  constructor(private readonly redis: Redis, logger: Logger, private readonly fallbackFactor = 1) {
-    this.failures = new FailureLog(logger, "rate limiter");
+  constructor(
+    private readonly redis: Redis,
+    logger: Logger,
+    private readonly fallbackFactor = 1,
+  ) {
+    this.failures = new FailureLog(logger, "rate limiter: Redis unavailable, using the per-process fallback");
     redis.defineCommand("fbConsume", { numberOfKeys: 1, lua: CONSUME_SCRIPT });
-    redis.defineCommand("fbConsumeReadRevision", { numberOfKeys: 2, lua: CONSUME_READ_REVISION_SCRIPT });
+    redis.defineCommand("fbConsumeReadRevision", { numberOfKeys: 3, lua: CONSUME_READ_REVISION_SCRIPT });
   }
 
   async consume(bucket: string, limit: number, windowSeconds: number, revisionScope?: string): Promise<RateLimitResult> {
@@ -79,79 +102,50 @@ export class RedisRateLimiter implements RateLimiter {
     try {
       let count: number;
       let revision: string | null = null;
+      let lookupsRevision: string | null = null;
       if (revisionScope === undefined) {
         count = Number(await redis.fbConsume(counterKey, windowSeconds + 1));
       } else {
-        const reply = await redis.fbConsumeReadRevision(counterKey, `rev:${revisionScope}`, windowSeconds + 1, randomUUID(), REVISION_TTL_SECONDS);
+        const reply = await redis.fbConsumeReadRevision(
+          counterKey,
+          `rev:${revisionScope}`,
+          `lrev:${revisionScope}`,
+          windowSeconds + 1,
+          randomUUID(),
+          REVISION_TTL_SECONDS,
+        );
         count = Number(reply[0]);
         revision = String(reply[1]);
+        lookupsRevision = String(reply[2]);
       }
-      return { limit, remaining: Math.max(0, limit - count), resetAt, allowed: count <= limit, revision };
+      return { limit, remaining: Math.max(0, limit - count), resetAt, allowed: count <= limit, revision, lookupsRevision };
     } catch (error) {
       this.failures.warn(error);
       const local = await this.fallback.consume(bucket, Math.max(1, Math.floor(limit * this.fallbackFactor)), windowSeconds);
       // A per-process revision would not see other instances' writes: no revision, no caching.
-      return { ...local, limit, revision: null };
+      return { ...local, limit, revision: null, lookupsRevision: null };
     }
   }
 
-  async bumpRevision(scope: string): Promise<boolean> {
+  async bumpRevision(scope: string, options: { lookups?: boolean } = {}): Promise<boolean> {
     try {
-      await this.redis.set(`rev:${scope}`, randomUUID(), "EX", REVISION_TTL_SECONDS);
+      if (options.lookups) {
+        // One round trip; both keys replaced together.
+        const replies = await this.redis
+          .multi()
+          .set(`rev:${scope}`, randomUUID(), "EX", REVISION_TTL_SECONDS)
+          .set(`lrev:${scope}`, randomUUID(), "EX", REVISION_TTL_SECONDS)
+          .exec();
+        const failed = replies?.find(([error]) => error)?.[0];
+        if (!replies || failed) throw failed ?? new Error("transaction discarded");
+      } else {
+        await this.redis.set(`rev:${scope}`, randomUUID(), "EX", REVISION_TTL_SECONDS);
+      }
       return true;
     } catch (error) {
       this.failures.warn(error);
       return false;
     }
-  }
-
-  async close(): Promise<void> {
-    await this.fallback.close();
-  }
-}
-
-export class RedisIdempotencyStore implements IdempotencyStore {
-  private readonly fallback = new MemoryIdempotencyStore();
-  private readonly failures: FailureLog;
-
-  constructor(private readonly redis: Redis, logger: Logger) {
-    this.failures = new FailureLog(logger, "idempotency store");
-  }
-
-  private redisKey(key: string): string {
-    return `idem:${key}`;
-  }
-
-  async claim(key: string, fingerprint: string, lockSeconds: number): Promise<ClaimResult> {
-    const record: IdempotencyRecord = { state: "running", fingerprint };
-    try {
-      const set = await this.redis.set(this.redisKey(key), JSON.stringify(record), "EX", lockSeconds, "NX");
-      if (set === "OK") return { claimed: true };
-      const existing = await this.redis.get(this.redisKey(key));
-      return { claimed: false, record: existing ? (JSON.parse(existing) as IdempotencyRecord) : null };
-    } catch (error) {
-      this.failures.warn(error);
-      return this.fallback.claim(key, fingerprint, lockSeconds);
-    }
-  }
-
-  async complete(key: string, fingerprint: string, response: StoredResponse, ttlSeconds: number): Promise<void> {
-    const record: IdempotencyRecord = { state: "done", fingerprint, response };
-    try {
-      await this.redis.set(this.redisKey(key), JSON.stringify(record), "EX", ttlSeconds);
-    } catch (error) {
-      this.failures.warn(error);
-      await this.fallback.complete(key, fingerprint, response, ttlSeconds);
-    }
-  }
-
-  async release(key: string): Promise<void> {
-    try {
-      await this.redis.del(this.redisKey(key));
-    } catch (error) {
-      this.failures.warn(error);
-    }
-    await this.fallback.release(key);
   }
 
   async close(): Promise<void> {

@@ -6,8 +6,9 @@ import { randomBytes } from "node:crypto";
 import pino from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { MemoryIdempotencyStore, MemoryRateLimiter } from "./memory.ts";
-import { connectRedis, RedisIdempotencyStore, RedisRateLimiter } from "./redis.ts";
-import type { IdempotencyStore, RateLimiter } from "./store.types.ts";
+import { RedisIdempotencyStore } from "./idempotency.redis.ts";
+import { connectRedis, RedisRateLimiter } from "./redis.ts";
+import { type ClaimResult, type IdempotencyStore, IdempotencyStoreUnavailable, type RateLimiter } from "./store.types.ts";
 
 const logger = pino({ level: "silent" });
 const redisUrl = process.env.REDIS_URL;
@@ -18,7 +19,10 @@ const implementations: [string, () => { limiter: RateLimiter; store: Idempotency
   ["memory", () => ({ limiter: new MemoryRateLimiter(), store: new MemoryIdempotencyStore() })],
 ];
 if (redis) {
-  implementations.push(["redis", () => ({ limiter: new RedisRateLimiter(redis, logger), store: new RedisIdempotencyStore(redis, logger) })]);
+  implementations.push([
+    "redis",
+    () => ({ limiter: new RedisRateLimiter(redis, logger), store: new RedisIdempotencyStore(redis, logger) }),
+  ]);
 }
 
 describe.each(implementations)("%s store", (_name, make) => {
@@ -67,13 +71,18 @@ describe.each(implementations)("%s store", (_name, make) => {
     expect(new Set(parallel.map((r) => r.revision)).size).toBe(1);
   });
 
+  const token = (claim: ClaimResult) => {
+    expect(claim.claimed).toBe(true);
+    return (claim as { token: string }).token;
+  };
+  const response = { status: 201, headers: { "Content-Type": "application/json" }, body: '{"data":1}' };
+
   it("claims a key once; later claims see the running record, then the finished one", async () => {
     const { store } = make();
     const key = bucket();
-    expect(await store.claim(key, "fp", 10)).toEqual({ claimed: true });
+    const first = token(await store.claim(key, "fp", 10));
     expect(await store.claim(key, "fp", 10)).toEqual({ claimed: false, record: { state: "running", fingerprint: "fp" } });
-    const response = { status: 201, headers: { "Content-Type": "application/json" }, body: '{"data":1}' };
-    await store.complete(key, "fp", response, 60);
+    await store.complete(key, first, "fp", response, 60);
     expect(await store.claim(key, "other", 10)).toEqual({ claimed: false, record: { state: "done", fingerprint: "fp", response } });
   });
 
@@ -87,11 +96,36 @@ describe.each(implementations)("%s store", (_name, make) => {
   it("frees a released key and expires a lock after its time", async () => {
     const { store } = make();
     const key = bucket();
-    await store.claim(key, "fp", 10);
-    await store.release(key);
-    expect(await store.claim(key, "fp", 1)).toEqual({ claimed: true });
+    await store.release(key, token(await store.claim(key, "fp", 10)));
+    token(await store.claim(key, "fp", 1));
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    expect(await store.claim(key, "fp", 10)).toEqual({ claimed: true });
+    token(await store.claim(key, "fp", 10));
+  });
+
+  it("completes and releases only its own claim: never another claim's lock nor a finished record", async () => {
+    const { store } = make();
+    const key = bucket();
+    const stale = token(await store.claim(key, "fp", 1));
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const current = token(await store.claim(key, "fp", 10));
+    expect(current).not.toBe(stale);
+    // The first request outlived its lock: what it finishes must not free nor overwrite the second's.
+    await store.release(key, stale);
+    await store.complete(key, stale, "fp", { ...response, body: "stale" }, 60);
+    expect(await store.claim(key, "fp", 10)).toEqual({ claimed: false, record: { state: "running", fingerprint: "fp" } });
+    await store.complete(key, current, "fp", response, 60);
+    await store.release(key, current);
+    await store.complete(key, stale, "fp", { ...response, body: "stale" }, 60);
+    expect(await store.claim(key, "fp", 10)).toEqual({ claimed: false, record: { state: "done", fingerprint: "fp", response } });
+  });
+
+  it("records a finished response over a lock that expired unclaimed, so that a replay does not run again", async () => {
+    const { store } = make();
+    const key = bucket();
+    const expired = token(await store.claim(key, "fp", 1));
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await store.complete(key, expired, "fp", response, 60);
+    expect(await store.claim(key, "fp", 10)).toEqual({ claimed: false, record: { state: "done", fingerprint: "fp", response } });
   });
 });
 
@@ -111,7 +145,7 @@ describe.runIf(redis)("redis content revisions", () => {
 });
 
 describe("redis store failure", () => {
-  it("falls back to the per-process implementation when Redis does not answer", async () => {
+  it("the limiter falls back to the per-process implementation; the idempotency store refuses and claims nothing anywhere", async () => {
     const dead = connectRedis("redis://127.0.0.1:1", 100);
     dead.on("error", () => {});
     const limiter = new RedisRateLimiter(dead, logger);
@@ -119,8 +153,14 @@ describe("redis store failure", () => {
     const first = await limiter.consume("x", 2, 60, "project:1");
     expect(first).toMatchObject({ limit: 2, remaining: 1, allowed: true, revision: null });
     expect(await limiter.bumpRevision("project:1")).toBe(false);
-    expect(await store.claim("k", "fp", 10)).toEqual({ claimed: true });
-    expect((await store.claim("k", "fp", 10)).claimed).toBe(false);
+    // Never sent (no connection, no offline queue): certainly not applied.
+    for (let i = 0; i < 2; i++) {
+      const refused = await store.claim("k", "fp", 10).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(IdempotencyStoreUnavailable);
+      expect((refused as IdempotencyStoreUnavailable).claimMayExist).toBe(false);
+    }
+    await expect(store.release("k", "t")).rejects.toBeInstanceOf(IdempotencyStoreUnavailable);
+    await store.close();
     dead.disconnect();
   });
 });

@@ -16,6 +16,12 @@ export interface RateLimitResult {
    * every write to it), or null when none was asked for or the shared store did not answer.
    */
   revision: string | null;
+  /**
+   * The lookups revision of the same scope: changes only when the owner changes what instances
+   * cache about a project beyond its content (keys, settings, boards, voters' flags). null as
+   * `revision` is.
+   */
+  lookupsRevision: string | null;
 }
 
 /**
@@ -30,10 +36,11 @@ export interface RateLimiter {
    */
   consume(bucket: string, limit: number, windowSeconds: number, revisionScope?: string): Promise<RateLimitResult>;
   /**
-   * Gives `scope` a new content revision (after a write to it). Resolves false when the shared
-   * store did not answer, so the caller can drop what it cached locally.
+   * Gives `scope` a new content revision (after a write to it), and with `lookups` a new lookups
+   * revision too (after an owner write). Resolves false when the shared store did not answer, so
+   * the caller can drop what it cached locally.
    */
-  bumpRevision(scope: string): Promise<boolean>;
+  bumpRevision(scope: string, options?: { lookups?: boolean }): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -48,17 +55,52 @@ export type IdempotencyRecord =
   | { state: "running"; fingerprint: string }
   | { state: "done"; fingerprint: string; response: StoredResponse };
 
-export type ClaimResult = { claimed: true } | { claimed: false; record: IdempotencyRecord | null };
+/**
+ * `token` identifies this claim (an opaque string): completing or releasing the key takes it,
+ * so that a request whose lock expired and was claimed again cannot overwrite or free the new
+ * claim.
+ */
+export type ClaimResult = { claimed: true; token: string } | { claimed: false; record: IdempotencyRecord };
+
+/**
+ * The shared idempotency store did not answer (design.md: the claim never falls back to
+ * per-process memory). `claimMayExist` is true when the command may have reached the store
+ * (timed out, or the connection dropped with it in flight): a lock may then exist, so the
+ * request is answered 409 idempotency_in_progress; false when it certainly changed nothing
+ * (never sent, or refused by the store), answered 500 internal.
+ */
+export class IdempotencyStoreUnavailable extends Error {
+  constructor(
+    readonly claimMayExist: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      claimMayExist ? "idempotency store: no answer, the command may have been applied" : "idempotency store: command not applied",
+      options,
+    );
+    this.name = "IdempotencyStoreUnavailable";
+  }
+}
 
 export interface IdempotencyStore {
   /**
    * Atomically claims `key` for a running request (lock expires after `lockSeconds`), or
-   * returns the record already there (null if it vanished between the two steps).
+   * returns the record already there, in one step. Throws IdempotencyStoreUnavailable when the
+   * shared store does not answer; never claims anywhere else.
    */
   claim(key: string, fingerprint: string, lockSeconds: number): Promise<ClaimResult>;
-  /** Replaces the lock with the finished response, kept `ttlSeconds`. */
-  complete(key: string, fingerprint: string, response: StoredResponse, ttlSeconds: number): Promise<void>;
-  /** Drops the lock so that the same request may be retried (after a 5xx). */
-  release(key: string): Promise<void>;
+  /**
+   * Replaces this claim's lock with the finished response, kept `ttlSeconds`: only while the
+   * key holds this claim's lock, or nothing (a lock that expired unclaimed); never over another
+   * claim or a finished record. Throws IdempotencyStoreUnavailable when the store did not
+   * answer; the store then keeps trying in the background (see the implementation).
+   */
+  complete(key: string, token: string, fingerprint: string, response: StoredResponse, ttlSeconds: number): Promise<void>;
+  /**
+   * Drops this claim's lock so that the same request may be retried (after a 5xx, or a claim
+   * whose answer was lost). Never drops another claim's lock or a finished record. Throws
+   * IdempotencyStoreUnavailable when the store did not answer (the lock then expires by itself).
+   */
+  release(key: string, token: string): Promise<void>;
   close(): Promise<void>;
 }

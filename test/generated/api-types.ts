@@ -97,6 +97,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/projects/{slug}/admin/boards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a custom board
+         * @description A new custom board, with no columns, after the others. Its slug is unique in the project (409 already_exists); "roadmap" names the roadmap.
+         */
+        post: operations["adminCreateBoard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/projects/{slug}/admin/boards/{board_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a custom board
+         * @description Deletes an empty custom board with its columns. A board that holds features, or the roadmap, answers 409 in_use.
+         */
+        delete: operations["adminDeleteBoard"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename, re-slug or move a board
+         * @description Custom boards take name, slug and position; the roadmap (id 0) takes name only: slug or position on it is 422 naming the field.
+         */
+        patch: operations["adminUpdateBoard"];
+        trace?: never;
+    };
+    "/api/v3/projects/{slug}/admin/boards/{board_id}/columns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a column to a board
+         * @description status is required on the roadmap and refused on a custom board (422 status). Without position the column goes last.
+         */
+        post: operations["adminCreateColumn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/projects/{slug}/admin/columns/{column_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an empty column
+         * @description A column that holds features answers 409 in_use (move or delete them first).
+         */
+        delete: operations["adminDeleteColumn"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a column
+         * @description Changing a roadmap column's status changes the status of every feature in it (on the roadmap the column decides the status); status on a custom board's column is 422. Counters are unaffected.
+         */
+        patch: operations["adminUpdateColumn"];
+        trace?: never;
+    };
     "/api/v3/projects/{slug}/features": {
         parameters: {
             query?: never;
@@ -135,6 +223,98 @@ export interface paths {
         get: operations["getFeature"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/projects/{slug}/admin/features": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List every feature (owner)
+         * @description Every feature of the project, public or not (awaiting review, denied, archived, merged), filtered and sorted. 422 board for an unknown board slug, 422 column for a column the project (or that board) lacks.
+         */
+        get: operations["adminListFeatures"];
+        put?: never;
+        /**
+         * Create a feature (owner)
+         * @description Files a feature on a board (default the roadmap). Without column_id it goes to the board's first column by position (on the roadmap: the first with `status`, when sent). On the roadmap the column decides the status. 422 naming board, column_id, status, tag_ids or author_voter_id when they do not fit the project.
+         */
+        post: operations["adminCreateFeature"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/projects/{slug}/admin/features/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get any feature (owner)
+         * @description One feature by id, public or not. 404 for a feature of no project or another project.
+         */
+        get: operations["adminGetFeature"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a feature (owner)
+         * @description Removes the feature with its votes, comments, likes, tags and release links; every counter (voters' vote counts, the project's voter count) stays exact.
+         */
+        delete: operations["adminDeleteFeature"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a feature (owner)
+         * @description Any field of POST; absent keys are unchanged, null clears a nullable field, an unknown key is 422 naming it. Status and column follow Rule 1; a move to another board sends board and column_id together.
+         */
+        patch: operations["adminUpdateFeature"];
+        trace?: never;
+    };
+    "/api/v3/projects/{slug}/admin/features/{id}/merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merge a duplicate into another feature (owner)
+         * @description Feature {id} is the duplicate: its votes move to into_id (a voter with both keeps the earlier vote, on the target); it becomes archived with linked_feature and merged_into = the target; comments stay. 409 already_exists when merging into itself, into a merged feature, or a feature already merged; 422 into_id for a feature the project lacks.
+         */
+        post: operations["adminMergeFeature"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/projects/{slug}/admin/features/{id}/unmerge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Undo a merge (owner)
+         * @description Puts back exactly the votes that moved (a voter who had both keeps the target vote and gets the duplicate's back), restores the duplicate's status and column and clears merged_into (and linked_feature if the merge set it). 409 not_found when the feature is not merged.
+         */
+        post: operations["adminUnmergeFeature"];
         delete?: never;
         options?: never;
         head?: never;
@@ -229,6 +409,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/projects/{slug}/admin/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List every comment (owner)
+         * @description Comments of the project, newest first, replies included as rows of their own (their `replies` is empty), on any feature public or not; filter by feature_id and voter_id.
+         */
+        get: operations["adminListComments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/projects/{slug}/admin/features/{id}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Comment as the project (owner)
+         * @description Writes a comment (or a reply with parent_id) on any feature, in the name of author_voter_id: a voter of the project whose role is owner or editor (else 422 author_voter_id). Display and comment settings do not apply.
+         */
+        post: operations["adminCreateComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/projects/{slug}/admin/comments/{cid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete any comment (owner)
+         * @description Deletes a comment of the project, with its replies when it is a top-level one; the feature's comment_count drops by all of them.
+         */
+        delete: operations["adminDeleteComment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v3/projects/{slug}/changelog": {
         parameters: {
             query?: never;
@@ -269,6 +509,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/projects/{slug}/admin/releases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every release: drafts, scheduled and published
+         * @description Every release of the project, newest first (id descending), with status and every feature, public or not.
+         */
+        get: operations["adminListReleases"];
+        put?: never;
+        /**
+         * Create a release
+         * @description name is required. body is markdown, rendered to body_html when written (raw HTML refused, dangerous link schemes blanked). published_at null is a draft; in the future, scheduled: the release becomes public by itself at that time on every instance, with no request; now or past, published. The slug is unique in the project (409 already_exists). A feature of another project, an unknown one or one listed twice is 422 naming features[i].feature_id.
+         */
+        post: operations["adminCreateRelease"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/projects/{slug}/admin/releases/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One release in any state
+         * @description The release with its status and every feature, public or not.
+         */
+        get: operations["adminGetRelease"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a release
+         * @description Deletes the release; its features stay and no longer show it as their release.
+         */
+        delete: operations["adminDeleteRelease"];
+        options?: never;
+        head?: never;
+        /**
+         * Change, schedule, publish or unpublish a release
+         * @description Any field of POST; features, when sent, replaces the whole list. body is markdown, rendered to body_html when written (raw HTML refused, dangerous link schemes blanked). published_at null is a draft; in the future, scheduled: the release becomes public by itself at that time on every instance, with no request; now or past, published. The slug is unique in the project (409 already_exists). A feature of another project, an unknown one or one listed twice is 422 naming features[i].feature_id.
+         */
+        patch: operations["adminUpdateRelease"];
+        trace?: never;
+    };
     "/api/v3/projects/{slug}/messages": {
         parameters: {
             query?: never;
@@ -307,6 +599,58 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v3/projects/{slug}/admin/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every message, past and future
+         * @description Every message of the project whatever its dates and targeting: priority descending, then newest first.
+         */
+        get: operations["adminListMessages"];
+        put?: never;
+        /**
+         * Create a message
+         * @description title and body are required. action_label without action_url: 422 action_url; an invalid semver bound: 422 naming it (min above max: 422 min_app_version); ends_at before starts_at: 422 ends_at.
+         */
+        post: operations["adminCreateMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/projects/{slug}/admin/messages/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One message
+         * @description The message whatever its dates and targeting.
+         */
+        get: operations["adminGetMessage"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a message
+         * @description Deletes the message and its dismissals.
+         */
+        delete: operations["adminDeleteMessage"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a message
+         * @description Any field of POST; null clears a nullable one. The rules are checked on the message as it will be stored: action_label without action_url: 422 action_url; an invalid semver bound: 422 naming it (min above max: 422 min_app_version); ends_at before starts_at: 422 ends_at.
+         */
+        patch: operations["adminUpdateMessage"];
         trace?: never;
     };
     "/api/v3/projects/{slug}/identity": {
@@ -369,6 +713,214 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/projects/{slug}/admin/voters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List every voter
+         * @description Every voter of the project, billing-linked or not, in creation order. q is a case-insensitive substring of the display name, email, company, Stripe or Paddle customer id; a tier_id no tier has gives an empty list.
+         */
+        get: operations["adminListVoters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/projects/{slug}/admin/voters/{voter_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a voter
+         * @description One voter of the project; 404 for an id of no voter of this project.
+         */
+        get: operations["adminGetVoter"];
+        put?: never;
+        post?: never;
+        /**
+         * Erase a voter
+         * @description Erasure: removes the voter with its votes, likes, dismissals and comments (with their replies); every counter stays exact. Its anonymous token answers 401 identity_invalid afterwards; an SSO token with its sub mints a new voter with no history.
+         */
+        delete: operations["adminDeleteVoter"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a voter
+         * @description Partial update. banned takes effect on the voter's next write on every instance; tier_id and mrr_override_cents change the revenue figures at once, while votes already cast keep the weight they were cast with in the public score. churned: true records churn_source manual and churned_at now; false clears the three churn fields. A tier_id of no tier of this project: 422 tier_id.
+         */
+        patch: operations["adminUpdateVoter"];
+        trace?: never;
+    };
+    "/api/v3/projects/{slug}/admin/tiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tiers
+         * @description The project's tiers in creation order, each with the number of voters on it.
+         */
+        get: operations["adminListTiers"];
+        put?: never;
+        /**
+         * Create a tier
+         * @description name and mrr_cents are required; multiplier defaults to 1. A price id already mapped to another tier of the project answers 409 already_exists naming the list.
+         */
+        post: operations["adminCreateTier"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/projects/{slug}/admin/tiers/{tier_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a tier
+         * @description Deletes the tier and clears it from its voters (they keep their votes, each at the weight it was cast with).
+         */
+        delete: operations["adminDeleteTier"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a tier
+         * @description Partial update; a price id list sent replaces the stored one. mrr_cents and multiplier change the revenue figures at once; votes already cast keep the weight they were cast with in the public score.
+         */
+        patch: operations["adminUpdateTier"];
+        trace?: never;
+    };
+    "/api/v3/projects/{slug}/admin/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the project's settings
+         * @description Project fields, display settings and theme. Secrets are write-only: only whether each is set is shown.
+         */
+        get: operations["adminGetSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the project's settings
+         * @description Partial update; settings, theme and theme.light / theme.dark are merged key by key. Secrets are sent as strings (null clears them) and never returned. Takes effect on the next public read on every instance; a new sso_secret makes tokens signed with the old one answer 401 identity_invalid while voters keep their history.
+         */
+        patch: operations["adminUpdateSettings"];
+        trace?: never;
+    };
+    "/api/v3/projects/{slug}/admin/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the project's keys
+         * @description Every key of the project, secret keys first, with its last 4 characters; never the key itself.
+         */
+        get: operations["adminListKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/projects/{slug}/admin/keys/regenerate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the key of a kind
+         * @description Replaces every key of the kind by one new key (format fb_sk_ or fb_ek_ followed by 43 base64url characters). The old key answers 401 invalid_key on every instance before this answer is sent; regenerating the secret key with the secret key itself works (this answer still arrives). The whole key appears only here.
+         */
+        post: operations["adminRegenerateKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/projects/{slug}/admin/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every tag with its feature count
+         * @description Every tag of the project by name (case-insensitive), with the number of features carrying it, public or not.
+         */
+        get: operations["adminListTags"];
+        put?: never;
+        /**
+         * Create a tag
+         * @description A tag name is unique in the project ignoring case: a second "ui" beside "UI" answers 409 already_exists.
+         */
+        post: operations["adminCreateTag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/projects/{slug}/admin/tags/{tag_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a tag
+         * @description Deletes the tag and removes it from every feature that carried it.
+         */
+        delete: operations["adminDeleteTag"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a tag
+         * @description Renames the tag everywhere it is shown. Another tag's name (ignoring case): 409 already_exists.
+         */
+        patch: operations["adminUpdateTag"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -392,10 +944,11 @@ export interface components {
         };
         Error: {
             /**
-             * @description Stable machine-readable code; branch on this
+             * @description Stable machine-readable code; branch on this (contract, "Errors"; method_not_allowed goes with 405)
              * @example not_found
+             * @enum {string}
              */
-            code: string;
+            code: "missing_key" | "invalid_key" | "key_wrong_project" | "origin_not_allowed" | "identity_required" | "identity_invalid" | "not_allowed" | "voter_banned" | "not_found" | "method_not_allowed" | "already_exists" | "idempotency_in_progress" | "idempotency_mismatch" | "too_large" | "validation_failed" | "rate_limited" | "internal";
             /**
              * @description Parameter or field at fault; set with validation_failed
              * @example null
@@ -472,7 +1025,7 @@ export interface components {
              */
             is_votable: boolean;
             /**
-             * @description Status the features in this column report; null on a custom board column
+             * @description Status the features in this column report (a feature status, so it may gain members too); null on a custom board column
              * @example planned
              */
             status: string | null;
@@ -662,6 +1215,130 @@ export interface components {
              */
             text_secondary: string;
         };
+        OwnerErrorEnvelope: {
+            data: null;
+            meta: null;
+            error: components["schemas"]["OwnerError"];
+        };
+        OwnerError: {
+            /**
+             * @description Stable machine-readable code; branch on this (contract, "Errors", and owner-api-v3.md, "Common rules"; method_not_allowed goes with 405)
+             * @example not_found
+             * @enum {string}
+             */
+            code: "missing_key" | "invalid_key" | "key_wrong_project" | "origin_not_allowed" | "identity_required" | "identity_invalid" | "not_allowed" | "voter_banned" | "not_found" | "method_not_allowed" | "already_exists" | "in_use" | "signature_invalid" | "url_not_allowed" | "idempotency_in_progress" | "idempotency_mismatch" | "too_large" | "validation_failed" | "rate_limited" | "internal";
+            /**
+             * @description Parameter or field at fault; set with validation_failed
+             * @example null
+             */
+            field: string | null;
+            /**
+             * @description For people; may change between releases
+             * @example feature not found
+             */
+            message: string;
+        };
+        BoardCreate: {
+            /**
+             * @description 1..100 characters
+             * @example Mobile
+             */
+            name: string;
+            /**
+             * @description Unique in the project (409 already_exists); "roadmap" names the roadmap
+             * @example mobile
+             */
+            slug: string;
+        };
+        /** @description Custom boards take name, slug and position; the roadmap (id 0) takes name only (422 naming any other field) */
+        BoardPatch: {
+            /**
+             * @description 1..100 characters
+             * @example Mobile
+             */
+            name?: string;
+            /**
+             * @description Unique in the project (409 already_exists); "roadmap" names the roadmap
+             * @example mobile
+             */
+            slug?: string;
+            /**
+             * @description Order among its siblings, ascending
+             * @example 1
+             */
+            position?: number;
+        };
+        DeletedObject: {
+            /**
+             * @description Always true; failures arrive as errors
+             * @enum {boolean}
+             */
+            deleted: true;
+            /**
+             * @description Id of the deleted object
+             * @example 41
+             */
+            id: number;
+        };
+        ColumnCreate: {
+            /**
+             * @description Column heading
+             * @example Planned
+             */
+            name: string;
+            /**
+             * @description #rgb or #rrggbb, or null
+             * @default null
+             * @example #3b82f6
+             */
+            color: string | null;
+            /**
+             * @description Default: after the board's last column
+             * @example 1
+             */
+            position?: number;
+            /**
+             * @description Whether the column takes votes
+             * @default true
+             * @example true
+             */
+            is_votable: boolean;
+            /**
+             * @description Roadmap columns only (required there; 422 on a custom board): the status its features report
+             * @example planned
+             * @enum {string}
+             */
+            status?: "open" | "planned" | "in_progress" | "done" | "denied";
+        };
+        /** @description Changing a roadmap column's status changes the status of every feature in it (Rule 1: the column decides) */
+        ColumnPatch: {
+            /**
+             * @description Column heading
+             * @example Planned
+             */
+            name?: string;
+            /**
+             * @description #rgb or #rrggbb, or null
+             * @example #3b82f6
+             */
+            color?: string | null;
+            /**
+             * @description Order among its siblings, ascending
+             * @example 1
+             */
+            position?: number;
+            /**
+             * @description Whether the column takes votes
+             * @example true
+             */
+            is_votable?: boolean;
+            /**
+             * @description Roadmap columns only (required there; 422 on a custom board): the status its features report
+             * @example planned
+             * @enum {string}
+             */
+            status?: "open" | "planned" | "in_progress" | "done" | "denied";
+        };
         FeatureObject: {
             /**
              * @description Feature id, used in every path
@@ -688,8 +1365,9 @@ export interface components {
             /**
              * @description One of new, improvement, fix, security, breaking_change; null outside a published release
              * @example null
+             * @enum {string|null}
              */
-            changelog_type: string | null;
+            changelog_type: "new" | "improvement" | "fix" | "security" | "breaking_change" | null;
             /**
              * @description Comments incl. replies; null when comments are hidden
              * @example 4
@@ -879,6 +1557,217 @@ export interface components {
              */
             description: string;
         };
+        /** @description Every FeatureObject field as if every show_* setting were true (counts never null) and has_voted false, plus the owner's fields */
+        AdminFeatureObject: components["schemas"]["FeatureObject"] & {
+            /**
+             * @description Whether the public board lists it now (approval gate in the suggestions column, hidden denied/archived columns)
+             * @example true
+             */
+            is_public: boolean;
+            /**
+             * @description Owner's order for sort=board
+             * @example 3
+             */
+            position: number;
+            /**
+             * @description Effort estimate used by revenue/features?sort=priority
+             * @example 5
+             */
+            effort: number | null;
+            /**
+             * @description Voter who suggested it (voter_id), or null
+             * @example v_3k9x2m
+             */
+            author_voter_id: string | null;
+            /**
+             * @description Sum of vote weights, whatever score_is_weighted says
+             * @example 23
+             */
+            weighted_score: number;
+            /** @description Feature this one is merged into (see merge), or null */
+            merged_into: components["schemas"]["FeatureRef"] | null;
+        };
+        AdminFeatureCreateBody: {
+            /**
+             * @description One-line title, 1 to 254 characters after trimming
+             * @example Dark mode
+             */
+            heading: string;
+            /**
+             * @description Plain text body, up to 2000 characters
+             * @example Easier on the eyes
+             */
+            description?: string | null;
+            /**
+             * @description Board slug (default roadmap); a move to another board sends column_id too
+             * @example roadmap
+             */
+            board?: string;
+            /**
+             * @description Column of that board; -1 = the archived column. On the roadmap the column decides the status
+             * @example 12
+             */
+            column_id?: number;
+            /**
+             * @description On the roadmap alone: moves to the first column with that status; archived: the archived column
+             * @example planned
+             * @enum {string}
+             */
+            status?: "open" | "planned" | "in_progress" | "done" | "denied" | "archived";
+            /**
+             * @description Review flag (default true); false takes a suggestion off public listings
+             * @example true
+             */
+            is_approved?: boolean;
+            /**
+             * @description Pinned features lead every ordering
+             * @example false
+             */
+            is_pinned?: boolean;
+            /**
+             * @description Owner's order for sort=board (default: after the board's last)
+             * @example 3
+             */
+            position?: number;
+            /**
+             * @description 0 to 100, or null
+             * @example 40
+             */
+            progress?: number | null;
+            /**
+             * @description Effort estimate, or null
+             * @example 5
+             */
+            effort?: number | null;
+            /**
+             * @description Owner's plain-text answer, up to 5000 characters
+             * @example null
+             */
+            developer_response?: string | null;
+            /**
+             * @description Whether the answer is a refusal
+             * @example false
+             */
+            response_is_denial?: boolean;
+            /**
+             * @description Tags of the project (replaces the feature's tags)
+             * @example [
+             *       3
+             *     ]
+             */
+            tag_ids?: number[];
+            /**
+             * Format: date-time
+             * @description Planned start; RFC 3339, null clears
+             * @example 2026-12-01T00:00:00Z
+             */
+            start_date?: string | null;
+            /**
+             * Format: date-time
+             * @description Target date; RFC 3339, null clears
+             * @example 2026-12-01T00:00:00Z
+             */
+            target_date?: string | null;
+            /**
+             * @description Voter who suggested it (voter_id), or null
+             * @example null
+             */
+            author_voter_id?: string | null;
+        };
+        AdminFeaturePatchBody: {
+            /**
+             * @description One-line title, 1 to 254 characters after trimming
+             * @example Dark mode
+             */
+            heading?: string;
+            /**
+             * @description Plain text body, up to 2000 characters
+             * @example Easier on the eyes
+             */
+            description?: string | null;
+            /**
+             * @description Board slug (default roadmap); a move to another board sends column_id too
+             * @example roadmap
+             */
+            board?: string;
+            /**
+             * @description Column of that board; -1 = the archived column. On the roadmap the column decides the status
+             * @example 12
+             */
+            column_id?: number;
+            /**
+             * @description On the roadmap alone: moves to the first column with that status; archived: the archived column
+             * @example planned
+             * @enum {string}
+             */
+            status?: "open" | "planned" | "in_progress" | "done" | "denied" | "archived";
+            /**
+             * @description Review flag (default true); false takes a suggestion off public listings
+             * @example true
+             */
+            is_approved?: boolean;
+            /**
+             * @description Pinned features lead every ordering
+             * @example false
+             */
+            is_pinned?: boolean;
+            /**
+             * @description Owner's order for sort=board (default: after the board's last)
+             * @example 3
+             */
+            position?: number;
+            /**
+             * @description 0 to 100, or null
+             * @example 40
+             */
+            progress?: number | null;
+            /**
+             * @description Effort estimate, or null
+             * @example 5
+             */
+            effort?: number | null;
+            /**
+             * @description Owner's plain-text answer, up to 5000 characters
+             * @example null
+             */
+            developer_response?: string | null;
+            /**
+             * @description Whether the answer is a refusal
+             * @example false
+             */
+            response_is_denial?: boolean;
+            /**
+             * @description Tags of the project (replaces the feature's tags)
+             * @example [
+             *       3
+             *     ]
+             */
+            tag_ids?: number[];
+            /**
+             * Format: date-time
+             * @description Planned start; RFC 3339, null clears
+             * @example 2026-12-01T00:00:00Z
+             */
+            start_date?: string | null;
+            /**
+             * Format: date-time
+             * @description Target date; RFC 3339, null clears
+             * @example 2026-12-01T00:00:00Z
+             */
+            target_date?: string | null;
+            /**
+             * @description Voter who suggested it (voter_id), or null
+             * @example null
+             */
+            author_voter_id?: string | null;
+        };
+        MergeBody: {
+            /**
+             * @description The feature that keeps the votes
+             * @example 40
+             */
+            into_id: number;
+        };
         VoteObject: {
             /**
              * @description Feature voted on
@@ -1005,6 +1894,23 @@ export interface components {
              */
             like_count: number;
         };
+        AdminNewComment: {
+            /**
+             * @description Plain text, 1 to 2000 characters, not only whitespace; stored as sent
+             * @example Yes please!
+             */
+            content: string;
+            /**
+             * @description Id of a top-level comment of the same feature to reply to; omit or null for a top-level comment
+             * @example 7
+             */
+            parent_id?: number | null;
+            /**
+             * @description voter_id of the author: a voter whose role is owner or editor
+             * @example v_owner1
+             */
+            author_voter_id: string;
+        };
         ReleaseObject: {
             /**
              * @description Release id
@@ -1068,8 +1974,118 @@ export interface components {
             /**
              * @description One of new, improvement, fix, security, breaking_change
              * @example new
+             * @enum {string}
              */
-            changelog_type: string;
+            changelog_type: "new" | "improvement" | "fix" | "security" | "breaking_change";
+        };
+        AdminReleaseObject: components["schemas"]["ReleaseObject"] & {
+            /**
+             * @description Views, whatever show_views says
+             * @example 310
+             */
+            view_count?: number;
+            /** @description Every feature of the release, public or not, in the release's order */
+            features?: components["schemas"]["ReleaseFeatureObject"][];
+            /**
+             * @description draft (published_at null), scheduled (published_at in the future: public by itself at that time) or published
+             * @example published
+             * @enum {string}
+             */
+            status: "draft" | "scheduled" | "published";
+        };
+        ReleaseCreate: {
+            /**
+             * @description Release name
+             * @example 1.5
+             */
+            name: string;
+            /**
+             * @description Default: from the name ("Version 1.5" -> "version-1-5"); unique in the project (409 already_exists)
+             * @example 1-5
+             */
+            slug?: string;
+            /**
+             * @description Markdown note, rendered to body_html when written
+             * @default null
+             * @example ## New
+             *     - Dark mode
+             */
+            body: string | null;
+            /**
+             * @description Headline release; default false
+             * @default false
+             * @example false
+             */
+            is_featured: boolean;
+            /**
+             * Format: date-time
+             * @description null: draft; in the future: scheduled; now or past: published
+             * @default null
+             * @example 2026-12-01T09:00:00Z
+             */
+            published_at: string | null;
+            /**
+             * @description What shipped, in order; replaces the whole list when sent. Each feature at most once
+             * @default []
+             */
+            features: {
+                /**
+                 * @description A feature of this project
+                 * @example 41
+                 */
+                feature_id: number;
+                /**
+                 * @description Default new
+                 * @default new
+                 * @example new
+                 * @enum {string}
+                 */
+                changelog_type: "new" | "improvement" | "fix" | "security" | "breaking_change";
+            }[];
+        };
+        ReleasePatch: {
+            /**
+             * @description Release name
+             * @example 1.5
+             */
+            name?: string;
+            /**
+             * @description Default: from the name ("Version 1.5" -> "version-1-5"); unique in the project (409 already_exists)
+             * @example 1-5
+             */
+            slug?: string;
+            /**
+             * @description Markdown note, rendered to body_html when written
+             * @example ## New
+             *     - Dark mode
+             */
+            body?: string | null;
+            /**
+             * @description Headline release; default false
+             * @example false
+             */
+            is_featured?: boolean;
+            /**
+             * Format: date-time
+             * @description null: draft; in the future: scheduled; now or past: published
+             * @example 2026-12-01T09:00:00Z
+             */
+            published_at?: string | null;
+            /** @description What shipped, in order; replaces the whole list when sent. Each feature at most once */
+            features?: {
+                /**
+                 * @description A feature of this project
+                 * @example 41
+                 */
+                feature_id: number;
+                /**
+                 * @description Default new
+                 * @default new
+                 * @example new
+                 * @enum {string}
+                 */
+                changelog_type: "new" | "improvement" | "fix" | "security" | "breaking_change";
+            }[];
         };
         MessageObject: {
             /**
@@ -1095,8 +2111,9 @@ export interface components {
             /**
              * @description Hint: banner (top of screen, ignorable) or alert (interrupts)
              * @example banner
+             * @enum {string}
              */
-            presentation: string;
+            presentation: "banner" | "alert";
             /**
              * @description Higher first; the list is already in this order
              * @example 10
@@ -1150,6 +2167,189 @@ export interface components {
              * @example 5
              */
             message_id: number;
+        };
+        AdminMessageObject: components["schemas"]["MessageObject"] & {
+            /**
+             * @description Platforms aimed at (ios, macos, web); null = everybody
+             * @example [
+             *       "ios"
+             *     ]
+             */
+            platforms: string[] | null;
+            /**
+             * @description Lowest app version sent to (semver, inclusive), or null
+             * @example 2.0.0
+             */
+            min_app_version: string | null;
+            /**
+             * @description Highest app version sent to (semver, inclusive), or null
+             * @example null
+             */
+            max_app_version: string | null;
+            /**
+             * @description Voters who dismissed the message
+             * @example 4
+             */
+            dismissal_count: number;
+        };
+        MessageCreate: {
+            /**
+             * @description One-line heading
+             * @example Maintenance tonight
+             */
+            title: string;
+            /**
+             * @description Plain text
+             * @example Read-only from 2:00 to 3:00 UTC.
+             */
+            body: string;
+            /**
+             * @description Default info
+             * @default info
+             * @example warning
+             * @enum {string}
+             */
+            kind: "info" | "warning" | "critical";
+            /**
+             * @description Default banner
+             * @default banner
+             * @example banner
+             * @enum {string}
+             */
+            presentation: "banner" | "alert";
+            /**
+             * @description Higher first; default 0
+             * @default 0
+             * @example 10
+             */
+            priority: number;
+            /**
+             * @description Needs action_url (422 action_url otherwise)
+             * @default null
+             * @example Status page
+             */
+            action_label: string | null;
+            /**
+             * @description Absolute URL (https, or an app's own scheme)
+             * @default null
+             * @example https://status.example.com
+             */
+            action_url: string | null;
+            /**
+             * @description Default true
+             * @default true
+             * @example true
+             */
+            is_dismissible: boolean;
+            /**
+             * @description null (default) = everybody; else a subset of ios, macos, web
+             * @default null
+             * @example [
+             *       "ios",
+             *       "macos"
+             *     ]
+             */
+            platforms: ("ios" | "macos" | "web")[] | null;
+            /**
+             * @description Lowest app version (semver, inclusive)
+             * @default null
+             * @example 2.0.0
+             */
+            min_app_version: string | null;
+            /**
+             * @description Highest app version (semver, inclusive)
+             * @default null
+             * @example null
+             */
+            max_app_version: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339; null = from now on
+             * @default null
+             * @example null
+             */
+            starts_at: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, not before starts_at; null = until the owner ends it
+             * @default null
+             * @example 2026-12-01T00:00:00Z
+             */
+            ends_at: string | null;
+        };
+        MessagePatch: {
+            /**
+             * @description One-line heading
+             * @example Maintenance tonight
+             */
+            title?: string;
+            /**
+             * @description Plain text
+             * @example Read-only from 2:00 to 3:00 UTC.
+             */
+            body?: string;
+            /**
+             * @description Default info
+             * @example warning
+             * @enum {string}
+             */
+            kind?: "info" | "warning" | "critical";
+            /**
+             * @description Default banner
+             * @example banner
+             * @enum {string}
+             */
+            presentation?: "banner" | "alert";
+            /**
+             * @description Higher first; default 0
+             * @example 10
+             */
+            priority?: number;
+            /**
+             * @description Needs action_url (422 action_url otherwise)
+             * @example Status page
+             */
+            action_label?: string | null;
+            /**
+             * @description Absolute URL (https, or an app's own scheme)
+             * @example https://status.example.com
+             */
+            action_url?: string | null;
+            /**
+             * @description Default true
+             * @example true
+             */
+            is_dismissible?: boolean;
+            /**
+             * @description null (default) = everybody; else a subset of ios, macos, web
+             * @example [
+             *       "ios",
+             *       "macos"
+             *     ]
+             */
+            platforms?: ("ios" | "macos" | "web")[] | null;
+            /**
+             * @description Lowest app version (semver, inclusive)
+             * @example 2.0.0
+             */
+            min_app_version?: string | null;
+            /**
+             * @description Highest app version (semver, inclusive)
+             * @example null
+             */
+            max_app_version?: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339; null = from now on
+             * @example null
+             */
+            starts_at?: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, not before starts_at; null = until the owner ends it
+             * @example 2026-12-01T00:00:00Z
+             */
+            ends_at?: string | null;
         };
         IdentityObject: {
             /**
@@ -1388,11 +2588,732 @@ export interface components {
              */
             currency_symbol: string;
         };
+        AdminVoterObject: {
+            /**
+             * @description Public voter id, as the identity route reports it
+             * @example vtr_8f2c1a9b0d3e4f56
+             */
+            voter_id: string;
+            /**
+             * @description Name shown for the voter
+             * @example Ada Lovelace
+             */
+            display_name: string | null;
+            /**
+             * @description Company recorded by the owner
+             * @example Analytical Engines Ltd
+             */
+            company: string | null;
+            /**
+             * @description Id in the billing system (the value the customer_id filter takes): the Stripe id if the voter has one, else the Paddle id; when the request filtered by customer_id, the id that matched; null without either
+             * @example cus_Q2w3E4r5T6
+             */
+            customer_id: string | null;
+            /**
+             * @description Billing system customer_id came from (stripe or paddle); null when the voter carries neither id
+             * @example stripe
+             * @enum {string|null}
+             */
+            matched_on: "stripe" | "paddle" | null;
+            /**
+             * @description Subscription id in the billing system
+             * @example sub_1Pq2Rs
+             */
+            subscription_id: string | null;
+            /**
+             * @description Last status reported by the billing system, passed through uninterpreted
+             * @example active
+             */
+            subscription_status: string | null;
+            /**
+             * @description When the subscription started; RFC 3339 UTC, or null
+             * @example 2026-03-01T00:00:00.000Z
+             */
+            subscribed_at: string | null;
+            /**
+             * @description When the trial ends or ended; RFC 3339 UTC, or null
+             * @example null
+             */
+            trial_ends_at: string | null;
+            /**
+             * @description When the subscription was canceled; RFC 3339 UTC, or null
+             * @example null
+             */
+            canceled_at: string | null;
+            /**
+             * @description Whether the voter has left
+             * @example false
+             */
+            churned: boolean;
+            /**
+             * @description When the voter left; RFC 3339 UTC, or null
+             * @example null
+             */
+            churned_at: string | null;
+            /**
+             * @description What recorded the departure: a billing-system name or manual
+             * @example null
+             */
+            churn_source: string | null;
+            /**
+             * @description Last refresh from the billing system; RFC 3339 UTC, or null
+             * @example 2026-11-21T04:00:00.000Z
+             */
+            last_synced_at: string | null;
+            /**
+             * @description Monthly worth in cents: the override set on the voter, else the tier amount, else 0
+             * @example 19900
+             */
+            mrr_cents: number;
+            /**
+             * @description Where mrr_cents comes from: override (amount set on the voter), tier, or none
+             * @example tier
+             * @enum {string}
+             */
+            mrr_source: "override" | "tier" | "none";
+            /**
+             * @description Project's currency symbol; no ISO code is stored or sent
+             * @example $
+             */
+            currency_symbol: string;
+            /** @description The voter's current tier, or null */
+            tier: components["schemas"]["RevenueTierRefObject"] | null;
+            /**
+             * @description Total features the voter has voted for
+             * @example 3
+             */
+            vote_count: number;
+            /**
+             * @description How the voter identifies: anonymous token or SSO
+             * @example sso
+             * @enum {string}
+             */
+            kind: "anonymous" | "sso";
+            /**
+             * @description Email address, from SSO or set by the owner
+             * @example ada@example.com
+             */
+            email: string | null;
+            /**
+             * @description The SSO `sub` this voter answers to; null for anonymous voters
+             * @example user-42
+             */
+            sso_id: string | null;
+            /**
+             * @description Team role shown as the comment author_role; null for ordinary voters
+             * @example null
+             * @enum {string|null}
+             */
+            role: "owner" | "editor" | "viewer" | null;
+            /**
+             * @description Banned voters may not suggest or comment (they may still vote)
+             * @example false
+             */
+            banned: boolean;
+            /**
+             * @description Monthly worth set on the voter in cents, overriding the tier amount; null when none
+             * @example null
+             */
+            mrr_override_cents: number | null;
+            /**
+             * @description Stripe customer id
+             * @example cus_Q2w3E4r5T6
+             */
+            stripe_customer_id: string | null;
+            /**
+             * @description Paddle customer id
+             * @example null
+             */
+            paddle_customer_id: string | null;
+            /**
+             * @description When the voter was first seen, RFC 3339 UTC
+             * @example 2026-10-02T09:15:00.000Z
+             */
+            created_at: string;
+        };
+        PatchVoterBody: {
+            /**
+             * @description Name shown for the voter
+             * @example Ada Lovelace
+             */
+            display_name?: string;
+            /**
+             * Format: email
+             * @description Email address; null clears it
+             * @example ada@example.com
+             */
+            email?: string | null;
+            /**
+             * @description Team role (owner and editor may author owner comments); null clears it
+             * @example editor
+             * @enum {string|null}
+             */
+            role?: "owner" | "editor" | "viewer" | null;
+            /**
+             * @description Ban or unban; takes effect on the voter's next write on every instance
+             * @example true
+             */
+            banned?: boolean;
+            /**
+             * @description Company; null clears it
+             * @example Analytical Engines Ltd
+             */
+            company?: string | null;
+            /**
+             * @description A tier of this project (422 tier_id otherwise); null removes the tier. Votes already cast keep their weight
+             * @example 2
+             */
+            tier_id?: number | null;
+            /**
+             * @description Monthly worth in cents overriding the tier amount; null removes the override
+             * @example 25000
+             */
+            mrr_override_cents?: number | null;
+            /**
+             * @description Stripe customer id; null clears it
+             * @example cus_Q2w3E4r5T6
+             */
+            stripe_customer_id?: string | null;
+            /**
+             * @description Paddle customer id; null clears it
+             * @example ctm_01h8
+             */
+            paddle_customer_id?: string | null;
+            /**
+             * @description true records churn now with churn_source manual (a voter already churned keeps its record); false clears churned, churned_at and churn_source
+             * @example true
+             */
+            churned?: boolean;
+        };
+        DeletedVoterObject: {
+            /**
+             * @description Always true; failures arrive as errors
+             * @enum {boolean}
+             */
+            deleted: true;
+            /**
+             * @description Id of the erased voter
+             * @example v_3k9x2m
+             */
+            voter_id: string;
+        };
+        TierObject: {
+            /**
+             * @description Tier id
+             * @example 2
+             */
+            id: number;
+            /**
+             * @description Tier name
+             * @example Business
+             */
+            name: string;
+            /**
+             * @description Monthly worth of a voter on this tier, in cents
+             * @example 19900
+             */
+            mrr_cents: number;
+            /**
+             * @description Weight of a vote cast by a voter on this tier (at least 1); votes keep the weight they were cast with
+             * @example 5
+             */
+            multiplier: number;
+            /**
+             * @description Stripe price ids that put a subscriber on this tier (each unique across the project's tiers)
+             * @example [
+             *       "price_1PqBusinessMonthly"
+             *     ]
+             */
+            stripe_price_ids: string[];
+            /**
+             * @description Paddle price ids that put a subscriber on this tier (each unique across the project's tiers)
+             * @example []
+             */
+            paddle_price_ids: string[];
+            /**
+             * @description Voters currently on this tier
+             * @example 14
+             */
+            voter_count: number;
+        };
+        CreateTierBody: {
+            /**
+             * @description Tier name
+             * @example Business
+             */
+            name: string;
+            /**
+             * @description Monthly worth in cents
+             * @example 19900
+             */
+            mrr_cents: number;
+            /**
+             * @description Vote weight, 1..1000; applies to votes cast from now on
+             * @default 1
+             * @example 5
+             */
+            multiplier: number;
+            /**
+             * @description Stripe price ids mapped to this tier; at most 100, each unique across the project's tiers (409 already_exists otherwise)
+             * @default []
+             * @example [
+             *       "price_1PqBusinessMonthly"
+             *     ]
+             */
+            stripe_price_ids: string[];
+            /**
+             * @description Paddle price ids mapped to this tier; at most 100, each unique across the project's tiers (409 already_exists otherwise)
+             * @default []
+             * @example []
+             */
+            paddle_price_ids: string[];
+        };
+        PatchTierBody: {
+            /**
+             * @description Tier name
+             * @example Business
+             */
+            name?: string;
+            /**
+             * @description Monthly worth in cents
+             * @example 19900
+             */
+            mrr_cents?: number;
+            /**
+             * @description Vote weight, 1..1000; applies to votes cast from now on
+             * @example 5
+             */
+            multiplier?: number;
+            /**
+             * @description Stripe price ids mapped to this tier; at most 100, each unique across the project's tiers (409 already_exists otherwise)
+             * @example [
+             *       "price_1PqBusinessMonthly"
+             *     ]
+             */
+            stripe_price_ids?: string[];
+            /**
+             * @description Paddle price ids mapped to this tier; at most 100, each unique across the project's tiers (409 already_exists otherwise)
+             * @example []
+             */
+            paddle_price_ids?: string[];
+        };
+        SettingsObject: {
+            /**
+             * @description Project name
+             * @example Lumen
+             */
+            name: string;
+            /**
+             * @description Project description
+             * @example Photo editing for everyone
+             */
+            description: string | null;
+            /**
+             * Format: uri
+             * @description Logo address; absolute http(s) URL, or null
+             * @example https://cdn.example.com/logo.png
+             */
+            logo_url: string | null;
+            /**
+             * Format: uri
+             * @description Banner address; absolute http(s) URL, or null
+             * @example https://cdn.example.com/logo.png
+             */
+            banner_url: string | null;
+            /**
+             * @description Symbol placed before money figures
+             * @example $
+             */
+            currency_symbol: string;
+            /**
+             * @description Show the service's branding on the hosted board
+             * @example true
+             */
+            show_branding: boolean;
+            /**
+             * @description A private project answers 404 on every public route (owner routes keep working)
+             * @example false
+             */
+            is_private: boolean;
+            /**
+             * @description Origins the embed key is accepted from (exact match)
+             * @example [
+             *       "https://app.example.com"
+             *     ]
+             */
+            allowed_origins: string[];
+            /**
+             * @description Whether an SSO secret is stored (the secret is write-only)
+             * @example true
+             */
+            sso_secret_set: boolean;
+            /**
+             * @description Whether a Stripe webhook signing secret is stored
+             * @example false
+             */
+            stripe_webhook_secret_set: boolean;
+            /**
+             * @description Whether a Paddle webhook signing secret is stored
+             * @example false
+             */
+            paddle_webhook_secret_set: boolean;
+            settings: components["schemas"]["DisplaySettingsObject"];
+            theme: components["schemas"]["ThemeObject"];
+        };
+        DisplaySettingsObject: {
+            /**
+             * @description Voters may comment
+             * @example true
+             */
+            allow_comments: boolean;
+            /**
+             * @description Voters may suggest features
+             * @example true
+             */
+            allow_suggestions: boolean;
+            /**
+             * @description Voters may vote
+             * @example true
+             */
+            allow_voting: boolean;
+            /**
+             * @description Voters may like comments
+             * @example true
+             */
+            allow_likes: boolean;
+            /**
+             * @description View the hosted board opens on
+             * @example roadmap
+             */
+            default_mode: string;
+            /**
+             * @description Sort top by weighted score (tier multipliers) rather than vote count
+             * @example false
+             */
+            score_is_weighted: boolean;
+            /**
+             * @description Show the archived column
+             * @example false
+             */
+            show_archived: boolean;
+            /**
+             * @description Show comments
+             * @example true
+             */
+            show_comments: boolean;
+            /**
+             * @description Show the denied column
+             * @example true
+             */
+            show_denied: boolean;
+            /**
+             * @description Show progress
+             * @example true
+             */
+            show_progress: boolean;
+            /**
+             * @description Show view counts
+             * @example true
+             */
+            show_views: boolean;
+            /**
+             * @description Show vote counts
+             * @example true
+             */
+            show_votes: boolean;
+        };
+        ThemeObject: {
+            /**
+             * @description Font family
+             * @example Inter
+             */
+            font: string;
+            /**
+             * @description Corner radius (CSS length)
+             * @example 8px
+             */
+            radius: string;
+            light: components["schemas"]["ThemeColorsObject"];
+            dark: components["schemas"]["ThemeColorsObject"];
+        };
+        ThemeColorsObject: {
+            /** @example #4f46e5 */
+            accent: string;
+            /** @example #ffffff */
+            background: string;
+            /** @example #e5e7eb */
+            border: string;
+            /** @example #f9fafb */
+            card_background: string;
+            /** @example #111827 */
+            text: string;
+            /** @example #6b7280 */
+            text_secondary: string;
+        };
+        PatchSettingsBody: {
+            /**
+             * @description Project name
+             * @example Lumen
+             */
+            name?: string;
+            /**
+             * @description Project description
+             * @example Photo editing for everyone
+             */
+            description?: string | null;
+            /**
+             * Format: uri
+             * @description Logo address; absolute http(s) URL, or null
+             * @example https://cdn.example.com/logo.png
+             */
+            logo_url?: string | null;
+            /**
+             * Format: uri
+             * @description Banner address; absolute http(s) URL, or null
+             * @example https://cdn.example.com/logo.png
+             */
+            banner_url?: string | null;
+            /**
+             * @description Symbol placed before money figures
+             * @example $
+             */
+            currency_symbol?: string;
+            /**
+             * @description Show the service's branding on the hosted board
+             * @example true
+             */
+            show_branding?: boolean;
+            /**
+             * @description A private project answers 404 on every public route (owner routes keep working)
+             * @example false
+             */
+            is_private?: boolean;
+            /**
+             * @description Origins the embed key is accepted from (exact match)
+             * @example [
+             *       "https://app.example.com"
+             *     ]
+             */
+            allowed_origins?: string[];
+            /**
+             * @description HS256 secret for voter SSO tokens, at least 32 characters (RFC 7518 3.2: a key at least as long as the hash); null removes it. Tokens signed with the old secret answer 401 identity_invalid from then on; voters keep their history
+             * @example 3f9c2a7e5b1d4c8f9a0b6e2d7c4f1a8b
+             */
+            sso_secret?: string | null;
+            /**
+             * @description Stripe webhook signing secret (whsec_...); null removes it
+             * @example whsec_test123
+             */
+            stripe_webhook_secret?: string | null;
+            /**
+             * @description Paddle notification secret; null removes it
+             * @example null
+             */
+            paddle_webhook_secret?: string | null;
+            /** @description Display settings to change; keys not sent keep their value */
+            settings?: {
+                /**
+                 * @description Voters may comment
+                 * @example true
+                 */
+                allow_comments?: boolean;
+                /**
+                 * @description Voters may suggest features
+                 * @example true
+                 */
+                allow_suggestions?: boolean;
+                /**
+                 * @description Voters may vote
+                 * @example true
+                 */
+                allow_voting?: boolean;
+                /**
+                 * @description Voters may like comments
+                 * @example true
+                 */
+                allow_likes?: boolean;
+                /**
+                 * @description View the hosted board opens on
+                 * @example roadmap
+                 */
+                default_mode?: string;
+                /**
+                 * @description Sort top by weighted score (tier multipliers) rather than vote count
+                 * @example false
+                 */
+                score_is_weighted?: boolean;
+                /**
+                 * @description Show the archived column
+                 * @example false
+                 */
+                show_archived?: boolean;
+                /**
+                 * @description Show comments
+                 * @example true
+                 */
+                show_comments?: boolean;
+                /**
+                 * @description Show the denied column
+                 * @example true
+                 */
+                show_denied?: boolean;
+                /**
+                 * @description Show progress
+                 * @example true
+                 */
+                show_progress?: boolean;
+                /**
+                 * @description Show view counts
+                 * @example true
+                 */
+                show_views?: boolean;
+                /**
+                 * @description Show vote counts
+                 * @example true
+                 */
+                show_votes?: boolean;
+            };
+            /** @description Theme keys to change; light and dark are merged key by key too */
+            theme?: {
+                /**
+                 * @description Font family
+                 * @example Inter
+                 */
+                font?: string;
+                /**
+                 * @description Corner radius (CSS length)
+                 * @example 8px
+                 */
+                radius?: string;
+                light?: {
+                    /** @example #4f46e5 */
+                    accent?: string;
+                    /** @example #ffffff */
+                    background?: string;
+                    /** @example #e5e7eb */
+                    border?: string;
+                    /** @example #f9fafb */
+                    card_background?: string;
+                    /** @example #111827 */
+                    text?: string;
+                    /** @example #6b7280 */
+                    text_secondary?: string;
+                };
+                dark?: {
+                    /** @example #4f46e5 */
+                    accent?: string;
+                    /** @example #ffffff */
+                    background?: string;
+                    /** @example #e5e7eb */
+                    border?: string;
+                    /** @example #f9fafb */
+                    card_background?: string;
+                    /** @example #111827 */
+                    text?: string;
+                    /** @example #6b7280 */
+                    text_secondary?: string;
+                };
+            };
+        };
+        KeyObject: {
+            /**
+             * @description secret (servers, owner routes) or embed (page source)
+             * @example secret
+             * @enum {string}
+             */
+            kind: "secret" | "embed";
+            /**
+             * @description Last 4 characters of the key; "" for a key made before hints were stored or restored from its digest
+             * @example x9Qa
+             */
+            hint: string;
+            /**
+             * @description When the key was made, RFC 3339 UTC
+             * @example 2026-11-23T11:00:00.000Z
+             */
+            created_at: string;
+        };
+        NewKeyObject: components["schemas"]["KeyObject"] & {
+            /**
+             * @description The whole key: shown in this answer only, store it now
+             * @example fb_sk_3q2y6Zb1QmJ7TnCk4oVx0d9sHf8LwEa5Rr2uPiGtX9Qa
+             */
+            key: string;
+        };
+        RegenerateKeyBody: {
+            /**
+             * @description Which kind of key to replace
+             * @example embed
+             * @enum {string}
+             */
+            kind: "secret" | "embed";
+        };
+        TagObject: {
+            /**
+             * @description Tag id; the value of the public tag query parameter
+             * @example 3
+             */
+            id: number;
+            /**
+             * @description Tag name, unique in the project (case-insensitive)
+             * @example UI
+             */
+            name: string;
+            /**
+             * @description Features carrying the tag, public or not
+             * @example 12
+             */
+            feature_count: number;
+        };
+        TagCreate: {
+            /**
+             * @description 1..100 characters after trimming; unique in the project ignoring case (409 already_exists)
+             * @example Mobile
+             */
+            name: string;
+        };
+        TagPatch: {
+            /**
+             * @description 1..100 characters after trimming; unique in the project ignoring case (409 already_exists)
+             * @example Mobile
+             */
+            name?: string;
+        };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+        RequestId: string;
+        /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+        IfNoneMatch: string;
+        /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+        IdempotencyKey: string;
+        /** @description Anonymous voter token from POST /projects/{slug}/identity. Reads: optional, sets has_voted, has_liked, is_own and hides dismissed messages. Writes: this or X-VF-Token is required */
+        VoterAnon: string;
+        /** @description Voter SSO token (HS256 JWT signed with the project's SSO secret; exp and sub required); outranks X-VF-Anon. Optional on reads, this or X-VF-Anon required on writes */
+        VoterToken: string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Id of this request: the client's X-Request-Id echoed when it was usable, else one the server made; quote it when reporting a failure */
+        "X-Request-Id": string;
+        /** @description API version: always 3 */
+        "X-API-Version": "3";
+        /** @description The per-minute budget this request was counted against (reads or writes of the key); absent when the key was refused */
+        "X-RateLimit-Limit": number;
+        /** @description Requests left in the budget's current window */
+        "X-RateLimit-Remaining": number;
+        /** @description When the budget refills, Unix time in seconds */
+        "X-RateLimit-Reset": number;
+        /** @description Seconds to wait before retrying (429 rate_limited, 409 idempotency_in_progress) */
+        "Retry-After": number;
+        /** @description true when this is the recorded response of an earlier request with the same Idempotency-Key; nothing new was created */
+        "Idempotent-Replay": "true";
+        /** @description Strong entity tag of the body; send it back as If-None-Match */
+        ETag: string;
+        /** @description Read cache hint: private, max-age=60 */
+        "Cache-Control": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1400,7 +3321,12 @@ export interface operations {
     getHealth: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1409,6 +3335,10 @@ export interface operations {
             /** @description The service is answering */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1419,9 +3349,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not modified: the ETag sent in If-None-Match still matches */
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1429,6 +3363,8 @@ export interface operations {
             /** @description the path does not take this method (Allow lists those it does) */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1438,6 +3374,8 @@ export interface operations {
             /** @description validation_failed: error.field names the parameter or field */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1449,7 +3387,12 @@ export interface operations {
     getOpenApiDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1458,6 +3401,10 @@ export interface operations {
             /** @description The description */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1466,16 +3413,33 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not modified: the ETag sent in If-None-Match still matches */
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description internal: server failure, safe to retry; quote X-Request-Id */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1487,7 +3451,10 @@ export interface operations {
     getDocs: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1496,17 +3463,47 @@ export interface operations {
             /** @description Redirect to the reference page */
             301: {
                 headers: {
-                    Location: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    /** @description Where the reference page is */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 500 internal: the error envelope */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
             };
         };
     };
     getKeyBoard: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1515,6 +3512,13 @@ export interface operations {
             /** @description The board document */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1525,9 +3529,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not modified: the ETag sent in If-None-Match still matches */
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1535,6 +3546,8 @@ export interface operations {
             /** @description missing_key, invalid_key, identity_required or identity_invalid */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1544,6 +3557,11 @@ export interface operations {
             /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1553,6 +3571,11 @@ export interface operations {
             /** @description not_found: no such project (or a private one) or resource */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1562,6 +3585,11 @@ export interface operations {
             /** @description the path does not take this method (Allow lists those it does) */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1571,6 +3599,11 @@ export interface operations {
             /** @description validation_failed: error.field names the parameter or field */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1580,6 +3613,12 @@ export interface operations {
             /** @description rate_limited: wait the seconds in Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1589,6 +3628,11 @@ export interface operations {
             /** @description internal: server failure, safe to retry; quote X-Request-Id */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1600,7 +3644,12 @@ export interface operations {
     getProjectBoard: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Project slug */
                 slug: string;
@@ -1612,6 +3661,13 @@ export interface operations {
             /** @description The board document */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1622,9 +3678,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not modified: the ETag sent in If-None-Match still matches */
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1632,6 +3695,8 @@ export interface operations {
             /** @description missing_key, invalid_key, identity_required or identity_invalid */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1641,6 +3706,11 @@ export interface operations {
             /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1650,6 +3720,11 @@ export interface operations {
             /** @description not_found: no such project (or a private one) or resource */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1659,6 +3734,11 @@ export interface operations {
             /** @description the path does not take this method (Allow lists those it does) */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1668,6 +3748,11 @@ export interface operations {
             /** @description validation_failed: error.field names the parameter or field */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1677,6 +3762,12 @@ export interface operations {
             /** @description rate_limited: wait the seconds in Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1686,10 +3777,1085 @@ export interface operations {
             /** @description internal: server failure, safe to retry; quote X-Request-Id */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminCreateBoard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Mobile",
+                 *       "slug": "mobile"
+                 *     }
+                 */
+                "application/json": components["schemas"]["BoardCreate"];
+            };
+        };
+        responses: {
+            /** @description The new board */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BoardEntry"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminDeleteBoard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Board id; 0 is the roadmap */
+                board_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The board is gone */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeletedObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminUpdateBoard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Board id; 0 is the roadmap */
+                board_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Mobile apps"
+                 *     }
+                 */
+                "application/json": components["schemas"]["BoardPatch"];
+            };
+        };
+        responses: {
+            /** @description The board after the change */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BoardEntry"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminCreateColumn: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Board id; 0 is the roadmap */
+                board_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Planned",
+                 *       "color": "#3b82f6",
+                 *       "is_votable": true,
+                 *       "status": "planned"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ColumnCreate"];
+            };
+        };
+        responses: {
+            /** @description The new column */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Column"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminDeleteColumn: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Column id */
+                column_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The column is gone */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeletedObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminUpdateColumn: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Column id */
+                column_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Next up"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ColumnPatch"];
+            };
+        };
+        responses: {
+            /** @description The column after the change */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Column"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
                 };
             };
         };
@@ -1716,7 +4882,16 @@ export interface operations {
                 /** @description Items per page, at most 100 */
                 per_page?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description Anonymous voter token from POST /projects/{slug}/identity. Reads: optional, sets has_voted, has_liked, is_own and hides dismissed messages. Writes: this or X-VF-Token is required */
+                "X-VF-Anon"?: components["parameters"]["VoterAnon"];
+                /** @description Voter SSO token (HS256 JWT signed with the project's SSO secret; exp and sub required); outranks X-VF-Anon. Optional on reads, this or X-VF-Anon required on writes */
+                "X-VF-Token"?: components["parameters"]["VoterToken"];
+            };
             path: {
                 /** @description Project slug */
                 slug: string;
@@ -1728,6 +4903,13 @@ export interface operations {
             /** @description One page of features with Meta */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1738,9 +4920,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not modified: the ETag sent in If-None-Match still matches */
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1748,6 +4937,8 @@ export interface operations {
             /** @description missing_key, invalid_key, identity_required or identity_invalid */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1757,6 +4948,11 @@ export interface operations {
             /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1766,6 +4962,11 @@ export interface operations {
             /** @description not_found: no such project (or a private one) or resource */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1775,6 +4976,11 @@ export interface operations {
             /** @description the path does not take this method (Allow lists those it does) */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1784,6 +4990,11 @@ export interface operations {
             /** @description validation_failed: error.field names the parameter or field */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1793,6 +5004,12 @@ export interface operations {
             /** @description rate_limited: wait the seconds in Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1802,6 +5019,11 @@ export interface operations {
             /** @description internal: server failure, safe to retry; quote X-Request-Id */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1813,7 +5035,16 @@ export interface operations {
     createFeature: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Anonymous voter token from POST /projects/{slug}/identity. Reads: optional, sets has_voted, has_liked, is_own and hides dismissed messages. Writes: this or X-VF-Token is required */
+                "X-VF-Anon"?: components["parameters"]["VoterAnon"];
+                /** @description Voter SSO token (HS256 JWT signed with the project's SSO secret; exp and sub required); outranks X-VF-Anon. Optional on reads, this or X-VF-Anon required on writes */
+                "X-VF-Token"?: components["parameters"]["VoterToken"];
+            };
             path: {
                 /** @description Project slug */
                 slug: string;
@@ -1829,6 +5060,12 @@ export interface operations {
             /** @description The suggestion as created */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1842,6 +5079,8 @@ export interface operations {
             /** @description missing_key, invalid_key, identity_required or identity_invalid */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1851,6 +5090,12 @@ export interface operations {
             /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1860,6 +5105,12 @@ export interface operations {
             /** @description not_found: no such project (or a private one) or resource */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1869,6 +5120,12 @@ export interface operations {
             /** @description the path does not take this method (Allow lists those it does) */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1878,6 +5135,13 @@ export interface operations {
             /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1887,6 +5151,12 @@ export interface operations {
             /** @description too_large: request body over one megabyte */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1896,6 +5166,12 @@ export interface operations {
             /** @description validation_failed: error.field names the parameter or field */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1905,6 +5181,12 @@ export interface operations {
             /** @description rate_limited: wait the seconds in Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1914,6 +5196,12 @@ export interface operations {
             /** @description internal: server failure, safe to retry; quote X-Request-Id */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1925,7 +5213,16 @@ export interface operations {
     getFeature: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description Anonymous voter token from POST /projects/{slug}/identity. Reads: optional, sets has_voted, has_liked, is_own and hides dismissed messages. Writes: this or X-VF-Token is required */
+                "X-VF-Anon"?: components["parameters"]["VoterAnon"];
+                /** @description Voter SSO token (HS256 JWT signed with the project's SSO secret; exp and sub required); outranks X-VF-Anon. Optional on reads, this or X-VF-Anon required on writes */
+                "X-VF-Token"?: components["parameters"]["VoterToken"];
+            };
             path: {
                 /** @description Project slug */
                 slug: string;
@@ -1939,6 +5236,13 @@ export interface operations {
             /** @description The feature */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1949,9 +5253,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not modified: the ETag sent in If-None-Match still matches */
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1959,6 +5270,8 @@ export interface operations {
             /** @description missing_key, invalid_key, identity_required or identity_invalid */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1968,6 +5281,11 @@ export interface operations {
             /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1977,6 +5295,11 @@ export interface operations {
             /** @description not_found: no such project (or a private one) or resource */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1986,6 +5309,11 @@ export interface operations {
             /** @description the path does not take this method (Allow lists those it does) */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1995,6 +5323,11 @@ export interface operations {
             /** @description validation_failed: error.field names the parameter or field */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2004,6 +5337,12 @@ export interface operations {
             /** @description rate_limited: wait the seconds in Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2013,6 +5352,11 @@ export interface operations {
             /** @description internal: server failure, safe to retry; quote X-Request-Id */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2021,10 +5365,1211 @@ export interface operations {
             };
         };
     };
+    adminListFeatures: {
+        parameters: {
+            query?: {
+                /** @description Status; repeat to match any of several */
+                status?: ("open" | "planned" | "in_progress" | "done" | "denied" | "archived")[];
+                /** @description true: approved features only; false: those awaiting review only */
+                approved?: "true" | "false";
+                /** @description Board slug (roadmap for the roadmap); omitted: every board */
+                board?: string;
+                /** @description Column id (of `board` when given, else of any board of the project); -1 = archived features */
+                column?: number;
+                /** @description Tag id; repeat to match any of several */
+                tag?: number[];
+                /** @description Free text, case-insensitive substring of heading or description */
+                q?: string;
+                /** @description new (default), oldest, top (the project's score), votes (headcount), board (owner's order); pinned first */
+                sort?: "new" | "oldest" | "top" | "votes" | "board";
+                /** @description Page, one based */
+                page?: number;
+                /** @description Items per page, at most 100 */
+                per_page?: number;
+            };
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of features with Meta */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminFeatureObject"][];
+                        meta: components["schemas"]["Meta"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminCreateFeature: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description The feature */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminFeatureCreateBody"];
+            };
+        };
+        responses: {
+            /** @description The feature as created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminFeatureObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminGetFeature: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Feature id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feature */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminFeatureObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminDeleteFeature: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Feature id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feature is gone */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeletedObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminUpdateFeature: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Feature id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** @description The fields to change */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminFeaturePatchBody"];
+            };
+        };
+        responses: {
+            /** @description The feature after the change */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminFeatureObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminMergeFeature: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Feature id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** @description The target */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MergeBody"];
+            };
+        };
+        responses: {
+            /** @description The target after the merge */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminFeatureObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminUnmergeFeature: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Feature id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The restored duplicate */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminFeatureObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
     castVote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Anonymous voter token from POST /projects/{slug}/identity. Reads: optional, sets has_voted, has_liked, is_own and hides dismissed messages. Writes: this or X-VF-Token is required */
+                "X-VF-Anon"?: components["parameters"]["VoterAnon"];
+                /** @description Voter SSO token (HS256 JWT signed with the project's SSO secret; exp and sub required); outranks X-VF-Anon. Optional on reads, this or X-VF-Anon required on writes */
+                "X-VF-Token"?: components["parameters"]["VoterToken"];
+            };
             path: {
                 /** @description Project slug */
                 slug: string;
@@ -2038,6 +6583,12 @@ export interface operations {
             /** @description The vote is recorded */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2051,6 +6602,8 @@ export interface operations {
             /** @description missing_key, invalid_key, identity_required or identity_invalid */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2060,6 +6613,12 @@ export interface operations {
             /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2069,6 +6628,12 @@ export interface operations {
             /** @description not_found: no such project (or a private one) or resource */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2078,6 +6643,12 @@ export interface operations {
             /** @description the path does not take this method (Allow lists those it does) */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2087,6 +6658,13 @@ export interface operations {
             /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2096,6 +6674,12 @@ export interface operations {
             /** @description too_large: request body over one megabyte */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2105,6 +6689,12 @@ export interface operations {
             /** @description validation_failed: error.field names the parameter or field */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2114,6 +6704,12 @@ export interface operations {
             /** @description rate_limited: wait the seconds in Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2123,6 +6719,12 @@ export interface operations {
             /** @description internal: server failure, safe to retry; quote X-Request-Id */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2134,7 +6736,16 @@ export interface operations {
     withdrawVote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Anonymous voter token from POST /projects/{slug}/identity. Reads: optional, sets has_voted, has_liked, is_own and hides dismissed messages. Writes: this or X-VF-Token is required */
+                "X-VF-Anon"?: components["parameters"]["VoterAnon"];
+                /** @description Voter SSO token (HS256 JWT signed with the project's SSO secret; exp and sub required); outranks X-VF-Anon. Optional on reads, this or X-VF-Anon required on writes */
+                "X-VF-Token"?: components["parameters"]["VoterToken"];
+            };
             path: {
                 /** @description Project slug */
                 slug: string;
@@ -2148,6 +6759,12 @@ export interface operations {
             /** @description The vote is withdrawn */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2161,6 +6778,8 @@ export interface operations {
             /** @description missing_key, invalid_key, identity_required or identity_invalid */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2170,6 +6789,12 @@ export interface operations {
             /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2179,6 +6804,12 @@ export interface operations {
             /** @description not_found: no such project (or a private one) or resource */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2188,6 +6819,12 @@ export interface operations {
             /** @description the path does not take this method (Allow lists those it does) */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2197,6 +6834,13 @@ export interface operations {
             /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2206,6 +6850,12 @@ export interface operations {
             /** @description too_large: request body over one megabyte */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2215,6 +6865,12 @@ export interface operations {
             /** @description validation_failed: error.field names the parameter or field */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2224,6 +6880,12 @@ export interface operations {
             /** @description rate_limited: wait the seconds in Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2233,6 +6895,12 @@ export interface operations {
             /** @description internal: server failure, safe to retry; quote X-Request-Id */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2251,7 +6919,16 @@ export interface operations {
                 /** @description Order of top-level comments: newest, oldest, or top (most liked, then newest). Replies are always oldest first */
                 sort?: "newest" | "oldest" | "top";
             };
-            header?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description Anonymous voter token from POST /projects/{slug}/identity. Reads: optional, sets has_voted, has_liked, is_own and hides dismissed messages. Writes: this or X-VF-Token is required */
+                "X-VF-Anon"?: components["parameters"]["VoterAnon"];
+                /** @description Voter SSO token (HS256 JWT signed with the project's SSO secret; exp and sub required); outranks X-VF-Anon. Optional on reads, this or X-VF-Anon required on writes */
+                "X-VF-Token"?: components["parameters"]["VoterToken"];
+            };
             path: {
                 /** @description Project slug */
                 slug: string;
@@ -2265,6 +6942,13 @@ export interface operations {
             /** @description The page of top-level comments with their replies */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2275,9 +6959,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not modified: the ETag sent in If-None-Match still matches */
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2285,6 +6976,8 @@ export interface operations {
             /** @description missing_key, invalid_key, identity_required or identity_invalid */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2294,6 +6987,11 @@ export interface operations {
             /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2303,6 +7001,11 @@ export interface operations {
             /** @description not_found: no such project (or a private one) or resource */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2312,6 +7015,11 @@ export interface operations {
             /** @description the path does not take this method (Allow lists those it does) */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2321,6 +7029,11 @@ export interface operations {
             /** @description validation_failed: error.field names the parameter or field */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2330,6 +7043,12 @@ export interface operations {
             /** @description rate_limited: wait the seconds in Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2339,6 +7058,11 @@ export interface operations {
             /** @description internal: server failure, safe to retry; quote X-Request-Id */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2350,7 +7074,16 @@ export interface operations {
     createComment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Anonymous voter token from POST /projects/{slug}/identity. Reads: optional, sets has_voted, has_liked, is_own and hides dismissed messages. Writes: this or X-VF-Token is required */
+                "X-VF-Anon"?: components["parameters"]["VoterAnon"];
+                /** @description Voter SSO token (HS256 JWT signed with the project's SSO secret; exp and sub required); outranks X-VF-Anon. Optional on reads, this or X-VF-Anon required on writes */
+                "X-VF-Token"?: components["parameters"]["VoterToken"];
+            };
             path: {
                 /** @description Project slug */
                 slug: string;
@@ -2369,6 +7102,12 @@ export interface operations {
             /** @description The comment as written (replies empty) */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2382,6 +7121,8 @@ export interface operations {
             /** @description missing_key, invalid_key, identity_required or identity_invalid */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2391,6 +7132,12 @@ export interface operations {
             /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2400,6 +7147,12 @@ export interface operations {
             /** @description not_found: no such project (or a private one) or resource */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2409,6 +7162,12 @@ export interface operations {
             /** @description the path does not take this method (Allow lists those it does) */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2418,6 +7177,13 @@ export interface operations {
             /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2427,6 +7193,12 @@ export interface operations {
             /** @description too_large: request body over one megabyte */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2436,6 +7208,12 @@ export interface operations {
             /** @description validation_failed: error.field names the parameter or field */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2445,6 +7223,12 @@ export interface operations {
             /** @description rate_limited: wait the seconds in Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2454,6 +7238,12 @@ export interface operations {
             /** @description internal: server failure, safe to retry; quote X-Request-Id */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2465,7 +7255,16 @@ export interface operations {
     deleteComment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Anonymous voter token from POST /projects/{slug}/identity. Reads: optional, sets has_voted, has_liked, is_own and hides dismissed messages. Writes: this or X-VF-Token is required */
+                "X-VF-Anon"?: components["parameters"]["VoterAnon"];
+                /** @description Voter SSO token (HS256 JWT signed with the project's SSO secret; exp and sub required); outranks X-VF-Anon. Optional on reads, this or X-VF-Anon required on writes */
+                "X-VF-Token"?: components["parameters"]["VoterToken"];
+            };
             path: {
                 /** @description Project slug */
                 slug: string;
@@ -2479,6 +7278,12 @@ export interface operations {
             /** @description The comment is gone */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2492,6 +7297,8 @@ export interface operations {
             /** @description missing_key, invalid_key, identity_required or identity_invalid */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2501,6 +7308,12 @@ export interface operations {
             /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2510,6 +7323,12 @@ export interface operations {
             /** @description not_found: no such project (or a private one) or resource */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2519,6 +7338,12 @@ export interface operations {
             /** @description the path does not take this method (Allow lists those it does) */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2528,6 +7353,13 @@ export interface operations {
             /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2537,6 +7369,12 @@ export interface operations {
             /** @description too_large: request body over one megabyte */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2546,6 +7384,12 @@ export interface operations {
             /** @description validation_failed: error.field names the parameter or field */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2555,6 +7399,12 @@ export interface operations {
             /** @description rate_limited: wait the seconds in Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2564,6 +7414,12 @@ export interface operations {
             /** @description internal: server failure, safe to retry; quote X-Request-Id */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2575,7 +7431,16 @@ export interface operations {
     toggleCommentLike: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Anonymous voter token from POST /projects/{slug}/identity. Reads: optional, sets has_voted, has_liked, is_own and hides dismissed messages. Writes: this or X-VF-Token is required */
+                "X-VF-Anon"?: components["parameters"]["VoterAnon"];
+                /** @description Voter SSO token (HS256 JWT signed with the project's SSO secret; exp and sub required); outranks X-VF-Anon. Optional on reads, this or X-VF-Anon required on writes */
+                "X-VF-Token"?: components["parameters"]["VoterToken"];
+            };
             path: {
                 /** @description Project slug */
                 slug: string;
@@ -2589,6 +7454,12 @@ export interface operations {
             /** @description The like state after the toggle */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2602,6 +7473,8 @@ export interface operations {
             /** @description missing_key, invalid_key, identity_required or identity_invalid */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2611,6 +7484,12 @@ export interface operations {
             /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2620,6 +7499,12 @@ export interface operations {
             /** @description not_found: no such project (or a private one) or resource */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2629,6 +7514,12 @@ export interface operations {
             /** @description the path does not take this method (Allow lists those it does) */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2638,6 +7529,13 @@ export interface operations {
             /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2647,6 +7545,12 @@ export interface operations {
             /** @description too_large: request body over one megabyte */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2656,6 +7560,12 @@ export interface operations {
             /** @description validation_failed: error.field names the parameter or field */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2665,6 +7575,12 @@ export interface operations {
             /** @description rate_limited: wait the seconds in Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2674,10 +7590,523 @@ export interface operations {
             /** @description internal: server failure, safe to retry; quote X-Request-Id */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminListComments: {
+        parameters: {
+            query?: {
+                /** @description Only comments on this feature (public or not); a feature the project lacks matches nothing */
+                feature_id?: number;
+                /** @description Only comments written by this voter (voter_id); an unknown one matches nothing */
+                voter_id?: string;
+                /** @description Page, one based */
+                page?: number;
+                /** @description Items per page, at most 100 */
+                per_page?: number;
+            };
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of comments with Meta */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CommentObject"][];
+                        meta: components["schemas"]["Meta"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminCreateComment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Feature id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** @description The comment */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminNewComment"];
+            };
+        };
+        responses: {
+            /** @description The comment, author_role set */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CommentObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminDeleteComment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Comment id */
+                cid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The comment is gone */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CommentDeletedObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
                 };
             };
         };
@@ -2690,7 +8119,12 @@ export interface operations {
                 /** @description Items per page, at most 100 */
                 per_page?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Project slug */
                 slug: string;
@@ -2702,6 +8136,13 @@ export interface operations {
             /** @description A page of releases */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2712,9 +8153,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not modified: the ETag sent in If-None-Match still matches */
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2722,6 +8170,8 @@ export interface operations {
             /** @description missing_key, invalid_key, identity_required or identity_invalid */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2731,6 +8181,11 @@ export interface operations {
             /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2740,6 +8195,11 @@ export interface operations {
             /** @description not_found: no such project (or a private one) or resource */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2749,6 +8209,11 @@ export interface operations {
             /** @description the path does not take this method (Allow lists those it does) */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2758,6 +8223,11 @@ export interface operations {
             /** @description validation_failed: error.field names the parameter or field */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2767,6 +8237,12 @@ export interface operations {
             /** @description rate_limited: wait the seconds in Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2776,6 +8252,11 @@ export interface operations {
             /** @description internal: server failure, safe to retry; quote X-Request-Id */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2787,7 +8268,12 @@ export interface operations {
     getRelease: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Project slug */
                 slug: string;
@@ -2801,6 +8287,13 @@ export interface operations {
             /** @description The release */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2811,9 +8304,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not modified: the ETag sent in If-None-Match still matches */
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2821,6 +8321,8 @@ export interface operations {
             /** @description missing_key, invalid_key, identity_required or identity_invalid */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2830,6 +8332,11 @@ export interface operations {
             /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2839,6 +8346,11 @@ export interface operations {
             /** @description not_found: no such project (or a private one) or resource */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2848,6 +8360,11 @@ export interface operations {
             /** @description the path does not take this method (Allow lists those it does) */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2857,6 +8374,11 @@ export interface operations {
             /** @description validation_failed: error.field names the parameter or field */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2866,6 +8388,12 @@ export interface operations {
             /** @description rate_limited: wait the seconds in Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2875,10 +8403,860 @@ export interface operations {
             /** @description internal: server failure, safe to retry; quote X-Request-Id */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminListReleases: {
+        parameters: {
+            query?: {
+                /** @description Page, one based */
+                page?: number;
+                /** @description Items per page, at most 100 */
+                per_page?: number;
+            };
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of releases */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminReleaseObject"][];
+                        meta: components["schemas"]["Meta"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminCreateRelease: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "1.5",
+                 *       "body": "## New\n- Dark mode",
+                 *       "published_at": "2026-12-01T09:00:00Z",
+                 *       "features": [
+                 *         {
+                 *           "feature_id": 41,
+                 *           "changelog_type": "new"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReleaseCreate"];
+            };
+        };
+        responses: {
+            /** @description The new release */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminReleaseObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminGetRelease: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Release id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The release */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminReleaseObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminDeleteRelease: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Release id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The release is gone */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeletedObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminUpdateRelease: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Release id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "published_at": "2026-12-01T09:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReleasePatch"];
+            };
+        };
+        responses: {
+            /** @description The release after the change */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminReleaseObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
                 };
             };
         };
@@ -2895,7 +9273,16 @@ export interface operations {
                 /** @description Items per page, at most 100 */
                 per_page?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description Anonymous voter token from POST /projects/{slug}/identity. Reads: optional, sets has_voted, has_liked, is_own and hides dismissed messages. Writes: this or X-VF-Token is required */
+                "X-VF-Anon"?: components["parameters"]["VoterAnon"];
+                /** @description Voter SSO token (HS256 JWT signed with the project's SSO secret; exp and sub required); outranks X-VF-Anon. Optional on reads, this or X-VF-Anon required on writes */
+                "X-VF-Token"?: components["parameters"]["VoterToken"];
+            };
             path: {
                 /** @description Project slug */
                 slug: string;
@@ -2907,6 +9294,13 @@ export interface operations {
             /** @description A page of messages */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2917,9 +9311,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not modified: the ETag sent in If-None-Match still matches */
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2927,6 +9328,8 @@ export interface operations {
             /** @description missing_key, invalid_key, identity_required or identity_invalid */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2936,6 +9339,11 @@ export interface operations {
             /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2945,6 +9353,11 @@ export interface operations {
             /** @description not_found: no such project (or a private one) or resource */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2954,6 +9367,11 @@ export interface operations {
             /** @description the path does not take this method (Allow lists those it does) */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2963,6 +9381,11 @@ export interface operations {
             /** @description validation_failed: error.field names the parameter or field */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2972,6 +9395,12 @@ export interface operations {
             /** @description rate_limited: wait the seconds in Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2981,6 +9410,11 @@ export interface operations {
             /** @description internal: server failure, safe to retry; quote X-Request-Id */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2992,7 +9426,16 @@ export interface operations {
     dismissMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Anonymous voter token from POST /projects/{slug}/identity. Reads: optional, sets has_voted, has_liked, is_own and hides dismissed messages. Writes: this or X-VF-Token is required */
+                "X-VF-Anon"?: components["parameters"]["VoterAnon"];
+                /** @description Voter SSO token (HS256 JWT signed with the project's SSO secret; exp and sub required); outranks X-VF-Anon. Optional on reads, this or X-VF-Anon required on writes */
+                "X-VF-Token"?: components["parameters"]["VoterToken"];
+            };
             path: {
                 /** @description Project slug */
                 slug: string;
@@ -3006,6 +9449,12 @@ export interface operations {
             /** @description The message is dismissed */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3019,6 +9468,8 @@ export interface operations {
             /** @description missing_key, invalid_key, identity_required or identity_invalid */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3028,6 +9479,12 @@ export interface operations {
             /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3037,6 +9494,12 @@ export interface operations {
             /** @description not_found: no such project (or a private one) or resource */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3046,6 +9509,12 @@ export interface operations {
             /** @description the path does not take this method (Allow lists those it does) */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3055,6 +9524,13 @@ export interface operations {
             /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3064,6 +9540,12 @@ export interface operations {
             /** @description too_large: request body over one megabyte */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3073,6 +9555,12 @@ export interface operations {
             /** @description validation_failed: error.field names the parameter or field */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3082,6 +9570,12 @@ export interface operations {
             /** @description rate_limited: wait the seconds in Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3091,6 +9585,12 @@ export interface operations {
             /** @description internal: server failure, safe to retry; quote X-Request-Id */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3099,10 +9599,861 @@ export interface operations {
             };
         };
     };
+    adminListMessages: {
+        parameters: {
+            query?: {
+                /** @description Page, one based */
+                page?: number;
+                /** @description Items per page, at most 100 */
+                per_page?: number;
+            };
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of messages */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminMessageObject"][];
+                        meta: components["schemas"]["Meta"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminCreateMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "New widget",
+                 *       "body": "Add it from the home screen.",
+                 *       "platforms": [
+                 *         "ios"
+                 *       ],
+                 *       "min_app_version": "2.4.0"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MessageCreate"];
+            };
+        };
+        responses: {
+            /** @description The new message */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminMessageObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminGetMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Message id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminMessageObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminDeleteMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Message id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message is gone */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeletedObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminUpdateMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Message id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "ends_at": "2026-12-01T00:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MessagePatch"];
+            };
+        };
+        responses: {
+            /** @description The message after the change */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminMessageObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
     resolveIdentity: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Anonymous voter token from POST /projects/{slug}/identity. Reads: optional, sets has_voted, has_liked, is_own and hides dismissed messages. Writes: this or X-VF-Token is required */
+                "X-VF-Anon"?: components["parameters"]["VoterAnon"];
+                /** @description Voter SSO token (HS256 JWT signed with the project's SSO secret; exp and sub required); outranks X-VF-Anon. Optional on reads, this or X-VF-Anon required on writes */
+                "X-VF-Token"?: components["parameters"]["VoterToken"];
+            };
             path: {
                 /** @description Project slug */
                 slug: string;
@@ -3119,6 +10470,12 @@ export interface operations {
             /** @description The presented identity is valid, or the SSO user already had a voter */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3132,6 +10489,12 @@ export interface operations {
             /** @description A new voter was created */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3145,6 +10508,8 @@ export interface operations {
             /** @description missing_key, invalid_key, identity_required or identity_invalid */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3154,6 +10519,12 @@ export interface operations {
             /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3163,6 +10534,12 @@ export interface operations {
             /** @description not_found: no such project (or a private one) or resource */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3172,6 +10549,12 @@ export interface operations {
             /** @description the path does not take this method (Allow lists those it does) */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3181,6 +10564,13 @@ export interface operations {
             /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3190,6 +10580,12 @@ export interface operations {
             /** @description too_large: request body over one megabyte */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3199,6 +10595,12 @@ export interface operations {
             /** @description validation_failed: error.field names the parameter or field */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3208,6 +10610,12 @@ export interface operations {
             /** @description rate_limited: wait the seconds in Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3217,6 +10625,12 @@ export interface operations {
             /** @description internal: server failure, safe to retry; quote X-Request-Id */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3231,7 +10645,7 @@ export interface operations {
                 /** @description Billing customer id, matched against both the Stripe and the Paddle id */
                 customer_id?: string;
                 /** @description true = voters who left, false = voters who stayed; omit for both */
-                churned?: "true" | "false";
+                churned?: boolean;
                 /** @description Only voters who voted for this feature */
                 feature_id?: number;
                 /** @description Page, one based */
@@ -3239,7 +10653,12 @@ export interface operations {
                 /** @description Items per page, at most 100 */
                 per_page?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Project slug */
                 slug: string;
@@ -3251,6 +10670,13 @@ export interface operations {
             /** @description A page of voters */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3261,9 +10687,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not modified: the ETag sent in If-None-Match still matches */
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3271,6 +10704,8 @@ export interface operations {
             /** @description missing_key, invalid_key, identity_required or identity_invalid */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3280,6 +10715,11 @@ export interface operations {
             /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3289,6 +10729,11 @@ export interface operations {
             /** @description not_found: no such project (or a private one) or resource */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3298,6 +10743,11 @@ export interface operations {
             /** @description the path does not take this method (Allow lists those it does) */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3307,6 +10757,11 @@ export interface operations {
             /** @description validation_failed: error.field names the parameter or field */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3316,6 +10771,12 @@ export interface operations {
             /** @description rate_limited: wait the seconds in Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3325,6 +10786,11 @@ export interface operations {
             /** @description internal: server failure, safe to retry; quote X-Request-Id */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3343,7 +10809,12 @@ export interface operations {
                 /** @description Items per page, at most 100 */
                 per_page?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Project slug */
                 slug: string;
@@ -3355,6 +10826,13 @@ export interface operations {
             /** @description A page of features with revenue figures */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3365,9 +10843,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not modified: the ETag sent in If-None-Match still matches */
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3375,6 +10860,8 @@ export interface operations {
             /** @description missing_key, invalid_key, identity_required or identity_invalid */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3384,6 +10871,11 @@ export interface operations {
             /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3393,6 +10885,11 @@ export interface operations {
             /** @description not_found: no such project (or a private one) or resource */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3402,6 +10899,11 @@ export interface operations {
             /** @description the path does not take this method (Allow lists those it does) */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3411,6 +10913,11 @@ export interface operations {
             /** @description validation_failed: error.field names the parameter or field */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3420,6 +10927,12 @@ export interface operations {
             /** @description rate_limited: wait the seconds in Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3429,10 +10942,2689 @@ export interface operations {
             /** @description internal: server failure, safe to retry; quote X-Request-Id */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminListVoters: {
+        parameters: {
+            query?: {
+                /** @description Search text (blank: no filter) */
+                q?: string;
+                /** @description true = banned voters only, false = the others */
+                banned?: "true" | "false";
+                /** @description Only voters on this tier */
+                tier_id?: number;
+                /** @description true = voters who left, false = voters who stayed */
+                churned?: "true" | "false";
+                /** @description Page, one based */
+                page?: number;
+                /** @description Items per page, at most 100 */
+                per_page?: number;
+            };
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of voters */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminVoterObject"][];
+                        meta: components["schemas"]["Meta"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminGetVoter: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Public voter id, as the identity route reports it */
+                voter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The voter */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminVoterObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminDeleteVoter: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Public voter id, as the identity route reports it */
+                voter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The voter was erased */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeletedVoterObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminUpdateVoter: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Public voter id, as the identity route reports it */
+                voter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchVoterBody"];
+            };
+        };
+        responses: {
+            /** @description The voter after the change */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminVoterObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminListTiers: {
+        parameters: {
+            query?: {
+                /** @description Page, one based */
+                page?: number;
+                /** @description Items per page, at most 100 */
+                per_page?: number;
+            };
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tiers */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TierObject"][];
+                        meta: components["schemas"]["Meta"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminCreateTier: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTierBody"];
+            };
+        };
+        responses: {
+            /** @description The new tier */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TierObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminDeleteTier: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Tier id */
+                tier_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tier was deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeletedObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminUpdateTier: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Tier id */
+                tier_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchTierBody"];
+            };
+        };
+        responses: {
+            /** @description The tier after the change */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TierObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminGetSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SettingsObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminUpdateSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchSettingsBody"];
+            };
+        };
+        responses: {
+            /** @description The settings after the change */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SettingsObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminListKeys: {
+        parameters: {
+            query?: {
+                /** @description Page, one based */
+                page?: number;
+                /** @description Items per page, at most 100 */
+                per_page?: number;
+            };
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of keys */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["KeyObject"][];
+                        meta: components["schemas"]["Meta"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminRegenerateKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegenerateKeyBody"];
+            };
+        };
+        responses: {
+            /** @description The new key, in full this once */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["NewKeyObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminListTags: {
+        parameters: {
+            query?: {
+                /** @description Page, one based */
+                page?: number;
+                /** @description Items per page, at most 100 */
+                per_page?: number;
+            };
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tags */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TagObject"][];
+                        meta: components["schemas"]["Meta"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminCreateTag: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Mobile"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TagCreate"];
+            };
+        };
+        responses: {
+            /** @description The new tag */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TagObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminDeleteTag: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Tag id */
+                tag_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tag is gone */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeletedObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminUpdateTag: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Tag id */
+                tag_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "iOS"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TagPatch"];
+            };
+        };
+        responses: {
+            /** @description The tag after the change */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TagObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
                 };
             };
         };

@@ -32,7 +32,11 @@ const base = () => `/api/v3/projects/${slug}`;
 const asVoter = (i: number, extra: Record<string, string> = {}) => ({ "X-API-Key": key, "X-VF-Anon": tokens[i]!, ...extra });
 
 function vote(featureId: number, voter: number, idempotencyKey: string): Promise<HttpResult> {
-  return send(stack.server.origin, { method: "POST", path: `${base()}/features/${featureId}/vote`, headers: asVoter(voter, { "Idempotency-Key": idempotencyKey }) });
+  return send(stack.server.origin, {
+    method: "POST",
+    path: `${base()}/features/${featureId}/vote`,
+    headers: asVoter(voter, { "Idempotency-Key": idempotencyKey }),
+  });
 }
 
 function comment(featureId: number, voter: number, content: string, idempotencyKey: string): Promise<HttpResult> {
@@ -45,7 +49,10 @@ function comment(featureId: number, voter: number, content: string, idempotencyK
 }
 
 function expectInternal(result: HttpResult): void {
-  expect(result.error, `${result.error}: server ${stack.server.child.exitCode === null ? "alive" : `exited ${stack.server.child.exitCode}`}\n${stack.server.output().slice(-3000)}`).toBeUndefined();
+  expect(
+    result.error,
+    `${result.error}: server ${stack.server.child.exitCode === null ? "alive" : `exited ${stack.server.child.exitCode}`}\n${stack.server.output().slice(-3000)}`,
+  ).toBeUndefined();
   expect(result.status).toBe(500);
   expect(result.headers["x-request-id"]).toMatch(/.+/);
   expectNoLeak(result.text);
@@ -65,11 +72,16 @@ describe("Postgres killed mid-write", () => {
     await holder`SELECT id FROM features WHERE id = ${featureId} FOR UPDATE`;
     const pendingVote = vote(featureId, 0, "pg-kill-vote");
     const pendingComment = comment(featureId, 0, content, "pg-kill-comment");
-    await waitUntil("both writes to wait on the row lock, mid-transaction", async () => {
-      const [row] = await stack.pg.sql<{ n: number }[]>`
+    await waitUntil(
+      "both writes to wait on the row lock, mid-transaction",
+      async () => {
+        const [row] = await stack.pg.sql<{ n: number }[]>`
         SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()`;
-      return row!.n === 2;
-    }, 15_000, 50);
+        return row!.n === 2;
+      },
+      15_000,
+      50,
+    );
 
     await stack.pg.kill();
     holder.release();
@@ -93,10 +105,15 @@ describe("Postgres killed mid-write", () => {
     expect(await counterMismatches(db, slug)).toEqual([]);
 
     // The server's pool reconnects by itself.
-    await waitUntil("the server to reach the database again", async () => {
-      const r = await send(stack.server.origin, { path: `${base()}/features/${featureId}`, headers: { "X-API-Key": key } });
-      return r.status === 200;
-    }, 30_000, 250);
+    await waitUntil(
+      "the server to reach the database again",
+      async () => {
+        const r = await send(stack.server.origin, { path: `${base()}/features/${featureId}`, headers: { "X-API-Key": key } });
+        return r.status === 200;
+      },
+      30_000,
+      250,
+    );
 
     // The same keys now run once; replays return the recorded response byte for byte.
     const voted = await vote(featureId, 0, "pg-kill-vote");
@@ -134,13 +151,21 @@ describe("Postgres killed mid-write", () => {
     await sleep(1500);
     await stack.pg.restart();
     const restartedAt = performance.now() - load.startedAt;
-    await waitUntil("the load to succeed again", () => {
-      const recent = load.samples.filter((s) => s.at > restartedAt + 500);
-      return recent.length > 20 && recent.slice(-20).every((s) => s.status > 0 && s.status < 500);
-    }, 30_000, 200);
+    await waitUntil(
+      "the load to succeed again",
+      () => {
+        const recent = load.samples.filter((s) => s.at > restartedAt + 500);
+        return recent.length > 20 && recent.slice(-20).every((s) => s.status > 0 && s.status < 500);
+      },
+      30_000,
+      200,
+    );
     const samples = await load.stop();
 
-    expect(samples.every((s) => s.error === undefined), JSON.stringify(samples.filter((s) => s.error).slice(0, 3))).toBe(true);
+    expect(
+      samples.every((s) => s.error === undefined),
+      JSON.stringify(samples.filter((s) => s.error).slice(0, 3)),
+    ).toBe(true);
     const failed = samples.filter((s) => s.status >= 500);
     expect(failed.length).toBeGreaterThan(0);
     for (const s of failed) {
@@ -148,9 +173,17 @@ describe("Postgres killed mid-write", () => {
       // Failures only around the outage, and the outage never made a request hang.
       expect(s.at).toBeGreaterThan(killedAt - 2000);
     }
-    expect(quantile(samples.map((s) => s.ms), 0.99)).toBeLessThan(2000);
+    expect(
+      quantile(
+        samples.map((s) => s.ms),
+        0.99,
+      ),
+    ).toBeLessThan(2000);
     const answered = samples.filter((s) => s.status < 500);
-    expect(answered.every((s) => [200, 201, 409].includes(s.status)), JSON.stringify(answered.filter((s) => ![200, 201, 409].includes(s.status)).slice(0, 3))).toBe(true);
+    expect(
+      answered.every((s) => [200, 201, 409].includes(s.status)),
+      JSON.stringify(answered.filter((s) => ![200, 201, 409].includes(s.status)).slice(0, 3)),
+    ).toBe(true);
     expect(stack.server.child.exitCode).toBeNull();
     expect(await counterMismatches(stack.seeder.handle.db, slug)).toEqual([]);
     console.info(`postgres SIGKILL under load: ${samples.length} requests, ${failed.length} clean 500s while down`);

@@ -22,7 +22,9 @@ let tokens: string[];
 let featureIds: number[];
 
 beforeAll(async () => {
-  stack = await startStack({ env: { SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS), RATE_LIMIT_READS_PER_MINUTE: "100000", RATE_LIMIT_WRITES_PER_MINUTE: "100000" } });
+  stack = await startStack({
+    env: { SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS), RATE_LIMIT_READS_PER_MINUTE: "100000", RATE_LIMIT_WRITES_PER_MINUTE: "100000" },
+  });
   ({ slug, secretKey: key, tokens, featureIds } = await importVotingProject(stack.seeder, 12, 2));
 });
 afterAll(() => stack?.close());
@@ -41,11 +43,16 @@ async function pinVotes(server: ServerInstance, featureId: number, voters: numbe
   await holder`BEGIN`;
   await holder`SELECT id FROM features WHERE id = ${featureId} FOR UPDATE`;
   const pending = voters.map((voter) => vote(server, featureId, voter));
-  await waitUntil(`${voters.length} votes waiting on the row lock`, async () => {
-    const [row] = await stack.pg.sql<{ n: number }[]>`
+  await waitUntil(
+    `${voters.length} votes waiting on the row lock`,
+    async () => {
+      const [row] = await stack.pg.sql<{ n: number }[]>`
       SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()`;
-    return row!.n === voters.length;
-  }, 15_000, 50);
+      return row!.n === voters.length;
+    },
+    15_000,
+    50,
+  );
   return {
     pending,
     async release() {
@@ -111,7 +118,9 @@ describe("SIGTERM under load", () => {
     const log = server.output();
     expect(log).toMatch(/"signal":"SIGTERM".*shutting down/);
     expect(log).toMatch(/"msg":"stopped"/);
-    console.info(`SIGTERM: ${votes.length} in-flight votes finished, ${samples.length} load requests, exit 0 after ${exitedAfterMs.toFixed(0)} ms`);
+    console.info(
+      `SIGTERM: ${votes.length} in-flight votes finished, ${samples.length} load requests, exit 0 after ${exitedAfterMs.toFixed(0)} ms`,
+    );
     recordCount("faults", "SIGTERM under load");
   });
 

@@ -60,32 +60,42 @@ async function hostileTokens(): Promise<Record<string, string>> {
     "alg none, signature kept": `${b64({ alg: "none", typ: "JWT" })}.${payload}.${signature}`,
     "alg NONE": `${b64({ alg: "NONE", typ: "JWT" })}.${b64({ sub: "user-1", exp: now() + 600 })}.`,
     HS512: await hs("HS512", SECRET, { sub: "user-1" }),
-    RS256: await new SignJWT({ sub: "user-1" }).setProtectedHeader({ alg: "RS256" }).setExpirationTime(now() + 600).sign(privateKey),
+    RS256: await new SignJWT({ sub: "user-1" })
+      .setProtectedHeader({ alg: "RS256" })
+      .setExpirationTime(now() + 600)
+      .sign(privateKey),
     "tampered signature": `${header}.${payload}.${flipped}`,
     "tampered payload": `${header}.${b64({ sub: "admin", exp: now() + 600 })}.${signature}`,
     "no exp": await hs("HS256", SECRET, { sub: "user-1" }, null),
     "exp past": await hs("HS256", SECRET, { sub: "user-1" }, now() - 3600),
-    "nbf future": await new SignJWT({ sub: "user-1", nbf: now() + 3600 }).setProtectedHeader({ alg: "HS256" }).setExpirationTime(now() + 7200).sign(enc.encode(SECRET)),
+    "nbf future": await new SignJWT({ sub: "user-1", nbf: now() + 3600 })
+      .setProtectedHeader({ alg: "HS256" })
+      .setExpirationTime(now() + 7200)
+      .sign(enc.encode(SECRET)),
     "another project's secret": await hs("HS256", OTHER_SECRET, { sub: "user-1" }),
     "no sub": await hs("HS256", SECRET, { name: "Nobody" }),
     "empty secret": await hs("HS256", "", { sub: "user-1" }).catch(() => "eyJhbGciOiJIUzI1NiJ9.e30."),
     "not a JWT": "definitely-not-a-jwt",
     "three garbage parts": "abc.def.ghi",
-    "huge": "a".repeat(8000),
+    huge: "a".repeat(8000),
   };
 }
 
 describe("SSO tokens (API2)", () => {
   it("accepts a valid HS256 token (control)", async () => {
     const token = await hs("HS256", SECRET, { sub: "user-control" });
-    const response = await ctx.send("POST", `/api/v3/projects/${p.slug}/features/${ids.features.g}/vote`, p.secretKey, undefined, { "X-VF-Token": token });
+    const response = await ctx.send("POST", `/api/v3/projects/${p.slug}/features/${ids.features.g}/vote`, p.secretKey, undefined, {
+      "X-VF-Token": token,
+    });
     expect(response.status).toBe(200);
   });
 
   it("refuses alg none, HS512, RS256, tampering, missing or past exp, future nbf and foreign secrets with 401 identity_invalid", async () => {
     const tokens = await hostileTokens();
     for (const [name, token] of Object.entries(tokens)) {
-      const write = await ctx.send("POST", `/api/v3/projects/${p.slug}/features/${ids.features.g}/vote`, p.secretKey, undefined, { "X-VF-Token": token });
+      const write = await ctx.send("POST", `/api/v3/projects/${p.slug}/features/${ids.features.g}/vote`, p.secretKey, undefined, {
+        "X-VF-Token": token,
+      });
       expect(write.status, `${name} on a write`).toBe(401);
       expectError(401, await write.json(), "identity_invalid");
       const read = await ctx.get(`/api/v3/projects/${p.slug}/features/${ids.features.g}`, p.secretKey, { "X-VF-Token": token });
@@ -96,11 +106,19 @@ describe("SSO tokens (API2)", () => {
       expectError(401, await exchange.json(), "identity_invalid");
     }
     // X-VF-Token outranks X-VF-Anon: a bad token is not rescued by a good anonymous token.
-    const both = await ctx.send("POST", `/api/v3/projects/${p.slug}/features/${ids.features.g}/vote`, p.secretKey, undefined, { "X-VF-Token": tokens["alg none"]!, "X-VF-Anon": anonB });
+    const both = await ctx.send("POST", `/api/v3/projects/${p.slug}/features/${ids.features.g}/vote`, p.secretKey, undefined, {
+      "X-VF-Token": tokens["alg none"]!,
+      "X-VF-Anon": anonB,
+    });
     expect(both.status).toBe(401);
     // Nothing was created for the refused tokens.
-    const ssoVoters = await ctx.db.selectFrom("voters").innerJoin("projects", "projects.id", "voters.project_id")
-      .select("voters.sso_id").where("projects.slug", "=", p.slug).where("voters.kind", "=", "sso").execute();
+    const ssoVoters = await ctx.db
+      .selectFrom("voters")
+      .innerJoin("projects", "projects.id", "voters.project_id")
+      .select("voters.sso_id")
+      .where("projects.slug", "=", p.slug)
+      .where("voters.kind", "=", "sso")
+      .execute();
     expect(ssoVoters.map((v) => v.sso_id).filter((id) => id !== "user-verbatim")).toEqual(["user-control"]);
     recordCount("hostile", "SSO tokens refused (write, read, identity route)", Object.keys(tokens).length * 3 + 1);
   });
@@ -111,14 +129,22 @@ describe("SSO tokens (API2)", () => {
     const identity = await ctx.send("POST", `/api/v3/projects/${p.slug}/identity`, p.secretKey, { sso_token: token });
     expect([200, 201]).toContain(identity.status);
     expect((await identity.json()).data.display_name).toBe(name);
-    const comment = await ctx.send("POST", `/api/v3/projects/${p.slug}/features/${ids.features.g}/comments`, p.secretKey, { content: "verbatim" }, { "X-VF-Token": token });
+    const comment = await ctx.send(
+      "POST",
+      `/api/v3/projects/${p.slug}/features/${ids.features.g}/comments`,
+      p.secretKey,
+      { content: "verbatim" },
+      { "X-VF-Token": token },
+    );
     expect(comment.status).toBe(201);
     expect((await comment.json()).data.author_name).toBe(name);
   });
 
   it("refuses an anonymous token of another project or an unknown one with 401 identity_invalid", async () => {
     for (const anon of ["anon-unknown-token-000000000", anonA.toUpperCase(), `${anonA} `]) {
-      const response = await ctx.send("POST", `/api/v3/projects/${other.slug}/features/1/vote`, other.secretKey, undefined, { "X-VF-Anon": anon });
+      const response = await ctx.send("POST", `/api/v3/projects/${other.slug}/features/1/vote`, other.secretKey, undefined, {
+        "X-VF-Anon": anon,
+      });
       expect(response.status).toBe(401);
       expectError(401, await response.json(), "identity_invalid");
     }
@@ -130,7 +156,17 @@ describe("SSO tokens (API2)", () => {
 });
 
 describe("embed key origins (API2, API5)", () => {
-  const origins = ["https://evil.example", "https://allowed.example.evil.example", "null", "http://allowed.example", "https://allowed.example.", "https://ALLOWED.EXAMPLE", "https://allowed.example:443", "https://allowed.example/", "https://evil.example#https://allowed.example"];
+  const origins = [
+    "https://evil.example",
+    "https://allowed.example.evil.example",
+    "null",
+    "http://allowed.example",
+    "https://allowed.example.",
+    "https://ALLOWED.EXAMPLE",
+    "https://allowed.example:443",
+    "https://allowed.example/",
+    "https://evil.example#https://allowed.example",
+  ];
 
   it("answers 403 origin_not_allowed for every origin not exactly on the allowlist", async () => {
     for (const origin of origins) {
@@ -138,7 +174,10 @@ describe("embed key origins (API2, API5)", () => {
       expect(response.status, origin).toBe(403);
       expectError(403, await response.json(), "origin_not_allowed");
     }
-    const write = await ctx.send("POST", `/api/v3/projects/${p.slug}/features/${ids.features.g}/vote`, p.embedKey, undefined, { Origin: "https://evil.example", "X-VF-Anon": anonB });
+    const write = await ctx.send("POST", `/api/v3/projects/${p.slug}/features/${ids.features.g}/vote`, p.embedKey, undefined, {
+      Origin: "https://evil.example",
+      "X-VF-Anon": anonB,
+    });
     expectError(403, await write.json(), "origin_not_allowed");
     expect(await ctx.db.selectFrom("votes").select("voter_id").where("feature_id", "=", ids.features.g).execute()).toHaveLength(1); // the control vote only
     recordCount("hostile", "embed key from a foreign origin refused", origins.length + 1);
@@ -167,14 +206,17 @@ describe("project keys (API2)", () => {
     // Regeneration (src/admin/keys.ts semantics): the old secret key's row is replaced.
     const project = await ctx.db.selectFrom("projects").select("id").where("slug", "=", regenerated.slug).executeTakeFirstOrThrow();
     await ctx.db.deleteFrom("api_keys").where("project_id", "=", project.id).where("kind", "=", "secret").execute();
-    await ctx.db.insertInto("api_keys").values({ project_id: project.id, kind: "secret", key_hash: hashSecret(randomKey("sk")) }).execute();
+    await ctx.db
+      .insertInto("api_keys")
+      .values({ project_id: project.id, kind: "secret", key_hash: hashSecret(randomKey("sk")) })
+      .execute();
 
     const keys = {
       unknown: randomKey("sk"),
       regenerated: regenerated.secretKey,
       "another kind's prefix": `fb_ek_${"x".repeat(43)}`,
       "one character": "x",
-      "SQL": "' OR '1'='1' --",
+      SQL: "' OR '1'='1' --",
       "very long": "k".repeat(4096),
       "latin-1": "cl\u00e9-\u00fc-\u00df",
       "the digest instead of the key": hashSecret(p.secretKey),
@@ -183,7 +225,12 @@ describe("project keys (API2)", () => {
     };
     const bodies = new Set<string>();
     for (const [name, key] of Object.entries(keys)) {
-      for (const path of [`/api/v3/projects/${p.slug}`, `/api/v3/projects/${p.slug}/features`, "/api/v3/board", `/api/v3/projects/no-such-project`]) {
+      for (const path of [
+        `/api/v3/projects/${p.slug}`,
+        `/api/v3/projects/${p.slug}/features`,
+        "/api/v3/board",
+        `/api/v3/projects/no-such-project`,
+      ]) {
         const response = await ctx.get(path, key);
         expect(response.status, `${name} ${path}`).toBe(401);
         const text = await response.text();
@@ -227,7 +274,9 @@ describe("one voter against another's data (API1)", () => {
 
     const feature = await ctx.get(`/api/v3/projects/${p.slug}/features/${ids.features.f}`, p.secretKey, { "X-VF-Anon": anonB });
     expect((await feature.json()).data.has_voted).toBe(false);
-    const withdraw = await ctx.send("DELETE", `/api/v3/projects/${p.slug}/features/${ids.features.f}/vote`, p.secretKey, undefined, { "X-VF-Anon": anonB });
+    const withdraw = await ctx.send("DELETE", `/api/v3/projects/${p.slug}/features/${ids.features.f}/vote`, p.secretKey, undefined, {
+      "X-VF-Anon": anonB,
+    });
     expect(withdraw.status).toBe(409); // Bob has no vote to withdraw; Alice's stays
     expect(await ctx.db.selectFrom("votes").select("voter_id").where("feature_id", "=", ids.features.f).execute()).toHaveLength(1);
     recordCount("hostile", "cross-voter delete / withdraw refused", 2);
@@ -256,43 +305,100 @@ describe("one voter against another's data (API1)", () => {
 
 describe("body fields the client must not set (API3)", () => {
   it("ignores vote_count, is_approved, voter_id and the like on a suggestion", async () => {
-    const response = await ctx.send("POST", `/api/v3/projects/${p.slug}/features`, p.secretKey, {
-      heading: "Mass assignment", description: "Sets what it must not",
-      is_approved: true, is_pinned: true, vote_count: 999, score: 999, comment_count: 5, status: "done", voter_id: "v_someone_else",
-      id: 1, author_voter_id: 1, project_id: 1, progress: 100, developer_response: "Yes!", view_count: 10_000,
-    }, { "X-VF-Anon": anonB });
+    const response = await ctx.send(
+      "POST",
+      `/api/v3/projects/${p.slug}/features`,
+      p.secretKey,
+      {
+        heading: "Mass assignment",
+        description: "Sets what it must not",
+        is_approved: true,
+        is_pinned: true,
+        vote_count: 999,
+        score: 999,
+        comment_count: 5,
+        status: "done",
+        voter_id: "v_someone_else",
+        id: 1,
+        author_voter_id: 1,
+        project_id: 1,
+        progress: 100,
+        developer_response: "Yes!",
+        view_count: 10_000,
+      },
+      { "X-VF-Anon": anonB },
+    );
     if (response.status === 422) {
       expectError(422, await response.json(), "validation_failed");
     } else {
       expect(response.status).toBe(201);
       const data = (await response.json()).data;
-      expect(data).toMatchObject({ is_approved: false, is_pinned: false, vote_count: 0, comment_count: 0, status: "open", developer_response: null, progress: null, view_count: 0 });
+      expect(data).toMatchObject({
+        is_approved: false,
+        is_pinned: false,
+        vote_count: 0,
+        comment_count: 0,
+        status: "open",
+        developer_response: null,
+        progress: null,
+        view_count: 0,
+      });
       expect(data.id).not.toBe(1);
-      const row = await ctx.db.selectFrom("features").innerJoin("voters", "voters.id", "features.author_voter_id")
-        .select(["voters.display_name", "features.is_approved", "features.project_id"]).where("features.id", "=", data.id).executeTakeFirstOrThrow();
+      const row = await ctx.db
+        .selectFrom("features")
+        .innerJoin("voters", "voters.id", "features.author_voter_id")
+        .select(["voters.display_name", "features.is_approved", "features.project_id"])
+        .where("features.id", "=", data.id)
+        .executeTakeFirstOrThrow();
       expect(row).toMatchObject({ display_name: "Bob", is_approved: false });
     }
     recordCount("hostile", "server-owned fields on a suggestion ignored", 1);
   });
 
   it("ignores like_count, author_role, author_name, voter_id and feature_id on a comment", async () => {
-    const response = await ctx.send("POST", `/api/v3/projects/${p.slug}/features/${ids.features.g}/comments`, p.secretKey, {
-      content: "Mass assignment comment", like_count: 50, author_role: "owner", author_name: "The Owner", is_own: false,
-      voter_id: "v_someone_else", feature_id: ids.features.f, has_liked: true, id: 1, created_at: "2000-01-01T00:00:00Z",
-    }, { "X-VF-Anon": anonB });
+    const response = await ctx.send(
+      "POST",
+      `/api/v3/projects/${p.slug}/features/${ids.features.g}/comments`,
+      p.secretKey,
+      {
+        content: "Mass assignment comment",
+        like_count: 50,
+        author_role: "owner",
+        author_name: "The Owner",
+        is_own: false,
+        voter_id: "v_someone_else",
+        feature_id: ids.features.f,
+        has_liked: true,
+        id: 1,
+        created_at: "2000-01-01T00:00:00Z",
+      },
+      { "X-VF-Anon": anonB },
+    );
     if (response.status === 422) {
       expectError(422, await response.json(), "validation_failed");
     } else {
       expect(response.status).toBe(201);
       const data = (await response.json()).data;
-      expect(data).toMatchObject({ like_count: 0, author_role: null, author_name: "Bob", is_own: true, has_liked: false, feature_id: ids.features.g });
+      expect(data).toMatchObject({
+        like_count: 0,
+        author_role: null,
+        author_name: "Bob",
+        is_own: true,
+        has_liked: false,
+        feature_id: ids.features.g,
+      });
       expect(data.created_at).not.toBe("2000-01-01T00:00:00.000Z");
     }
     recordCount("hostile", "server-owned fields on a comment ignored", 1);
   });
 
   it("does not let an identity request choose its voter id, kind or ban state", async () => {
-    const response = await ctx.send("POST", `/api/v3/projects/${p.slug}/identity`, p.secretKey, { voter_id: idsOf(p).voters.a, kind: "sso", banned: false, display_name: "Admin" });
+    const response = await ctx.send("POST", `/api/v3/projects/${p.slug}/identity`, p.secretKey, {
+      voter_id: idsOf(p).voters.a,
+      kind: "sso",
+      banned: false,
+      display_name: "Admin",
+    });
     if (response.status === 422) {
       expectError(422, await response.json(), "validation_failed");
     } else {
@@ -307,11 +413,22 @@ describe("body fields the client must not set (API3)", () => {
   });
 
   it("keeps every body envelope-shaped", async () => {
-    const response = await ctx.send("POST", `/api/v3/projects/${p.slug}/features/${ids.features.g}/vote`, p.secretKey, { vote_count: 1000, weight: 50 }, { "X-VF-Anon": anonB });
+    const response = await ctx.send(
+      "POST",
+      `/api/v3/projects/${p.slug}/features/${ids.features.g}/vote`,
+      p.secretKey,
+      { vote_count: 1000, weight: 50 },
+      { "X-VF-Anon": anonB },
+    );
     expect([200, 409, 422]).toContain(response.status);
     expectEnvelope(await response.json());
-    const row = await ctx.db.selectFrom("votes").innerJoin("voters", "voters.id", "votes.voter_id").select("votes.weight")
-      .where("votes.feature_id", "=", ids.features.g).where("voters.display_name", "=", "Bob").executeTakeFirst();
+    const row = await ctx.db
+      .selectFrom("votes")
+      .innerJoin("voters", "voters.id", "votes.voter_id")
+      .select("votes.weight")
+      .where("votes.feature_id", "=", ids.features.g)
+      .where("voters.display_name", "=", "Bob")
+      .executeTakeFirst();
     if (row) expect(row.weight).toBe(1);
   });
 });

@@ -82,7 +82,11 @@ function raw(head: string, chunks: Iterable<string>, timeoutMs = 10_000): Promis
     socket.on("connect", async () => {
       for (const chunk of [head, ...chunks]) {
         if (closed || received !== "") return;
-        if (!socket.write(chunk)) await new Promise((r) => { socket.once("drain", r); socket.once("close", r); });
+        if (!socket.write(chunk))
+          await new Promise((r) => {
+            socket.once("drain", r);
+            socket.once("close", r);
+          });
       }
     });
   });
@@ -112,16 +116,28 @@ describe("bodies over one megabyte over HTTP", () => {
     const before = await commentCount();
     const big = `{"content":"x","pad":"${"a".repeat(MB + 1 - 24)}"}`;
     expect(big.length).toBe(MB + 1);
-    const refused = await send(stack.server.origin, {
-      method: "POST", path: `/api/v3/projects/${slug}/features/${featureId}/comments`,
-      headers: { "X-API-Key": secretKey, "X-VF-Anon": anon }, body: big,
-    }, { fresh: true });
+    const refused = await send(
+      stack.server.origin,
+      {
+        method: "POST",
+        path: `/api/v3/projects/${slug}/features/${featureId}/comments`,
+        headers: { "X-API-Key": secretKey, "X-VF-Anon": anon },
+        body: big,
+      },
+      { fresh: true },
+    );
     expect(refused.status).toBe(413);
     expectError(413, json(refused), "too_large");
-    const exact = await send(stack.server.origin, {
-      method: "POST", path: `/api/v3/projects/${slug}/features/${featureId}/comments`,
-      headers: { "X-API-Key": secretKey, "X-VF-Anon": anon }, body: `{"content":"x","pad":"${"a".repeat(MB - 24)}"}`,
-    }, { fresh: true });
+    const exact = await send(
+      stack.server.origin,
+      {
+        method: "POST",
+        path: `/api/v3/projects/${slug}/features/${featureId}/comments`,
+        headers: { "X-API-Key": secretKey, "X-VF-Anon": anon },
+        body: `{"content":"x","pad":"${"a".repeat(MB - 24)}"}`,
+      },
+      { fresh: true },
+    );
     expect(exact.status).not.toBe(413);
     expect(await commentCount()).toBe(before + (exact.status === 201 ? 1 : 0));
     recordCount("hostile", "1 MB + 1 byte over HTTP refused", 1);
@@ -167,27 +183,65 @@ describe("bodies over one megabyte over HTTP", () => {
 });
 
 describe("keys, tokens and the SSO secret never reach the logs", () => {
-  async function exercise(request: (init: { method?: string; path: string; headers?: Record<string, string>; body?: string }) => Promise<{ status: number; text: string }>, project: { slug: string; secretKey: string; embedKey: string; anon: string; featureId: number; ssoSecret: string }) {
+  async function exercise(
+    request: (init: {
+      method?: string;
+      path: string;
+      headers?: Record<string, string>;
+      body?: string;
+    }) => Promise<{ status: number; text: string }>,
+    project: { slug: string; secretKey: string; embedKey: string; anon: string; featureId: number; ssoSecret: string },
+  ) {
     const enc = new TextEncoder();
-    const token = await new SignJWT({ sub: "log-user", name: "Log User", email: "log@example.test" }).setProtectedHeader({ alg: "HS256" }).setExpirationTime("10m").sign(enc.encode(project.ssoSecret));
+    const token = await new SignJWT({ sub: "log-user", name: "Log User", email: "log@example.test" })
+      .setProtectedHeader({ alg: "HS256" })
+      .setExpirationTime("10m")
+      .sign(enc.encode(project.ssoSecret));
     const badToken = `${token.slice(0, -4)}AAAA`;
     const used = [token, badToken];
     const base = `/api/v3/projects/${project.slug}`;
     const calls: { method?: string; path: string; headers: Record<string, string>; body?: string }[] = [
       { path: base, headers: { "X-API-Key": project.secretKey } },
       { path: base, headers: { "X-API-Key": project.embedKey, Origin: "https://evil.example" } },
-      { path: `${base}/features?q=${encodeURIComponent(project.secretKey)}`, headers: { "X-API-Key": project.secretKey, "X-VF-Anon": project.anon } },
+      {
+        path: `${base}/features?q=${encodeURIComponent(project.secretKey)}`,
+        headers: { "X-API-Key": project.secretKey, "X-VF-Anon": project.anon },
+      },
       { path: `${base}/features/${project.featureId}`, headers: { "X-API-Key": project.secretKey, "X-VF-Token": token } },
       { path: `${base}/features/${project.featureId}`, headers: { "X-API-Key": project.secretKey, "X-VF-Token": badToken } },
       { path: base, headers: { "X-API-Key": `${project.secretKey}x` } },
       { method: "POST", path: `${base}/identity`, headers: { "X-API-Key": project.secretKey }, body: "{}" },
-      { method: "POST", path: `${base}/identity`, headers: { "X-API-Key": project.secretKey }, body: JSON.stringify({ anon_token: project.anon }) },
+      {
+        method: "POST",
+        path: `${base}/identity`,
+        headers: { "X-API-Key": project.secretKey },
+        body: JSON.stringify({ anon_token: project.anon }),
+      },
       { method: "POST", path: `${base}/identity`, headers: { "X-API-Key": project.secretKey }, body: JSON.stringify({ sso_token: token }) },
-      { method: "POST", path: `${base}/identity`, headers: { "X-API-Key": project.secretKey }, body: JSON.stringify({ sso_token: badToken }) },
+      {
+        method: "POST",
+        path: `${base}/identity`,
+        headers: { "X-API-Key": project.secretKey },
+        body: JSON.stringify({ sso_token: badToken }),
+      },
       { method: "POST", path: `${base}/identity`, headers: { "X-API-Key": project.secretKey, "X-VF-Anon": project.anon } },
-      { method: "POST", path: `${base}/features/${project.featureId}/vote`, headers: { "X-API-Key": project.secretKey, "X-VF-Token": token, "Idempotency-Key": project.secretKey.slice(0, 30) } },
-      { method: "POST", path: `${base}/features/${project.featureId}/comments`, headers: { "X-API-Key": project.secretKey, "X-VF-Anon": project.anon, "Content-Type": "application/json" }, body: JSON.stringify({ content: "logged?" }) },
-      { method: "POST", path: `${base}/features/${project.featureId}/comments`, headers: { "X-API-Key": project.secretKey, "X-VF-Anon": project.anon, "Content-Type": "application/json" }, body: "{not json" },
+      {
+        method: "POST",
+        path: `${base}/features/${project.featureId}/vote`,
+        headers: { "X-API-Key": project.secretKey, "X-VF-Token": token, "Idempotency-Key": project.secretKey.slice(0, 30) },
+      },
+      {
+        method: "POST",
+        path: `${base}/features/${project.featureId}/comments`,
+        headers: { "X-API-Key": project.secretKey, "X-VF-Anon": project.anon, "Content-Type": "application/json" },
+        body: JSON.stringify({ content: "logged?" }),
+      },
+      {
+        method: "POST",
+        path: `${base}/features/${project.featureId}/comments`,
+        headers: { "X-API-Key": project.secretKey, "X-VF-Anon": project.anon, "Content-Type": "application/json" },
+        body: "{not json",
+      },
       { path: `${base}/voters`, headers: { "X-API-Key": project.embedKey } },
     ];
     for (const call of calls) {
@@ -202,7 +256,8 @@ describe("keys, tokens and the SSO secret never reach the logs", () => {
 
   it("the server child's stdout holds request lines but no key, token or secret", async () => {
     const { used, count } = await exercise(
-      (init) => send(stack.server.origin, { ...init, headers: { ...(init.body ? { "Content-Type": "application/json" } : {}), ...init.headers } }),
+      (init) =>
+        send(stack.server.origin, { ...init, headers: { ...(init.body ? { "Content-Type": "application/json" } : {}), ...init.headers } }),
       { slug, secretKey, embedKey, anon, featureId, ssoSecret: SSO_SECRET },
     );
     await new Promise((resolve) => setTimeout(resolve, 200)); // let the last lines arrive
@@ -235,13 +290,26 @@ describe("keys, tokens and the SSO secret never reach the logs", () => {
       const failing = createApp({ ...ctx.deps, db: dead.db, logger });
       const { used } = await exercise(
         async (init) => {
-          const response = await app.request(init.path, { method: init.method ?? "GET", headers: { ...(init.body ? { "Content-Type": "application/json" } : {}), ...init.headers }, body: init.body });
+          const response = await app.request(init.path, {
+            method: init.method ?? "GET",
+            headers: { ...(init.body ? { "Content-Type": "application/json" } : {}), ...init.headers },
+            body: init.body,
+          });
           return { status: response.status, text: await response.text() };
         },
-        { slug: project.slug, secretKey: project.secretKey, embedKey: project.embedKey, anon: inProcessAnon, featureId: idsOf(project).features.f, ssoSecret },
+        {
+          slug: project.slug,
+          secretKey: project.secretKey,
+          embedKey: project.embedKey,
+          anon: inProcessAnon,
+          featureId: idsOf(project).features.f,
+          ssoSecret,
+        },
       );
       // A 500 from the driver is logged with its error: still nothing secret in it.
-      const crashed = await failing.request(`/api/v3/projects/${project.slug}/features`, { headers: { "X-API-Key": project.secretKey, "X-VF-Anon": inProcessAnon } });
+      const crashed = await failing.request(`/api/v3/projects/${project.slug}/features`, {
+        headers: { "X-API-Key": project.secretKey, "X-VF-Anon": inProcessAnon },
+      });
       expect(crashed.status).toBe(500);
       await dead.close();
       const log = lines.join("");

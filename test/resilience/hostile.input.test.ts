@@ -47,10 +47,19 @@ describe("query parameters at their bounds and beyond", () => {
   ];
   const valid = ["per_page=1", "per_page=100", "page=1", "page=1000000", "page=2&per_page=100"];
   const invalid: [string, string][] = [
-    ["per_page=0", "per_page"], ["per_page=101", "per_page"], ["per_page=-1", "per_page"], ["per_page=1.5", "per_page"],
-    ["per_page=abc", "per_page"], ["per_page=1e309", "per_page"], ["per_page=99999999999999999999", "per_page"],
-    ["page=0", "page"], ["page=-1", "page"], ["page=1000001", "page"], ["page=99999999999999999999", "page"],
-    ["page=NaN", "page"], ["page=%00", "page"],
+    ["per_page=0", "per_page"],
+    ["per_page=101", "per_page"],
+    ["per_page=-1", "per_page"],
+    ["per_page=1.5", "per_page"],
+    ["per_page=abc", "per_page"],
+    ["per_page=1e309", "per_page"],
+    ["per_page=99999999999999999999", "per_page"],
+    ["page=0", "page"],
+    ["page=-1", "page"],
+    ["page=1000001", "page"],
+    ["page=99999999999999999999", "page"],
+    ["page=NaN", "page"],
+    ["page=%00", "page"],
   ];
 
   it("answers 200 with consistent meta at the bounds of page and per_page on every list", async () => {
@@ -86,9 +95,20 @@ describe("query parameters at their bounds and beyond", () => {
   it("bounds tag, status and q on the features list", async () => {
     const list = `/api/v3/projects/${p.slug}/features`;
     const ok = [
-      `tag=${ids.tags.t}`, `tag=${ids.tags.t}&tag=${ids.tags.t}`, "tag=2147483647", `${"tag=1&".repeat(200)}tag=2`,
-      "status=open", "status=open&status=done&status=denied&status=archived", "q=", "q=" + "a".repeat(200),
-      "q=%25", "q=_", "q=%5C", "q=%27%20OR%201%3D1%20--", "q=%E2%80%AE%F0%9F%91%A9%E2%80%8D%F0%9F%91%A9", "q=dark%20mode%3B%20DROP%20TABLE%20features",
+      `tag=${ids.tags.t}`,
+      `tag=${ids.tags.t}&tag=${ids.tags.t}`,
+      "tag=2147483647",
+      `${"tag=1&".repeat(200)}tag=2`,
+      "status=open",
+      "status=open&status=done&status=denied&status=archived",
+      "q=",
+      `q=${"a".repeat(200)}`,
+      "q=%25",
+      "q=_",
+      "q=%5C",
+      "q=%27%20OR%201%3D1%20--",
+      "q=%E2%80%AE%F0%9F%91%A9%E2%80%8D%F0%9F%91%A9",
+      "q=dark%20mode%3B%20DROP%20TABLE%20features",
     ];
     for (const query of ok) {
       const response = await ctx.get(`${list}?${query}`, p.secretKey);
@@ -96,9 +116,18 @@ describe("query parameters at their bounds and beyond", () => {
       expectEnvelope(await response.json());
     }
     const bad: [string, string][] = [
-      ["tag=0", "tag"], ["tag=-1", "tag"], ["tag=abc", "tag"], ["tag=2147483648", "tag"], ["tag=1.5", "tag"],
-      ["status=bogus", "status"], ["status=open&status=bogus", "status"], ["status=OPEN", "status"],
-      ["q=" + "a".repeat(201), "q"], ["sort=random", "sort"], ["column=abc", "column"], ["scope=everything", "scope"],
+      ["tag=0", "tag"],
+      ["tag=-1", "tag"],
+      ["tag=abc", "tag"],
+      ["tag=2147483648", "tag"],
+      ["tag=1.5", "tag"],
+      ["status=bogus", "status"],
+      ["status=open&status=bogus", "status"],
+      ["status=OPEN", "status"],
+      [`q=${"a".repeat(201)}`, "q"],
+      ["sort=random", "sort"],
+      ["column=abc", "column"],
+      ["scope=everything", "scope"],
     ];
     for (const [query, field] of bad) {
       const response = await ctx.get(`${list}?${query}`, p.secretKey);
@@ -115,17 +144,31 @@ describe("query parameters at their bounds and beyond", () => {
 
   it("never answers a hostile query value with a 500 (NUL, lone surrogates, huge ids)", async () => {
     const paths = [
-      `/api/v3/projects/${p.slug}/features?q=%00`, `/api/v3/projects/${p.slug}/features?q=a%00b`,
-      `/api/v3/projects/${p.slug}/features?q=%ED%A0%80`, `/api/v3/projects/${p.slug}/features?q=%FF%FE`,
-      `/api/v3/projects/${p.slug}/features?board=%00`, `/api/v3/projects/${p.slug}/features?board=${"x".repeat(5000)}`,
-      `/api/v3/projects/${p.slug}/features/99999999999999999999`, `/api/v3/projects/${p.slug}/features/2147483648`,
-      `/api/v3/projects/${p.slug}/features/-1`, `/api/v3/projects/${p.slug}/features/1e3`, `/api/v3/projects/${p.slug}/features/%00`,
-      `/api/v3/projects/${p.slug}/changelog/0`, `/api/v3/projects/${p.slug}/voters?customer_id=%00`,
-      `/api/v3/projects/${p.slug}/voters?customer_id=${"c".repeat(5000)}`, `/api/v3/projects/${p.slug}/voters?feature_id=-5`,
-      `/api/v3/projects/${p.slug}/voters?churned=maybe`, `/api/v3/projects/${p.slug}/messages?platform=windows`,
-      `/api/v3/projects/${p.slug}/messages?app_version=not-a-version`, `/api/v3/projects/${p.slug}/messages?app_version=%00`,
-      `/api/v3/projects/%00/features`, `/api/v3/projects/${"s".repeat(300)}/features`, `/api/v3/projects/..%2F..%2Fetc%2Fpasswd`,
-      `/api/v3/projects/%E0%A4%A/features`, `/api/v3/projects/%ED%A0%80`, `/api/v3/projects/${p.slug}/features/%E0%A4%A`,
+      `/api/v3/projects/${p.slug}/features?q=%00`,
+      `/api/v3/projects/${p.slug}/features?q=a%00b`,
+      `/api/v3/projects/${p.slug}/features?q=%ED%A0%80`,
+      `/api/v3/projects/${p.slug}/features?q=%FF%FE`,
+      `/api/v3/projects/${p.slug}/features?board=%00`,
+      `/api/v3/projects/${p.slug}/features?board=${"x".repeat(5000)}`,
+      `/api/v3/projects/${p.slug}/features/99999999999999999999`,
+      `/api/v3/projects/${p.slug}/features/2147483648`,
+      `/api/v3/projects/${p.slug}/features/-1`,
+      `/api/v3/projects/${p.slug}/features/1e3`,
+      `/api/v3/projects/${p.slug}/features/%00`,
+      `/api/v3/projects/${p.slug}/changelog/0`,
+      `/api/v3/projects/${p.slug}/voters?customer_id=%00`,
+      `/api/v3/projects/${p.slug}/voters?customer_id=${"c".repeat(5000)}`,
+      `/api/v3/projects/${p.slug}/voters?feature_id=-5`,
+      `/api/v3/projects/${p.slug}/voters?churned=maybe`,
+      `/api/v3/projects/${p.slug}/messages?platform=windows`,
+      `/api/v3/projects/${p.slug}/messages?app_version=not-a-version`,
+      `/api/v3/projects/${p.slug}/messages?app_version=%00`,
+      `/api/v3/projects/%00/features`,
+      `/api/v3/projects/${"s".repeat(300)}/features`,
+      `/api/v3/projects/..%2F..%2Fetc%2Fpasswd`,
+      `/api/v3/projects/%E0%A4%A/features`,
+      `/api/v3/projects/%ED%A0%80`,
+      `/api/v3/projects/${p.slug}/features/%E0%A4%A`,
     ];
     const failures: string[] = [];
     for (const path of paths) {
@@ -142,6 +185,7 @@ describe("SQL and Unicode in every text field", () => {
   const SAMPLES = [
     "Robert'); DROP TABLE features;--",
     "' OR '1'='1' /* */ UNION SELECT key_hash FROM api_keys --",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${x} is the payload: it must be stored verbatim
     "%_\\ LIKE wildcards \\% and $1 placeholders ${x} {{x}}",
     "𝕌𝕟𝕚𝕔𝕠𝕕𝕖 👩‍👩‍👧 ZWJ, e\u0301 NFD, é NFC, ﬁ ligature, 中文, العربية \u202eRTL override\u202c",
     "zero\u200bwidth\u200c\u200d\ufeff, tab\there, newline\nhere, CRLF\r\nhere",
@@ -229,12 +273,18 @@ describe("SQL and Unicode in every text field", () => {
 
 describe("request bodies over one megabyte", () => {
   const commentPath = () => `/api/v3/projects/${p.slug}/features/${ids.features.f}/comments`;
-  const commentCount = async () => (await ctx.db.selectFrom("comments").select("id").where("feature_id", "=", ids.features.f).execute()).length;
+  const commentCount = async () =>
+    (await ctx.db.selectFrom("comments").select("id").where("feature_id", "=", ids.features.f).execute()).length;
   const padded = (size: number) => {
     const prefix = '{"content":"x","pad":"';
-    return prefix + "a".repeat(size - prefix.length - 2) + '"}';
+    return `${prefix + "a".repeat(size - prefix.length - 2)}"}`;
   };
-  const headers = (extra: Record<string, string> = {}) => ({ "X-API-Key": p.secretKey, "X-VF-Anon": anon, "Content-Type": "application/json", ...extra });
+  const headers = (extra: Record<string, string> = {}) => ({
+    "X-API-Key": p.secretKey,
+    "X-VF-Anon": anon,
+    "Content-Type": "application/json",
+    ...extra,
+  });
 
   function stream(total: number, chunk = 64 * 1024): ReadableStream<Uint8Array> {
     let sent = 0;
@@ -261,7 +311,9 @@ describe("request bodies over one megabyte", () => {
   it("refuses 1 MB + 1 byte with Content-Length, and takes exactly 1 MB to validation", async () => {
     const before = await commentCount();
     await expectTooLarge(await ctx.app.request(commentPath(), { method: "POST", headers: headers(), body: padded(MB + 1) }));
-    await expectTooLarge(await ctx.app.request(commentPath(), { method: "POST", headers: headers({ "Idempotency-Key": "big-1" }), body: padded(MB + 1) }));
+    await expectTooLarge(
+      await ctx.app.request(commentPath(), { method: "POST", headers: headers({ "Idempotency-Key": "big-1" }), body: padded(MB + 1) }),
+    );
     const exact = await ctx.app.request(commentPath(), { method: "POST", headers: headers(), body: padded(MB) });
     expect(exact.status).not.toBe(413);
     expect(exact.status).toBeLessThan(500);
@@ -273,7 +325,10 @@ describe("request bodies over one megabyte", () => {
     const before = await commentCount();
     for (const extra of [{}, { "Idempotency-Key": "big-stream" }] as Record<string, string>[]) {
       const response = await ctx.app.request(commentPath(), {
-        method: "POST", headers: headers(extra), body: stream(MB + 1), duplex: "half",
+        method: "POST",
+        headers: headers(extra),
+        body: stream(MB + 1),
+        duplex: "half",
       } as RequestInit);
       await expectTooLarge(response);
     }
@@ -284,11 +339,16 @@ describe("request bodies over one megabyte", () => {
   it("refuses conflicting framing: a small Content-Length over a chunked body, and a declared size over 1 MB", async () => {
     const before = await commentCount();
     const conflicting = await ctx.app.request(commentPath(), {
-      method: "POST", headers: headers({ "Content-Length": "20", "Transfer-Encoding": "chunked" }), body: stream(2 * MB), duplex: "half",
+      method: "POST",
+      headers: headers({ "Content-Length": "20", "Transfer-Encoding": "chunked" }),
+      body: stream(2 * MB),
+      duplex: "half",
     } as RequestInit);
     await expectTooLarge(conflicting);
     const declared = await ctx.app.request(commentPath(), {
-      method: "POST", headers: headers({ "Content-Length": String(MB + 1) }), body: '{"content":"small"}',
+      method: "POST",
+      headers: headers({ "Content-Length": String(MB + 1) }),
+      body: '{"content":"small"}',
     });
     await expectTooLarge(declared);
     expect(await commentCount()).toBe(before);
@@ -297,9 +357,12 @@ describe("request bodies over one megabyte", () => {
 
   it("refuses an oversized body before any key check is bypassed, on every write route", async () => {
     const routes = [
-      ["POST", `/api/v3/projects/${p.slug}/features`], ["POST", `/api/v3/projects/${p.slug}/identity`],
-      ["POST", `/api/v3/projects/${p.slug}/features/${ids.features.f}/vote`], ["DELETE", `/api/v3/projects/${p.slug}/comments/${ids.comments.c}`],
-      ["POST", `/api/v3/projects/${p.slug}/comments/${ids.comments.c}/like`], ["POST", `/api/v3/projects/${p.slug}/messages/${ids.messages.m}/dismiss`],
+      ["POST", `/api/v3/projects/${p.slug}/features`],
+      ["POST", `/api/v3/projects/${p.slug}/identity`],
+      ["POST", `/api/v3/projects/${p.slug}/features/${ids.features.f}/vote`],
+      ["DELETE", `/api/v3/projects/${p.slug}/comments/${ids.comments.c}`],
+      ["POST", `/api/v3/projects/${p.slug}/comments/${ids.comments.c}/like`],
+      ["POST", `/api/v3/projects/${p.slug}/messages/${ids.messages.m}/dismiss`],
     ];
     for (const [method, path] of routes) {
       await expectTooLarge(await ctx.app.request(path!, { method, headers: headers(), body: padded(MB + 1) }));

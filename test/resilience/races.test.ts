@@ -23,7 +23,9 @@ let commentId: number;
 
 beforeAll(async () => {
   stack = await startStack({ env: { RATE_LIMIT_READS_PER_MINUTE: "100000", RATE_LIMIT_WRITES_PER_MINUTE: "100000" } });
-  const imported = await importVotingProject(stack.seeder, 50, 5, { comments: [{ ref: "c", feature: "f0", voter: "v0", content: "Like me" }] });
+  const imported = await importVotingProject(stack.seeder, 50, 5, {
+    comments: [{ ref: "c", feature: "f0", voter: "v0", content: "Like me" }],
+  });
   ({ slug, secretKey: key, tokens, featureIds } = imported);
   commentId = idsOf(imported).comments.c;
 });
@@ -65,7 +67,11 @@ describe("votes and withdrawals in parallel", () => {
       withdraw: random() < 0.45,
     }));
     const results = await inParallel(
-      ops.map((op) => ({ method: op.withdraw ? "DELETE" : "POST", path: `${base()}/features/${op.feature}/vote`, headers: voter(op.voter) })),
+      ops.map((op) => ({
+        method: op.withdraw ? "DELETE" : "POST",
+        path: `${base()}/features/${op.feature}/vote`,
+        headers: voter(op.voter),
+      })),
       50,
     );
     let cast = 0;
@@ -76,7 +82,10 @@ describe("votes and withdrawals in parallel", () => {
       const body = json(result);
       if (result.status === 200) {
         expect(body.data).toMatchObject({ feature_id: op.feature, has_voted: !op.withdraw });
-        expect(body.data.vote_count).toBeGreaterThanOrEqual(0);
+        // The answer's count is read after the voter's own change: a cast counts the voter (at
+        // least 1 of the 50), a withdrawal leaves at most the 49 others.
+        expect(body.data.vote_count).toBeGreaterThanOrEqual(op.withdraw ? 0 : 1);
+        expect(body.data.vote_count).toBeLessThanOrEqual(op.withdraw ? 49 : 50);
         if (op.withdraw) withdrawn++;
         else cast++;
       } else {
@@ -85,8 +94,12 @@ describe("votes and withdrawals in parallel", () => {
       }
     });
     const db = stack.seeder.handle.db;
-    const rows = await db.selectFrom("votes").innerJoin("features", "features.id", "votes.feature_id")
-      .select(["votes.feature_id", "votes.voter_id"]).where("features.id", "in", featureIds).execute();
+    const rows = await db
+      .selectFrom("votes")
+      .innerJoin("features", "features.id", "votes.feature_id")
+      .select(["votes.feature_id", "votes.voter_id"])
+      .where("features.id", "in", featureIds)
+      .execute();
     // Each successful vote added exactly one row, each successful withdrawal removed one.
     expect(rows.length).toBe(cast - withdrawn);
     expect(await counterMismatches(db, slug)).toEqual([]);
@@ -116,12 +129,18 @@ describe("like toggles in parallel", () => {
       expect(result.status, result.text).toBe(200);
       const data = json(result).data;
       expect(data.comment_id).toBe(commentId);
-      expect(data.like_count).toBeGreaterThanOrEqual(0);
-      expect(data.like_count).toBeLessThanOrEqual(31);
+      // Read after the toggle: a like counts its voter (at least 1 of the 31 voters), an unlike
+      // leaves at most the 30 others.
+      expect(data.like_count).toBeGreaterThanOrEqual(data.has_liked ? 1 : 0);
+      expect(data.like_count).toBeLessThanOrEqual(data.has_liked ? 31 : 30);
     }
     const db = stack.seeder.handle.db;
-    const likes = await db.selectFrom("comment_likes").innerJoin("voters", "voters.id", "comment_likes.voter_id")
-      .select("voters.anon_token_hash").where("comment_id", "=", commentId).execute();
+    const likes = await db
+      .selectFrom("comment_likes")
+      .innerJoin("voters", "voters.id", "comment_likes.voter_id")
+      .select("voters.anon_token_hash")
+      .where("comment_id", "=", commentId)
+      .execute();
     const counts = new Map<number, number>();
     for (const v of toggles) counts.set(v, (counts.get(v) ?? 0) + 1);
     const expectedLikers = [...counts].filter(([, n]) => n % 2 === 1).length;
@@ -135,16 +154,31 @@ describe("like toggles in parallel", () => {
 
 describe("one Idempotency-Key replayed in parallel", () => {
   const cases = [
-    { name: "comment", method: "POST", path: () => `${base()}/features/${featureIds[1]}/comments`, body: () => JSON.stringify({ content: `parallel replay ${Date.now()}` }), status: 201 },
+    {
+      name: "comment",
+      method: "POST",
+      path: () => `${base()}/features/${featureIds[1]}/comments`,
+      body: () => JSON.stringify({ content: `parallel replay ${Date.now()}` }),
+      status: 201,
+    },
     { name: "vote", method: "POST", path: () => `${base()}/features/${featureIds[2]}/vote`, body: () => undefined, status: 200 },
-    { name: "suggestion", method: "POST", path: () => `${base()}/features`, body: () => JSON.stringify({ heading: `Parallel idea ${Date.now()}`, description: "Sent 20 times at once" }), status: 201 },
+    {
+      name: "suggestion",
+      method: "POST",
+      path: () => `${base()}/features`,
+      body: () => JSON.stringify({ heading: `Parallel idea ${Date.now()}`, description: "Sent 20 times at once" }),
+      status: 201,
+    },
   ];
   for (const c of cases) {
     it(`executes a ${c.name} once; every other answer is the byte-identical replay or 409 in progress`, async () => {
       const idempotencyKey = `par-${c.name}-${Date.now()}`;
       const body = c.body();
       const request = { method: c.method, path: c.path(), headers: voter(10, { "Idempotency-Key": idempotencyKey }), body };
-      const results = await inParallel(Array.from({ length: 20 }, () => request), 20);
+      const results = await inParallel(
+        Array.from({ length: 20 }, () => request),
+        20,
+      );
       const executed = results.filter((r) => r.status === c.status && r.headers["idempotent-replay"] === undefined);
       expect(executed, results.map((r) => `${r.status} ${r.text.slice(0, 80)}`).join("\n")).toHaveLength(1);
       const original = executed[0]!;
@@ -184,17 +218,35 @@ describe("one Idempotency-Key replayed in parallel", () => {
     const votesOf = () => stack.seeder.handle.db.selectFrom("votes").select("voter_id").where("feature_id", "=", featureIds[3]!).execute();
     const votesBefore = (await votesOf()).length;
     const path = `${base()}/features/${featureIds[3]}/comments`;
-    const first = await send(stack.server.origin, { method: "POST", path, headers: voter(11, { "Idempotency-Key": idempotencyKey }), body: JSON.stringify({ content: "first body" }) });
+    const first = await send(stack.server.origin, {
+      method: "POST",
+      path,
+      headers: voter(11, { "Idempotency-Key": idempotencyKey }),
+      body: JSON.stringify({ content: "first body" }),
+    });
     expect(first.status).toBe(201);
-    const otherBody = await send(stack.server.origin, { method: "POST", path, headers: voter(11, { "Idempotency-Key": idempotencyKey }), body: JSON.stringify({ content: "second body" }) });
+    const otherBody = await send(stack.server.origin, {
+      method: "POST",
+      path,
+      headers: voter(11, { "Idempotency-Key": idempotencyKey }),
+      body: JSON.stringify({ content: "second body" }),
+    });
     expect(otherBody.status).toBe(409);
     expectError(409, json(otherBody), "idempotency_mismatch");
     expect(otherBody.headers["idempotent-replay"]).toBeUndefined();
-    const otherRoute = await send(stack.server.origin, { method: "POST", path: `${base()}/features/${featureIds[3]}/vote`, headers: voter(11, { "Idempotency-Key": idempotencyKey }) });
+    const otherRoute = await send(stack.server.origin, {
+      method: "POST",
+      path: `${base()}/features/${featureIds[3]}/vote`,
+      headers: voter(11, { "Idempotency-Key": idempotencyKey }),
+    });
     expect(otherRoute.status).toBe(409);
     expectError(409, json(otherRoute), "idempotency_mismatch");
-    const rows = await stack.seeder.handle.db.selectFrom("comments").select("content")
-      .where("feature_id", "=", featureIds[3]!).where(sql<boolean>`content in ('first body', 'second body')`).execute();
+    const rows = await stack.seeder.handle.db
+      .selectFrom("comments")
+      .select("content")
+      .where("feature_id", "=", featureIds[3]!)
+      .where(sql<boolean>`content in ('first body', 'second body')`)
+      .execute();
     expect(rows.map((r) => r.content)).toEqual(["first body"]);
     expect(await votesOf()).toHaveLength(votesBefore);
     recordCount("hostile", "Idempotency-Key reused with another body / on another route", 2);

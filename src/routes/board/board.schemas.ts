@@ -4,6 +4,8 @@
  * FeatureObject.tags uses the same component, so the features area imports it from here.
  */
 import { z } from "@hono/zod-openapi";
+import { FEATURE_STATUSES } from "../../admin/snapshot.schema.ts";
+import { extensibleEnum } from "../../lib/openapi.ts";
 
 /** Tag (contract: id is the value of the features `tag` query parameter). */
 export const Tag = z
@@ -23,10 +25,11 @@ export const Column = z
       description: "Whether a vote on a feature in this column would be accepted (column and project settings)",
       example: true,
     }),
-    status: z.string().nullable().openapi({
-      description: "Status the features in this column report; null on a custom board column",
-      example: "planned",
-    }),
+    status: extensibleEnum(
+      FEATURE_STATUSES,
+      "Status the features in this column report (a feature status, so it may gain members too); null on a custom board column",
+      "planned",
+    ).nullable(),
   })
   .openapi("Column", { description: "A column of a board; -1 is the archived column" });
 

@@ -1,39 +1,20 @@
 /** Handlers of the changelog routes: parse -> repository -> ReleaseObject (contract, ReleaseObject). */
-import { rfc3339OrNull } from "../../lib/timestamps.ts";
-import type { ProjectSettings } from "../../../db/schema.ts";
 import { page, success } from "../../lib/envelope.ts";
 import { notFound } from "../../lib/errors.ts";
 import type { AppRouteHandler } from "../../lib/openapi.ts";
 import { pageMeta, pageOffset } from "../../lib/pagination.ts";
 import {
-  countPublishedReleases, findPublishedRelease, listPublishedReleases, listReleaseFeatures,
-  type ReleaseFeatureRow, type ReleaseRow,
+  countPublishedReleases,
+  findPublishedRelease,
+  listPublishedReleases,
+  listReleaseFeatures,
+  type ReleaseFeatureRow,
 } from "./changelog.repository.ts";
 import type { GetReleaseRoute, ListReleasesRoute } from "./changelog.routes.ts";
-import type { ReleaseFeatureValue, ReleaseObjectValue } from "./changelog.schemas.ts";
+import { toReleaseObject } from "./changelog.mapper.ts";
 
-/** Maps a release row and its (already filtered, ordered) feature rows to a ReleaseObject. */
-export function toReleaseObject(
-  row: ReleaseRow,
-  features: ReleaseFeatureRow[],
-  settings: ProjectSettings,
-): ReleaseObjectValue {
-  return {
-    id: row.id,
-    name: row.name,
-    slug: row.slug,
-    body: row.body,
-    body_html: row.body_html,
-    is_featured: row.is_featured,
-    published_at: rfc3339OrNull(row.published_at),
-    view_count: settings.show_views ? row.view_count : null,
-    features: features.map(
-      (f): ReleaseFeatureValue => ({ id: f.id, heading: f.heading, status: f.status, changelog_type: f.changelog_type }),
-    ),
-  };
-}
-
-function byRelease(rows: ReleaseFeatureRow[]): Map<number, ReleaseFeatureRow[]> {
+/** Feature rows grouped by release id, each list in the rows' order. */
+export function byRelease(rows: ReleaseFeatureRow[]): Map<number, ReleaseFeatureRow[]> {
   const grouped = new Map<number, ReleaseFeatureRow[]>();
   for (const row of rows) {
     const list = grouped.get(row.release_id) ?? [];
@@ -52,8 +33,14 @@ export const listReleases: AppRouteHandler<ListReleasesRoute> = async (c) => {
     countPublishedReleases(db, project.id, at),
     listPublishedReleases(db, project.id, at, { limit: query.per_page, offset: pageOffset(query) }),
   ]);
-  const features = byRelease(await listReleaseFeatures(db, project, rows.map((row) => row.id)));
-  const data = rows.map((row) => toReleaseObject(row, features.get(row.id) ?? [], project.settings));
+  const features = byRelease(
+    await listReleaseFeatures(
+      db,
+      project,
+      rows.map((row) => row.id),
+    ),
+  );
+  const data = rows.map((row) => toReleaseObject(row, features.get(row.id) ?? [], project.settings.show_views));
   return c.json(page(data, pageMeta(query, total)), 200);
 };
 
@@ -64,5 +51,5 @@ export const getRelease: AppRouteHandler<GetReleaseRoute> = async (c) => {
   const row = await findPublishedRelease(db, project.id, id, now());
   if (!row) throw notFound("release");
   const features = await listReleaseFeatures(db, project, [row.id]);
-  return c.json(success(toReleaseObject(row, features, project.settings)), 200);
+  return c.json(success(toReleaseObject(row, features, project.settings.show_views)), 200);
 };

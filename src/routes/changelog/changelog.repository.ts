@@ -4,7 +4,7 @@
  */
 import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
-import type { Database, ProjectSettings } from "../../../db/schema.ts";
+import type { Database, ProjectSettings, ReleaseFeaturesTable } from "../../../db/schema.ts";
 import { publiclyListed } from "../features/features.visibility.ts";
 
 export interface ReleaseRow {
@@ -23,12 +23,10 @@ export interface ReleaseFeatureRow {
   id: number;
   heading: string;
   status: string;
-  changelog_type: string;
+  changelog_type: ReleaseFeaturesTable["changelog_type"];
 }
 
-const releaseColumns = [
-  "id", "name", "slug", "body", "body_html", "is_featured", "published_at", "view_count",
-] as const;
+const releaseColumns = ["id", "name", "slug", "body", "body_html", "is_featured", "published_at", "view_count"] as const;
 
 /** WHERE: the project's release, published at or before `now`. */
 function published(projectId: number, now: Date) {
@@ -92,13 +90,7 @@ export async function listReleaseFeatures(
   return db
     .selectFrom("release_features")
     .innerJoin("features", "features.id", "release_features.feature_id")
-    .select([
-      "release_features.release_id",
-      "features.id",
-      "features.heading",
-      "features.status",
-      "release_features.changelog_type",
-    ])
+    .select(["release_features.release_id", "features.id", "features.heading", "features.status", "release_features.changelog_type"])
     .where("release_features.release_id", "in", releaseIds)
     .where("features.project_id", "=", project.id)
     .where(publiclyListed(project.settings))

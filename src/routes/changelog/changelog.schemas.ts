@@ -1,5 +1,7 @@
 /** ReleaseObject of the contract ("Resources and their fields", ReleaseObject). */
 import { z } from "@hono/zod-openapi";
+import { CHANGELOG_TYPES, FEATURE_STATUSES } from "../../admin/snapshot.schema.ts";
+import { extensibleEnum } from "../../lib/openapi.ts";
 
 /**
  * One feature a release shipped. The contract leaves the element fields open ("element fields
@@ -9,11 +11,12 @@ export const ReleaseFeatureObject = z
   .object({
     id: z.number().int().openapi({ description: "Feature id", example: 41 }),
     heading: z.string().openapi({ description: "Feature heading", example: "Dark mode" }),
-    status: z.string().openapi({
-      description: "Feature status: open, planned, in_progress, done, denied, archived; tolerate additions",
-      example: "done",
-    }),
-    changelog_type: z.string().openapi({
+    status: extensibleEnum(
+      FEATURE_STATUSES,
+      "Feature status: open, planned, in_progress, done, denied, archived; tolerate additions",
+      "done",
+    ),
+    changelog_type: z.enum(CHANGELOG_TYPES).openapi({
       description: "One of new, improvement, fix, security, breaking_change",
       example: "new",
     }),

@@ -1,11 +1,18 @@
-/** Router of the changelog area: .openapi(route, handler) for each route in changelog.routes.ts. */
+/** Router of the changelog area: .openapi(route, handler) for each route in changelog.routes.ts and changelog.owner.routes.ts. */
 import { createRouter } from "../../lib/openapi.ts";
 import * as handlers from "./changelog.handlers.ts";
+import * as ownerHandlers from "./changelog.owner.handlers.ts";
+import * as ownerRoutes from "./changelog.owner.routes.ts";
 import * as routes from "./changelog.routes.ts";
 
 export function createChangelogRouter() {
   const router = createRouter();
   router.openapi(routes.listReleases, handlers.listReleases);
   router.openapi(routes.getRelease, handlers.getRelease);
+  router.openapi(ownerRoutes.adminListReleases, ownerHandlers.adminListReleases);
+  router.openapi(ownerRoutes.adminCreateRelease, ownerHandlers.adminCreateRelease);
+  router.openapi(ownerRoutes.adminGetRelease, ownerHandlers.adminGetRelease);
+  router.openapi(ownerRoutes.adminUpdateRelease, ownerHandlers.adminUpdateRelease);
+  router.openapi(ownerRoutes.adminDeleteRelease, ownerHandlers.adminDeleteRelease);
   return router;
 }

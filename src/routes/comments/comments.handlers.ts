@@ -38,7 +38,12 @@ export function toCommentObject(row: CommentRow, replies: CommentOut[]): Comment
 function requireSettings(project: ProjectContext, ...names: ("show_comments" | "allow_comments" | "allow_likes")[]): void {
   for (const name of names) {
     if (!project.settings[name]) {
-      const what = name === "show_comments" ? "does not show comments" : name === "allow_comments" ? "does not accept comments" : "does not accept likes";
+      const what =
+        name === "show_comments"
+          ? "does not show comments"
+          : name === "allow_comments"
+            ? "does not accept comments"
+            : "does not accept likes";
       throw new ApiError("not_allowed", `this project ${what}`);
     }
   }
@@ -82,6 +87,7 @@ export const createComment: AppRouteHandler<typeof routes.createComment> = async
     content,
     parentId: parent_id ?? null,
   });
+  if (result.kind === "no_feature") throw notFound("feature");
   if (result.kind === "bad_parent") {
     throw new ApiError("validation_failed", "parent_id must be the id of a top-level comment on the same feature", { field: "parent_id" });
   }

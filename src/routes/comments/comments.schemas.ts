@@ -36,9 +36,7 @@ export const CommentObject: z.ZodType<CommentShape> = z
       .nullable()
       .openapi({ description: "Top-level comment this replies to; null for a top-level comment", example: null }),
     content: z.string().openapi({ description: "Plain text, as written", example: "Yes please, my eyes will thank you." }),
-    author_name: z
-      .string()
-      .openapi({ description: "Account name, the name an SSO token carried, or a generated handle", example: "Ada" }),
+    author_name: z.string().openapi({ description: "Account name, the name an SSO token carried, or a generated handle", example: "Ada" }),
     author_role: z
       .enum(["owner", "editor"])
       .nullable()
@@ -60,11 +58,10 @@ export const CommentDeletedObject = z
   .object({
     deleted: z.boolean().openapi({ description: "Always true; failures arrive as errors", example: true }),
     feature_id: z.number().int().openapi({ description: "Feature the comment was on", example: 41 }),
-    comment_count: z
-      .number()
-      .int()
-      .nullable()
-      .openapi({ description: "The feature's comment count after the deletion, replies included; null when comments are hidden", example: 4 }),
+    comment_count: z.number().int().nullable().openapi({
+      description: "The feature's comment count after the deletion, replies included; null when comments are hidden",
+      example: 4,
+    }),
   })
   .openapi("CommentDeletedObject");
 
@@ -77,21 +74,28 @@ export const LikeObject = z
   .openapi("LikeObject");
 
 export const CommentsQuery = z.object({
-  page: integerParam(1, 1_000_000).default(1).openapi({
-    param: { name: "page", in: "query" },
-    description: "Page of top-level comments, one based",
-    example: 1,
-  }),
-  per_page: integerParam(1, 100).default(20).openapi({
-    param: { name: "per_page", in: "query" },
-    description: "Top-level comments per page, at most 100; replies do not count",
-    example: 20,
-  }),
-  sort: z.enum(COMMENT_SORTS).default("newest").openapi({
-    param: { name: "sort", in: "query" },
-    description: "Order of top-level comments: newest, oldest, or top (most liked, then newest). Replies are always oldest first",
-    example: "newest",
-  }),
+  page: integerParam(1, 1_000_000)
+    .default(1)
+    .openapi({
+      param: { name: "page", in: "query" },
+      description: "Page of top-level comments, one based",
+      example: 1,
+    }),
+  per_page: integerParam(1, 100)
+    .default(20)
+    .openapi({
+      param: { name: "per_page", in: "query" },
+      description: "Top-level comments per page, at most 100; replies do not count",
+      example: 20,
+    }),
+  sort: z
+    .enum(COMMENT_SORTS)
+    .default("newest")
+    .openapi({
+      param: { name: "sort", in: "query" },
+      description: "Order of top-level comments: newest, oldest, or top (most liked, then newest). Replies are always oldest first",
+      example: "newest",
+    }),
 });
 
 export const NewComment = z
@@ -111,13 +115,9 @@ export const NewComment = z
         minLength: 1,
         maxLength: COMMENT_MAX_CHARACTERS,
       }),
-    parent_id: z
-      .number()
-      .int()
-      .min(1)
-      .max(2147483647)
-      .nullable()
-      .optional()
-      .openapi({ description: "Id of a top-level comment of the same feature to reply to; omit or null for a top-level comment", example: 7 }),
+    parent_id: z.number().int().min(1).max(2147483647).nullable().optional().openapi({
+      description: "Id of a top-level comment of the same feature to reply to; omit or null for a top-level comment",
+      example: 7,
+    }),
   })
   .openapi("NewComment");

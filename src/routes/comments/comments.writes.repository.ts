@@ -1,29 +1,49 @@
 /**
- * Comment writes (contract, "Taking part"): each runs in one transaction that changes the row and
- * the counter it moves (features.comment_count, comments.like_count) with SQL increments, and
- * locks the comment row first so that concurrent deletes, replies and likes serialise on it:
- * a delete never misses a reply written meanwhile, a reply never lands under a deleted parent,
- * and like_count always equals the number of like rows.
+ * Comment writes (contract, "Taking part"; owner-api-v3.md comments): each runs in one
+ * transaction that changes the row and the counter it moves (features.comment_count,
+ * comments.like_count) with SQL increments. Writes that move comment_count lock the feature row
+ * first, then the comment (the order votes and the owner's feature deletion and merges take), so
+ * a comment racing its feature's deletion waits and then finds it gone (404) instead of failing
+ * a foreign key, and nothing waits in a cycle. Concurrent deletes, replies and likes serialise on
+ * the comment row: a delete never misses a reply written meanwhile, a reply never lands under a
+ * deleted parent, and like_count always equals the number of like rows.
  */
+import type { Transaction } from "kysely";
 import type { Db } from "../../../db/connect.ts";
-import type { ProjectSettings } from "../../../db/schema.ts";
+import type { Database, ProjectSettings } from "../../../db/schema.ts";
+import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
 import { findVisibleFeature } from "../features/features.visibility.ts";
 import { type CommentRow, selectCommentRow } from "./comments.repository.ts";
 
 type ProjectRef = { id: number; settings: ProjectSettings };
 
-export type CreateCommentResult = { kind: "created"; row: CommentRow } | { kind: "bad_parent" };
+export type CreateCommentResult = { kind: "created"; row: CommentRow } | { kind: "bad_parent" } | { kind: "no_feature" };
+
+/** Locks the feature row of the project (FOR NO KEY UPDATE); false when it does not exist (any more). */
+async function lockFeature(trx: Transaction<Database>, projectId: number, featureId: number): Promise<boolean> {
+  const row = await trx
+    .selectFrom("features")
+    .select("id")
+    .where("id", "=", featureId)
+    .where("project_id", "=", projectId)
+    .forNoKeyUpdate()
+    .executeTakeFirst();
+  return row !== undefined;
+}
 
 /**
  * Writes a comment (a reply when parentId is set) and adds 1 to the feature's comment_count.
  * `bad_parent` when parentId is not a top-level comment of the same feature; the parent row is
  * key-share locked so a concurrent delete waits for this reply and then removes it too.
+ * `no_feature` when the feature was deleted meanwhile. The returned row's is_own / has_liked are
+ * those of the author.
  */
 export async function createComment(
   db: Db,
   input: { projectId: number; featureId: number; voterId: number; content: string; parentId: number | null },
 ): Promise<CreateCommentResult> {
-  return db.transaction().execute(async (trx) => {
+  return withProjectWriteLock(db, input.projectId, async (trx) => {
+    if (!(await lockFeature(trx, input.projectId, input.featureId))) return { kind: "no_feature" } as const;
     if (input.parentId !== null) {
       const parent = await trx
         .selectFrom("comments")
@@ -64,22 +84,35 @@ export type DeleteCommentResult =
   | { kind: "not_own" };
 
 /**
- * Deletes the voter's comment `commentId` of the project with its replies and subtracts all of
- * them from the feature's comment_count. `not_found` for an unknown comment, another project's,
- * or one on a feature the voter cannot see; `not_own` for another voter's comment. A second
+ * Deletes comment `commentId` of the project with its replies and subtracts all of them from the
+ * feature's comment_count, locking the feature row, then the comment. `allowed` decides, with the
+ * comment locked, whether this caller may delete it ("not_found" / "not_own" refuse). A second
  * concurrent delete of the same comment waits on the row lock and then finds nothing.
  */
-export async function deleteOwnComment(db: Db, project: ProjectRef, commentId: number, voterId: number): Promise<DeleteCommentResult> {
-  return db.transaction().execute(async (trx) => {
+export async function deleteCommentThread(
+  db: Db,
+  projectId: number,
+  commentId: number,
+  allowed: (trx: Transaction<Database>, comment: { feature_id: number; voter_id: number }) => Promise<"yes" | "not_found" | "not_own">,
+): Promise<DeleteCommentResult> {
+  return withProjectWriteLock(db, projectId, async (trx) => {
+    const seen = await trx
+      .selectFrom("comments")
+      .select("feature_id")
+      .where("id", "=", commentId)
+      .where("project_id", "=", projectId)
+      .executeTakeFirst();
+    if (!seen || !(await lockFeature(trx, projectId, seen.feature_id))) return { kind: "not_found" } as const;
     const target = await trx
       .selectFrom("comments")
       .select(["id", "feature_id", "voter_id"])
       .where("id", "=", commentId)
-      .where("project_id", "=", project.id)
+      .where("feature_id", "=", seen.feature_id)
       .forUpdate()
       .executeTakeFirst();
-    if (!target || !(await findVisibleFeature(trx, project, target.feature_id, voterId))) return { kind: "not_found" } as const;
-    if (target.voter_id !== voterId) return { kind: "not_own" } as const;
+    if (!target) return { kind: "not_found" } as const;
+    const verdict = await allowed(trx, target);
+    if (verdict !== "yes") return { kind: verdict } as const;
     // Explicit rather than left to the FK cascade, so the count of removed rows is exact.
     const removed = await trx
       .deleteFrom("comments")
@@ -96,6 +129,18 @@ export async function deleteOwnComment(db: Db, project: ProjectRef, commentId: n
   });
 }
 
+/**
+ * Deletes the voter's comment `commentId` of the project with its replies (contract, "Taking
+ * part" rule 5). `not_found` for an unknown comment, another project's, or one on a feature the
+ * voter cannot see; `not_own` for another voter's comment.
+ */
+export async function deleteOwnComment(db: Db, project: ProjectRef, commentId: number, voterId: number): Promise<DeleteCommentResult> {
+  return deleteCommentThread(db, project.id, commentId, async (trx, comment) => {
+    if (!(await findVisibleFeature(trx, project, comment.feature_id, voterId))) return "not_found";
+    return comment.voter_id === voterId ? "yes" : "not_own";
+  });
+}
+
 export type ToggleLikeResult = { kind: "toggled"; hasLiked: boolean; likeCount: number } | { kind: "not_found" };
 
 /**
@@ -104,7 +149,7 @@ export type ToggleLikeResult = { kind: "toggled"; hasLiked: boolean; likeCount: 
  * on a feature the voter cannot see.
  */
 export async function toggleCommentLike(db: Db, project: ProjectRef, commentId: number, voterId: number): Promise<ToggleLikeResult> {
-  return db.transaction().execute(async (trx) => {
+  return withProjectWriteLock(db, project.id, async (trx) => {
     const target = await trx
       .selectFrom("comments")
       .select(["id", "feature_id"])

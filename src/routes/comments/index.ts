@@ -2,6 +2,8 @@
 import { createRouter } from "../../lib/openapi.ts";
 import * as handlers from "./comments.handlers.ts";
 import * as routes from "./comments.routes.ts";
+import * as ownerHandlers from "./comments.owner.handlers.ts";
+import * as ownerRoutes from "./comments.owner.routes.ts";
 
 export function createCommentsRouter() {
   const router = createRouter();
@@ -9,5 +11,8 @@ export function createCommentsRouter() {
   router.openapi(routes.createComment, handlers.createComment);
   router.openapi(routes.deleteComment, handlers.deleteComment);
   router.openapi(routes.toggleLike, handlers.toggleLike);
+  router.openapi(ownerRoutes.adminListComments, ownerHandlers.adminListComments);
+  router.openapi(ownerRoutes.adminCreateComment, ownerHandlers.adminCreateComment);
+  router.openapi(ownerRoutes.adminDeleteComment, ownerHandlers.adminDeleteComment);
   return router;
 }

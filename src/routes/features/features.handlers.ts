@@ -32,7 +32,8 @@ async function resolveTarget(
   const wantsColumn = query.column !== undefined && query.column !== -1 ? query.column : null;
   // Boards and columns change only with an import (which clears the cache): no query per page.
   const target = await projectCache(deps).remember(`target:${project.id}:${query.board ?? ""}:${wantsColumn ?? ""}`, () =>
-    findListTarget(deps.db, project.id, query.board ?? null, wantsColumn));
+    findListTarget(deps.db, project.id, query.board ?? null, wantsColumn),
+  );
   if (!target) throw validationError("board", `no board "${query.board}" in this project`);
   if (query.column === undefined) return { boardId: target.boardId, column: null };
   if (query.column === -1) {
@@ -63,7 +64,11 @@ export const listFeatures: AppRouteHandler<typeof routes.listFeatures> = async (
   const totalKey = `total:${project.id}:${JSON.stringify([filter, show_denied, show_archived])}`;
   const knownTotal = cache.get<number>(totalKey);
   const { rows, total } = await listFeatureRows(db, project, filter, {
-    sort: query.sort, page: pageRequest, voterId: c.get("voter")?.id ?? null, now: now(), knownTotal,
+    sort: query.sort,
+    page: pageRequest,
+    voterId: c.get("voter")?.id ?? null,
+    now: now(),
+    knownTotal,
   });
   if (knownTotal === undefined && total >= CACHED_TOTAL_MIN) cache.set(totalKey, total);
   const data = rows.map((row) => toFeatureObject(row, project.settings));

@@ -3,8 +3,10 @@
  * are sent: a hidden counter is null, never absent and never zero.
  */
 import { rfc3339, rfc3339OrNull } from "../../lib/timestamps.ts";
-import type { ProjectSettings } from "../../../db/schema.ts";
+import type { ProjectSettings, ReleaseFeaturesTable } from "../../../db/schema.ts";
 import type { FeatureObjectType } from "./features.schemas.ts";
+import { type AdminFeatureRow, everythingShown } from "./features.owner.repository.ts";
+import type { AdminFeatureObjectType } from "./features.owner.schemas.ts";
 
 /** One feature as features.repository.ts selects it (every join already resolved). */
 export interface FeatureRow {
@@ -22,7 +24,7 @@ export interface FeatureRow {
   column_color: string | null;
   release_id: number | null;
   release_name: string | null;
-  changelog_type: string | null;
+  changelog_type: ReleaseFeaturesTable["changelog_type"] | null;
   comment_count: number;
   vote_count: number;
   weighted_score: number;
@@ -78,10 +80,7 @@ export function toFeatureObject(row: FeatureRow, settings: ProjectSettings): Fea
       name: row.board_name,
       slug: row.board_slug,
     },
-    column:
-      row.column_id === null
-        ? { ...ARCHIVED_COLUMN }
-        : { id: row.column_id, name: row.column_name ?? "", color: row.column_color },
+    column: row.column_id === null ? { ...ARCHIVED_COLUMN } : { id: row.column_id, name: row.column_name ?? "", color: row.column_color },
     changelog_type: row.release_id === null ? null : row.changelog_type,
     comment_count: settings.show_comments ? row.comment_count : null,
     ...scoreOf(row, settings),
@@ -100,5 +99,22 @@ export function toFeatureObject(row: FeatureRow, settings: ProjectSettings): Fea
     target_date: rfc3339OrNull(row.target_date),
     created_at: rfc3339(row.created_at),
     updated_at: rfc3339(row.updated_at),
+  };
+}
+
+/**
+ * Row -> AdminFeatureObject (owner-api-v3.md, "Objects"): every FeatureObject field computed as
+ * if every show_* setting were true (counts never null) and has_voted false, plus the owner's
+ * fields (author_voter_id is the voter's public id).
+ */
+export function toAdminFeatureObject(row: AdminFeatureRow, settings: ProjectSettings): AdminFeatureObjectType {
+  return {
+    ...toFeatureObject({ ...row, has_voted: false }, everythingShown(settings)),
+    is_public: Boolean(row.is_public),
+    position: row.position,
+    effort: row.effort,
+    author_voter_id: row.author_public_id,
+    weighted_score: row.weighted_score,
+    merged_into: row.merged_into_id === null ? null : { id: row.merged_into_id, heading: row.merged_into_heading ?? "" },
   };
 }

@@ -14,7 +14,8 @@ import type { FeatureSort } from "./features.schemas.ts";
 import { publiclyListed, visibilityShapeKey, visibleTo } from "./features.visibility.ts";
 
 type Project = { id: number; settings: ProjectSettings };
-type FeatureQuery = SelectQueryBuilder<Database, "features", {}>;
+// biome-ignore lint/complexity/noBannedTypes: kysely's type of a query that selects nothing yet
+export type FeatureQuery = SelectQueryBuilder<Database, "features", {}>;
 
 /** Which features a listing matches; every list is also limited to publicly listed ones. */
 export interface FeatureListFilter {
@@ -79,10 +80,7 @@ function listedValuesOf(projectId: number, filter: FeatureListFilter): ListedVal
 }
 
 function listed(db: Db, settings: ProjectSettings, shape: ListedShape, values: ListedValues): FeatureQuery {
-  let query = db
-    .selectFrom("features")
-    .where("features.project_id", "=", values.projectId)
-    .where(publiclyListed(settings));
+  let query = db.selectFrom("features").where("features.project_id", "=", values.projectId).where(publiclyListed(settings));
   if (shape.board) query = query.where("features.board_id", "=", values.boardId);
   if (shape.column === "archived") query = query.where("features.status", "=", "archived");
   else if (shape.column === "one") query = query.where("features.column_id", "=", values.columnId);
@@ -100,16 +98,24 @@ function listed(db: Db, settings: ProjectSettings, shape: ListedShape, values: L
   // search_text is lower(heading || ' ' || description); ILIKE on it is served by the trigram
   // index of feature_search (kept apart from features so that votes do not rewrite it).
   if (shape.search) {
-    query = query.where((eb) => eb.exists(eb.selectFrom("feature_search")
-      .select(sql<number>`1`.as("one"))
-      .whereRef("feature_search.feature_id", "=", "features.id")
-      .where("feature_search.search_text", "ilike", values.pattern)));
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom("feature_search")
+          .select(sql<number>`1`.as("one"))
+          .whereRef("feature_search.feature_id", "=", "features.id")
+          .where("feature_search.search_text", "ilike", values.pattern),
+      ),
+    );
   }
   return query;
 }
 
-/** Adds the joins and the selection of a FeatureRow to a query over `features`. */
-function withFeatureColumns(db: Db, query: FeatureQuery, project: Project, voterId: number | null, now: Date) {
+/**
+ * Adds the joins and the selection of a FeatureRow to a query over `features`; the owner's
+ * routes add their fields to it (features.owner.repository.ts).
+ */
+export function withFeatureColumns(db: Db, query: FeatureQuery, project: Project, voterId: number | null, now: Date) {
   // A duplicate link is only shown while its target is itself public.
   const linked = db
     .selectFrom("features")
@@ -137,19 +143,41 @@ function withFeatureColumns(db: Db, query: FeatureQuery, project: Project, voter
       (join) => join.onTrue(),
     )
     .select((eb) => [
-      "features.id", "features.heading", "features.description", "features.status",
-      "boards.id as board_id", "boards.kind as board_kind", "boards.name as board_name", "boards.slug as board_slug",
-      "features.column_id", "columns.name as column_name", "columns.color as column_color",
-      "rel.release_id", "rel.release_name", "rel.changelog_type",
-      "features.comment_count", "features.vote_count", "features.weighted_score", "features.view_count",
-      "features.progress", "features.is_approved", "features.is_pinned", "features.developer_response",
-      "features.response_is_denial", "linked.id as linked_id", "linked.heading as linked_heading",
-      "features.start_date", "features.target_date", "features.created_at", "features.updated_at",
+      "features.id",
+      "features.heading",
+      "features.description",
+      "features.status",
+      "boards.id as board_id",
+      "boards.kind as board_kind",
+      "boards.name as board_name",
+      "boards.slug as board_slug",
+      "features.column_id",
+      "columns.name as column_name",
+      "columns.color as column_color",
+      "rel.release_id",
+      "rel.release_name",
+      "rel.changelog_type",
+      "features.comment_count",
+      "features.vote_count",
+      "features.weighted_score",
+      "features.view_count",
+      "features.progress",
+      "features.is_approved",
+      "features.is_pinned",
+      "features.developer_response",
+      "features.response_is_denial",
+      "linked.id as linked_id",
+      "linked.heading as linked_heading",
+      "features.start_date",
+      "features.target_date",
+      "features.created_at",
+      "features.updated_at",
       voterId === null
         ? sql<boolean>`false`.as("has_voted")
         : eb
             .exists(
-              eb.selectFrom("votes")
+              eb
+                .selectFrom("votes")
                 .select(sql<number>`1`.as("one"))
                 .whereRef("votes.feature_id", "=", "features.id")
                 .where("votes.voter_id", "=", voterId),
@@ -165,7 +193,7 @@ function withFeatureColumns(db: Db, query: FeatureQuery, project: Project, voter
 }
 
 /** ORDER BY of a sort (contract, features query `sort`): pinned first, ties broken by id. */
-function ordered<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, sort: FeatureSort, weighted: boolean) {
+export function ordered<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, sort: FeatureSort, weighted: boolean) {
   const by = (column: string) => sql.ref(`features.${column}`);
   const pinned = query.orderBy(by("is_pinned"), "desc");
   switch (sort) {
@@ -226,18 +254,27 @@ const listStatement = new QueryTemplate<ListShape, ListValues, FeatureRow & { to
     const { settings } = shape;
     const weighted = settings.score_is_weighted;
     const values: ListValues = {
-      projectId: param("projectId"), boardId: param("boardId"), columnId: param("columnId"), statuses: param("statuses"),
-      tagIds: param("tagIds"), pattern: param("pattern"), voterId: param("voterId"), now: param("now"),
-      limit: param("limit"), offset: param("offset"),
+      projectId: param("projectId"),
+      boardId: param("boardId"),
+      columnId: param("columnId"),
+      statuses: param("statuses"),
+      tagIds: param("tagIds"),
+      pattern: param("pattern"),
+      voterId: param("voterId"),
+      now: param("now"),
+      limit: param("limit"),
+      offset: param("offset"),
     };
     const matching = ordered(listed(db, settings, shape, values).select("features.id"), shape.sort, weighted);
-    const pageIds = shape.firstPageLimit === null
-      ? matching.limit(values.limit).offset(values.offset)
-      : matching.limit(sql.lit(shape.firstPageLimit));
+    const pageIds =
+      shape.firstPageLimit === null ? matching.limit(values.limit).offset(values.offset) : matching.limit(sql.lit(shape.firstPageLimit));
     // A materialized CTE keeps the page a separate, cheap plan: as a join or IN subquery the
     // planner weighs every features index for it again, which cost more than running the query.
     const fromPage = db
-      .with((cte) => cte("page").materialized(), () => pageIds)
+      .with(
+        (cte) => cte("page").materialized(),
+        () => pageIds,
+      )
       .selectFrom("page")
       .innerJoin("features", "features.id", "page.id") as unknown as FeatureQuery;
     const project = { id: values.projectId, settings };
@@ -264,8 +301,12 @@ export async function listFeatures(
   const listedShape = listedShapeOf(filter);
   const listedValues = listedValuesOf(project.id, filter);
   const shape: ListShape = {
-    ...listedShape, sort: options.sort, settings: project.settings, voter: options.voterId !== null, count: options.knownTotal === undefined,
-    firstPageLimit: options.page.page === 1 ? FIRST_PAGE_LIMITS.find((limit) => limit >= options.page.per_page) ?? null : null,
+    ...listedShape,
+    sort: options.sort,
+    settings: project.settings,
+    voter: options.voterId !== null,
+    count: options.knownTotal === undefined,
+    firstPageLimit: options.page.page === 1 ? (FIRST_PAGE_LIMITS.find((limit) => limit >= options.page.per_page) ?? null) : null,
   };
   const { rows } = await listStatement.execute(db, shape, {
     ...listedValues,
@@ -275,9 +316,13 @@ export async function listFeatures(
     offset: pageOffset(options.page),
   });
   if (rows.length === 0) {
-    const counted = options.knownTotal ?? (await listed(db, project.settings, listedShape, listedValues)
-      .select(sql<number>`count(*)::int`.as("total"))
-      .executeTakeFirstOrThrow()).total;
+    const counted =
+      options.knownTotal ??
+      (
+        await listed(db, project.settings, listedShape, listedValues)
+          .select(sql<number>`count(*)::int`.as("total"))
+          .executeTakeFirstOrThrow()
+      ).total;
     return { rows: [], total: Number(counted) };
   }
   const total = options.knownTotal ?? Number(rows[0]!.total);

@@ -1,22 +1,29 @@
 /** Route definitions of the features area (contract, "Reading a board" and "Taking part"). */
 import { createRoute, z } from "@hono/zod-openapi";
 import {
-  envelopeOf, idParam, integerParam, jsonContent, keyAndVoterSecurity, keySecurity, listEnvelopeOf, MAX_ID,
-  notModified, PageQuery, readErrors, SlugParam, writeErrors,
+  describedRoute,
+  envelopeOf,
+  idParam,
+  integerParam,
+  jsonContent,
+  listEnvelopeOf,
+  MAX_ID,
+  notModified,
+  PageQuery,
+  readErrors,
+  SlugParam,
+  writeErrors,
 } from "../../lib/openapi.ts";
 import { CreateFeatureBody, FEATURE_SORTS, FEATURE_STATUSES, FeatureObject } from "./features.schemas.ts";
 import { sharedReadCache } from "../../middleware/shared-read-cache.ts";
 import { withVoterVotes } from "./features.handlers.ts";
-
-/** Reads take the key alone; an identity, when sent, only decides has_voted. */
-const readSecurity = [...keySecurity, ...keyAndVoterSecurity];
 
 /**
  * A repeatable query parameter (`?tag=1&tag=2`): hono hands the validator a string for one
  * occurrence and an array for several, so both become an array. An element that fails
  * `element` is reported on the parameter itself (error.field "tag", not "tag[1]").
  */
-function repeated<T extends z.ZodType>(element: T) {
+export function repeatedParam<T extends z.ZodType>(element: T) {
   return z.preprocess((value, ctx) => {
     const list = Array.isArray(value) ? value : [value];
     for (const item of list) {
@@ -31,96 +38,132 @@ function repeated<T extends z.ZodType>(element: T) {
 }
 
 export const FeatureListQuery = z.object({
-  sort: z.enum(FEATURE_SORTS).default("top").openapi({
-    param: { name: "sort", in: "query" },
-    description: "board = owner's order; top = the project's score (weighted if it weights votes); votes = plain headcount; trending = recent votes weigh more; new; oldest; comments. Pinned features lead every order",
-    example: "top",
-  }),
-  board: z.string().min(1).max(100).optional().openapi({
-    param: { name: "board", in: "query" },
-    description: "Custom board slug; omit or send roadmap for the roadmap",
-    example: "roadmap",
-  }),
-  column: integerParam(-1, MAX_ID).optional().openapi({
-    param: { name: "column", in: "query" },
-    type: "integer",
-    description: "Column id of that board from the project document; -1 = archived column (only when shown)",
-    example: 12,
-  }),
-  scope: z.enum(["project"]).optional().openapi({
-    param: { name: "scope", in: "query" },
-    description: "project: every public feature regardless of board; not combinable with board or column",
-    example: "project",
-  }),
-  tag: repeated(integerParam(1, MAX_ID)).optional().openapi({
-    param: { name: "tag", in: "query", style: "form", explode: true },
-    description: "Tag id; repeat to match any of several",
-    example: [3],
-  }),
-  status: repeated(z.enum(FEATURE_STATUSES)).optional().openapi({
-    param: { name: "status", in: "query", style: "form", explode: true },
-    description: "Status; repeat to match any of several. denied matches nothing while the project hides denied features",
-    example: ["planned", "in_progress"],
-  }),
-  q: z.string().max(200).optional().openapi({
-    param: { name: "q", in: "query" },
-    description: "Free text, case-insensitive substring of heading or description; at most 200 characters",
-    example: "dark",
-  }),
+  sort: z
+    .enum(FEATURE_SORTS)
+    .default("top")
+    .openapi({
+      param: { name: "sort", in: "query" },
+      description:
+        "board = owner's order; top = the project's score (weighted if it weights votes); votes = plain headcount; trending = recent votes weigh more; new; oldest; comments. Pinned features lead every order",
+      example: "top",
+    }),
+  board: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .openapi({
+      param: { name: "board", in: "query" },
+      description: "Custom board slug; omit or send roadmap for the roadmap",
+      example: "roadmap",
+    }),
+  column: integerParam(-1, MAX_ID)
+    .optional()
+    .openapi({
+      param: { name: "column", in: "query" },
+      type: "integer",
+      description: "Column id of that board from the project document; -1 = archived column (only when shown)",
+      example: 12,
+    }),
+  scope: z
+    .enum(["project"])
+    .optional()
+    .openapi({
+      param: { name: "scope", in: "query" },
+      description: "project: every public feature regardless of board; not combinable with board or column",
+      example: "project",
+    }),
+  tag: repeatedParam(integerParam(1, MAX_ID))
+    .optional()
+    .openapi({
+      param: { name: "tag", in: "query", style: "form", explode: true },
+      description: "Tag id; repeat to match any of several",
+      example: [3],
+    }),
+  status: repeatedParam(z.enum(FEATURE_STATUSES))
+    .optional()
+    .openapi({
+      param: { name: "status", in: "query", style: "form", explode: true },
+      description: "Status; repeat to match any of several. denied matches nothing while the project hides denied features",
+      example: ["planned", "in_progress"],
+    }),
+  q: z
+    .string()
+    .max(200)
+    .optional()
+    .openapi({
+      param: { name: "q", in: "query" },
+      description: "Free text, case-insensitive substring of heading or description; at most 200 characters",
+      example: "dark",
+    }),
   ...PageQuery,
 });
 
 const slugParams = z.object({ slug: SlugParam });
 const featureParams = z.object({ slug: SlugParam, id: idParam("id", "Feature id") });
 
-export const listFeatures = createRoute({
-  method: "get",
-  path: "/projects/{slug}/features",
-  operationId: "listFeatures",
-  summary: "List features",
-  description: "Public features of a board (default the roadmap), a column of it, or the whole project, filtered and sorted, one page at a time. A suggestion awaiting review is never listed.",
-  tags: ["Features"],
-  security: readSecurity,
-  middleware: [sharedReadCache({ personalize: withVoterVotes, personalizeAlways: true })] as const,
-  request: { params: slugParams, query: FeatureListQuery },
-  responses: {
-    200: jsonContent(listEnvelopeOf(FeatureObject), "One page of features with Meta"),
-    ...notModified,
-    ...readErrors,
-  },
-});
+export const listFeatures = createRoute(
+  describedRoute(
+    { kind: "read", voter: "optional" },
+    {
+      method: "get",
+      path: "/projects/{slug}/features",
+      operationId: "listFeatures",
+      summary: "List features",
+      description:
+        "Public features of a board (default the roadmap), a column of it, or the whole project, filtered and sorted, one page at a time. A suggestion awaiting review is never listed.",
+      tags: ["Features"],
+      middleware: [sharedReadCache({ personalize: withVoterVotes, personalizeAlways: true })] as const,
+      request: { params: slugParams, query: FeatureListQuery },
+      responses: {
+        200: jsonContent(listEnvelopeOf(FeatureObject), "One page of features with Meta"),
+        ...notModified,
+        ...readErrors,
+      },
+    },
+  ),
+);
 
-export const getFeature = createRoute({
-  method: "get",
-  path: "/projects/{slug}/features/{id}",
-  operationId: "getFeature",
-  summary: "Get a feature",
-  description: "One feature by id. A suggestion awaiting review is shown only to its author; hidden features answer 404.",
-  tags: ["Features"],
-  security: readSecurity,
-  middleware: [sharedReadCache({ personalize: withVoterVotes })] as const,
-  request: { params: featureParams },
-  responses: {
-    200: jsonContent(envelopeOf(FeatureObject), "The feature"),
-    ...notModified,
-    ...readErrors,
-  },
-});
+export const getFeature = createRoute(
+  describedRoute(
+    { kind: "read", voter: "optional" },
+    {
+      method: "get",
+      path: "/projects/{slug}/features/{id}",
+      operationId: "getFeature",
+      summary: "Get a feature",
+      description: "One feature by id. A suggestion awaiting review is shown only to its author; hidden features answer 404.",
+      tags: ["Features"],
+      middleware: [sharedReadCache({ personalize: withVoterVotes })] as const,
+      request: { params: featureParams },
+      responses: {
+        200: jsonContent(envelopeOf(FeatureObject), "The feature"),
+        ...notModified,
+        ...readErrors,
+      },
+    },
+  ),
+);
 
-export const createFeature = createRoute({
-  method: "post",
-  path: "/projects/{slug}/features",
-  operationId: "createFeature",
-  summary: "Suggest a feature",
-  description: "Files a suggestion on the roadmap's first open column, awaiting review (is_approved false): listed to nobody, visible by id to its author. 403 not_allowed when the project takes no suggestions, voter_banned for a banned voter.",
-  tags: ["Features"],
-  security: keyAndVoterSecurity,
-  request: {
-    params: slugParams,
-    body: { content: { "application/json": { schema: CreateFeatureBody } }, required: true },
-  },
-  responses: {
-    201: jsonContent(envelopeOf(FeatureObject), "The suggestion as created"),
-    ...writeErrors,
-  },
-});
+export const createFeature = createRoute(
+  describedRoute(
+    { kind: "write" },
+    {
+      method: "post",
+      path: "/projects/{slug}/features",
+      operationId: "createFeature",
+      summary: "Suggest a feature",
+      description:
+        "Files a suggestion on the roadmap's first open column, awaiting review (is_approved false): listed to nobody, visible by id to its author. 403 not_allowed when the project takes no suggestions, voter_banned for a banned voter.",
+      tags: ["Features"],
+      request: {
+        params: slugParams,
+        body: { content: { "application/json": { schema: CreateFeatureBody } }, required: true },
+      },
+      responses: {
+        201: jsonContent(envelopeOf(FeatureObject), "The suggestion as created"),
+        ...writeErrors,
+      },
+    },
+  ),
+);

@@ -6,7 +6,10 @@
 import { z } from "@hono/zod-openapi";
 import { Tag } from "../board/board.schemas.ts";
 
-export const FEATURE_STATUSES = ["open", "planned", "in_progress", "done", "denied", "archived"] as const;
+import { CHANGELOG_TYPES, FEATURE_STATUSES } from "../../admin/snapshot.schema.ts";
+import { extensibleEnum } from "../../lib/openapi.ts";
+
+export { FEATURE_STATUSES };
 export const FEATURE_SORTS = ["board", "top", "votes", "trending", "new", "oldest", "comments"] as const;
 export type FeatureSort = (typeof FEATURE_SORTS)[number];
 
@@ -49,23 +52,30 @@ export const FeatureObject = z
     id: z.number().int().openapi({ description: "Feature id, used in every path", example: 41 }),
     heading: z.string().openapi({ description: "One-line title", example: "Dark mode" }),
     description: z.string().nullable().openapi({ description: "Plain text body", example: "A dark theme for late nights" }),
-    status: z.string().openapi({
-      description: "One of open, planned, in_progress, done, denied, archived; tolerate added members",
-      example: "planned",
-    }),
+    status: extensibleEnum(
+      FEATURE_STATUSES,
+      "One of open, planned, in_progress, done, denied, archived; tolerate added members",
+      "planned",
+    ),
     board: BoardRef.openapi({ description: "Board the feature is filed on" }),
     column: ColumnRef.openapi({ description: "Column of that board; id -1 is the archived column" }),
-    changelog_type: z.string().nullable().openapi({
+    changelog_type: z.enum(CHANGELOG_TYPES).nullable().openapi({
       description: "One of new, improvement, fix, security, breaking_change; null outside a published release",
       example: null,
     }),
-    comment_count: z.number().int().nullable().openapi({ description: "Comments incl. replies; null when comments are hidden", example: 4 }),
+    comment_count: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Comments incl. replies; null when comments are hidden", example: 4 }),
     vote_count: z.number().int().nullable().openapi({ description: "Votes; null when votes are hidden", example: 17 }),
     score: z.number().int().nullable().openapi({
       description: "Weighted total when the project weights votes, plain count otherwise; null when votes are hidden",
       example: 23,
     }),
-    score_is_weighted: z.boolean().openapi({ description: "Whether score is weighted; same for every feature of a project", example: false }),
+    score_is_weighted: z
+      .boolean()
+      .openapi({ description: "Whether score is weighted; same for every feature of a project", example: false }),
     view_count: z.number().int().nullable().openapi({ description: "Views; null when views are hidden", example: 310 }),
     progress: z.number().int().nullable().openapi({ description: "0 to 100; null when hidden or unset", example: 40 }),
     has_voted: z.boolean().openapi({ description: "Whether the request's voter has a vote on it; false without identity", example: false }),
@@ -74,7 +84,9 @@ export const FeatureObject = z
     developer_response: z.string().nullable().openapi({ description: "Owner's plain-text answer", example: null }),
     response_is_denial: z.boolean().openapi({ description: "Whether the answer is a refusal", example: false }),
     // A union, not .nullable(): on a named component the OpenAPI generator drops the null.
-    linked_feature: z.union([FeatureRef, z.null()]).openapi({ description: "Feature this one was marked a duplicate of; null if none or not public" }),
+    linked_feature: z
+      .union([FeatureRef, z.null()])
+      .openapi({ description: "Feature this one was marked a duplicate of; null if none or not public" }),
     release: z.union([ReleaseRef, z.null()]).openapi({ description: "Latest published release that shipped it; null outside one" }),
     tags: z.array(Tag).openapi({ description: "Tags on the feature, by name" }),
     start_date: timestamp("Planned start", null).nullable(),
@@ -89,7 +101,16 @@ export type FeatureObjectType = z.infer<typeof FeatureObject>;
 /** Body of POST /projects/{slug}/features; keys not listed are stripped, never stored. */
 export const CreateFeatureBody = z
   .object({
-    heading: z.string().trim().min(1).max(254).openapi({ description: "One-line title, 1 to 254 characters after trimming", example: "Dark mode" }),
-    description: z.string().trim().max(2000).openapi({ description: "Plain text body, up to 2000 characters", example: "Easier on the eyes at night" }),
+    heading: z
+      .string()
+      .trim()
+      .min(1)
+      .max(254)
+      .openapi({ description: "One-line title, 1 to 254 characters after trimming", example: "Dark mode" }),
+    description: z
+      .string()
+      .trim()
+      .max(2000)
+      .openapi({ description: "Plain text body, up to 2000 characters", example: "Easier on the eyes at night" }),
   })
   .openapi("CreateFeatureBody");

@@ -4,12 +4,10 @@
  */
 import { sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
+import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
 
 /** The roadmap's first open column (lowest position, then id); undefined when it has none. */
-export async function findSuggestionColumn(
-  db: Db,
-  projectId: number,
-): Promise<{ board_id: number; column_id: number } | undefined> {
+export async function findSuggestionColumn(db: Db, projectId: number): Promise<{ board_id: number; column_id: number } | undefined> {
   return db
     .selectFrom("columns")
     .innerJoin("boards", "boards.id", "columns.board_id")
@@ -36,30 +34,33 @@ export interface NewSuggestion {
 /**
  * Inserts the suggestion (status open, is_approved false, position one past the board's
  * highest) and returns its id. The position is computed in the INSERT itself; two suggestions
- * racing may share a position, which sort=board breaks by id.
+ * racing may share a position, which sort=board breaks by id. Holds the project's write lock
+ * (src/lib/project-write-lock.ts).
  */
 export async function insertSuggestion(db: Db, suggestion: NewSuggestion): Promise<number> {
-  const row = await db
-    .insertInto("features")
-    .values({
-      project_id: suggestion.projectId,
-      board_id: suggestion.boardId,
-      column_id: suggestion.columnId,
-      status: "open",
-      heading: suggestion.heading,
-      description: suggestion.description,
-      author_voter_id: suggestion.authorVoterId,
-      is_approved: false,
-      position: sql<number>`(SELECT coalesce(max(position), -1) + 1 FROM features WHERE board_id = ${suggestion.boardId})`,
-      progress: null,
-      effort: null,
-      developer_response: null,
-      linked_feature_id: null,
-      trending_score: null,
-      created_at: suggestion.now,
-      updated_at: suggestion.now,
-    })
-    .returning("id")
-    .executeTakeFirstOrThrow();
+  const row = await withProjectWriteLock(db, suggestion.projectId, (trx) =>
+    trx
+      .insertInto("features")
+      .values({
+        project_id: suggestion.projectId,
+        board_id: suggestion.boardId,
+        column_id: suggestion.columnId,
+        status: "open",
+        heading: suggestion.heading,
+        description: suggestion.description,
+        author_voter_id: suggestion.authorVoterId,
+        is_approved: false,
+        position: sql<number>`(SELECT coalesce(max(position), -1) + 1 FROM features WHERE board_id = ${suggestion.boardId})`,
+        progress: null,
+        effort: null,
+        developer_response: null,
+        linked_feature_id: null,
+        trending_score: null,
+        created_at: suggestion.now,
+        updated_at: suggestion.now,
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow(),
+  );
   return row.id;
 }

@@ -24,16 +24,10 @@ export async function findListTarget(
 ): Promise<ListTarget | undefined> {
   const row = await db
     .selectFrom("boards")
-    .leftJoin("columns", (join) =>
-      join.onRef("columns.board_id", "=", "boards.id").on("columns.id", "=", columnId ?? -1),
-    )
+    .leftJoin("columns", (join) => join.onRef("columns.board_id", "=", "boards.id").on("columns.id", "=", columnId ?? -1))
     .select(["boards.id as board_id", "columns.id as column_id", "columns.status as column_status"])
     .where("boards.project_id", "=", projectId)
-    .where((eb) =>
-      boardSlug === null || boardSlug === "roadmap"
-        ? eb("boards.kind", "=", "roadmap")
-        : eb("boards.slug", "=", boardSlug),
-    )
+    .where((eb) => (boardSlug === null || boardSlug === "roadmap" ? eb("boards.kind", "=", "roadmap") : eb("boards.slug", "=", boardSlug)))
     .executeTakeFirst();
   if (!row) return undefined;
   return {

@@ -24,9 +24,7 @@ export function publiclyListed(settings: ProjectSettings) {
 /** WHERE condition: listed publicly, or written by this voter (who may see it by id). */
 export function visibleTo(settings: ProjectSettings, voterId: number | null) {
   return (eb: FeatureScope) =>
-    voterId === null
-      ? publiclyListed(settings)(eb)
-      : eb.or([publiclyListed(settings)(eb), eb("features.author_voter_id", "=", voterId)]);
+    voterId === null ? publiclyListed(settings)(eb) : eb.or([publiclyListed(settings)(eb), eb("features.author_voter_id", "=", voterId)]);
 }
 
 export interface VisibleFeature {

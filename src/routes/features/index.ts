@@ -2,11 +2,20 @@
 import { createRouter } from "../../lib/openapi.ts";
 import * as handlers from "./features.handlers.ts";
 import * as routes from "./features.routes.ts";
+import * as ownerHandlers from "./features.owner.handlers.ts";
+import * as ownerRoutes from "./features.owner.routes.ts";
 
 export function createFeaturesRouter() {
   const router = createRouter();
   router.openapi(routes.listFeatures, handlers.listFeatures);
   router.openapi(routes.getFeature, handlers.getFeature);
   router.openapi(routes.createFeature, handlers.createFeature);
+  router.openapi(ownerRoutes.adminListFeatures, ownerHandlers.adminListFeatures);
+  router.openapi(ownerRoutes.adminGetFeature, ownerHandlers.adminGetFeature);
+  router.openapi(ownerRoutes.adminCreateFeature, ownerHandlers.adminCreateFeature);
+  router.openapi(ownerRoutes.adminUpdateFeature, ownerHandlers.adminUpdateFeature);
+  router.openapi(ownerRoutes.adminDeleteFeature, ownerHandlers.adminDeleteFeature);
+  router.openapi(ownerRoutes.adminMergeFeature, ownerHandlers.adminMergeFeature);
+  router.openapi(ownerRoutes.adminUnmergeFeature, ownerHandlers.adminUnmergeFeature);
   return router;
 }

@@ -9,7 +9,9 @@ export const IdentityObject = z
       description: "Send as X-VF-Anon afterwards; null for an SSO identity (the SSO token is the identity)",
       example: "fb_anon_Zq8c1m2Yv0rW4tQk7LxH3nJ5pB9sD6fG2aE8uC1oR0",
     }),
-    display_name: z.string().openapi({ description: "Real name if a token carried one, else a generated handle", example: "Curious Otter 4821" }),
+    display_name: z
+      .string()
+      .openapi({ description: "Real name if a token carried one, else a generated handle", example: "Curious Otter 4821" }),
     banned: z.boolean().openapi({
       description: "true: comments and suggestions are refused with voter_banned; reading, voting and liking still work",
       example: false,

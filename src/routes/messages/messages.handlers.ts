@@ -1,5 +1,4 @@
 /** Handlers of the message routes: targeting, paging and dismissal (contract, MessageObject). */
-import { rfc3339, rfc3339OrNull } from "../../lib/timestamps.ts";
 import { requireVoter } from "../../middleware/voter.ts";
 import semver, { type SemVer } from "semver";
 import { page, success } from "../../lib/envelope.ts";
@@ -8,7 +7,7 @@ import type { AppRouteHandler } from "../../lib/openapi.ts";
 import { pageMeta, pageOffset } from "../../lib/pagination.ts";
 import { findMessage, insertDismissal, listCandidateMessages, type MessageRow } from "./messages.repository.ts";
 import type { DismissMessageRoute, ListMessagesRoute } from "./messages.routes.ts";
-import type { MessageObjectValue } from "./messages.schemas.ts";
+import { toMessageObject } from "./messages.mapper.ts";
 
 /**
  * Whether `version` lies inside the message's inclusive range. A message without bounds
@@ -25,25 +24,6 @@ export function inVersionRange(version: SemVer, row: Pick<MessageRow, "min_app_v
     if (max === null || semver.gt(version, max)) return false;
   }
   return true;
-}
-
-/** Maps a message row to MessageObject; action_label is withheld when there is no action_url. */
-export function toMessageObject(row: MessageRow): MessageObjectValue {
-  return {
-    id: row.id,
-    title: row.title,
-    body: row.body,
-    kind: row.kind,
-    presentation: row.presentation,
-    priority: row.priority,
-    action_label: row.action_url === null ? null : row.action_label,
-    action_url: row.action_url,
-    is_dismissible: row.is_dismissible,
-    starts_at: rfc3339OrNull(row.starts_at),
-    ends_at: rfc3339OrNull(row.ends_at),
-    created_at: rfc3339(row.created_at),
-    updated_at: rfc3339(row.updated_at),
-  };
 }
 
 export const listMessages: AppRouteHandler<ListMessagesRoute> = async (c) => {
@@ -69,6 +49,6 @@ export const dismissMessage: AppRouteHandler<DismissMessageRoute> = async (c) =>
   const message = await findMessage(db, c.get("project").id, id);
   if (!message) throw notFound("message");
   if (!message.is_dismissible) throw new ApiError("not_allowed", "this message cannot be dismissed");
-  await insertDismissal(db, message.id, voter.id);
+  await insertDismissal(db, c.get("project").id, message.id, voter.id);
   return c.json(success({ dismissed: true as const, message_id: message.id }), 200);
 };

@@ -1,5 +1,6 @@
 /** Message queries (contract, MessageObject, "Query of GET /projects/{slug}/messages"). */
 import type { Db } from "../../../db/connect.ts";
+import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
 
 export interface MessageRow {
   id: number;
@@ -17,6 +18,12 @@ export interface MessageRow {
   ends_at: Date | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/** A message row as the owner routes read it: targeting fields and the dismissal count too. */
+export interface AdminMessageRow extends MessageRow {
+  platforms: string[] | null;
+  dismissal_count: number;
 }
 
 export interface MessageFilter {
@@ -39,20 +46,30 @@ export async function listCandidateMessages(db: Db, projectId: number, filter: M
   let query = db
     .selectFrom("messages")
     .select([
-      "messages.id", "messages.title", "messages.body", "messages.kind", "messages.presentation",
-      "messages.priority", "messages.action_label", "messages.action_url", "messages.is_dismissible",
-      "messages.min_app_version", "messages.max_app_version", "messages.starts_at", "messages.ends_at",
-      "messages.created_at", "messages.updated_at",
+      "messages.id",
+      "messages.title",
+      "messages.body",
+      "messages.kind",
+      "messages.presentation",
+      "messages.priority",
+      "messages.action_label",
+      "messages.action_url",
+      "messages.is_dismissible",
+      "messages.min_app_version",
+      "messages.max_app_version",
+      "messages.starts_at",
+      "messages.ends_at",
+      "messages.created_at",
+      "messages.updated_at",
     ])
     .where("messages.project_id", "=", projectId)
     .where((eb) => eb.or([eb("messages.starts_at", "is", null), eb("messages.starts_at", "<=", filter.now)]))
     .where((eb) => eb.or([eb("messages.ends_at", "is", null), eb("messages.ends_at", ">", filter.now)]));
   const { platform, voterId } = filter;
-  query = platform === undefined
-    ? query.where("messages.platforms", "is", null)
-    : query.where((eb) =>
-        eb.or([eb("messages.platforms", "is", null), eb(eb.val(platform), "=", eb.fn.any("messages.platforms"))]),
-      );
+  query =
+    platform === undefined
+      ? query.where("messages.platforms", "is", null)
+      : query.where((eb) => eb.or([eb("messages.platforms", "is", null), eb(eb.val(platform), "=", eb.fn.any("messages.platforms"))]));
   if (!filter.hasAppVersion) {
     query = query.where("messages.min_app_version", "is", null).where("messages.max_app_version", "is", null);
   }
@@ -69,11 +86,7 @@ export async function listCandidateMessages(db: Db, projectId: number, filter: M
       ),
     );
   }
-  return query
-    .orderBy("messages.priority", "desc")
-    .orderBy("messages.created_at", "desc")
-    .orderBy("messages.id", "desc")
-    .execute();
+  return query.orderBy("messages.priority", "desc").orderBy("messages.created_at", "desc").orderBy("messages.id", "desc").execute();
 }
 
 /** The message `id` of the project (any state), or undefined. */
@@ -86,11 +99,16 @@ export async function findMessage(db: Db, projectId: number, id: number): Promis
     .executeTakeFirst();
 }
 
-/** Records the dismissal; a repeat is a no-op (primary key message_id, voter_id). */
-export async function insertDismissal(db: Db, messageId: number, voterId: number): Promise<void> {
-  await db
-    .insertInto("message_dismissals")
-    .values({ message_id: messageId, voter_id: voterId })
-    .onConflict((oc) => oc.columns(["message_id", "voter_id"]).doNothing())
-    .execute();
+/**
+ * Records the dismissal; a repeat is a no-op (primary key message_id, voter_id). Holds the write
+ * lock of project `projectId` (src/lib/project-write-lock.ts).
+ */
+export async function insertDismissal(db: Db, projectId: number, messageId: number, voterId: number): Promise<void> {
+  await withProjectWriteLock(db, projectId, (trx) =>
+    trx
+      .insertInto("message_dismissals")
+      .values({ message_id: messageId, voter_id: voterId })
+      .onConflict((oc) => oc.columns(["message_id", "voter_id"]).doNothing())
+      .execute(),
+  );
 }

@@ -2,20 +2,31 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import semver from "semver";
 import {
-  envelopeOf, idParam, jsonContent, keyAndVoterSecurity, keySecurity, listEnvelopeOf, notModified, PageQuery,
-  readErrors, SlugParam, writeErrors,
+  describedRoute,
+  envelopeOf,
+  idParam,
+  jsonContent,
+  listEnvelopeOf,
+  notModified,
+  PageQuery,
+  readErrors,
+  SlugParam,
+  writeErrors,
 } from "../../lib/openapi.ts";
 import { MessageDismissedObject, MessageObject } from "./messages.schemas.ts";
 
 export const PLATFORMS = ["ios", "macos", "web"] as const;
 
 const MessagesQuery = z.object({
-  platform: z.enum(PLATFORMS).optional().openapi({
-    param: { name: "platform", in: "query" },
-    description:
-      "Asking platform. A message aimed at platforms is sent only to one of them; omitting it returns only messages aimed at everybody",
-    example: "ios",
-  }),
+  platform: z
+    .enum(PLATFORMS)
+    .optional()
+    .openapi({
+      param: { name: "platform", in: "query" },
+      description:
+        "Asking platform. A message aimed at platforms is sent only to one of them; omitting it returns only messages aimed at everybody",
+      example: "ios",
+    }),
   app_version: z
     .string()
     .max(64)
@@ -31,40 +42,48 @@ const MessagesQuery = z.object({
   ...PageQuery,
 });
 
-export const listMessages = createRoute({
-  method: "get",
-  path: "/projects/{slug}/messages",
-  operationId: "listMessages",
-  summary: "In-app messages for this client",
-  description:
-    "Messages running now (started, not ended) aimed at the asking platform and app version, minus those the " +
-    "request's voter dismissed; priority descending, then newest first. 403 not_allowed when the owner is not on PRO.",
-  tags: ["Messages"],
-  security: keySecurity,
-  request: { params: z.object({ slug: SlugParam }), query: MessagesQuery },
-  responses: {
-    200: jsonContent(listEnvelopeOf(MessageObject), "A page of messages"),
-    ...notModified,
-    ...readErrors,
-  },
-});
+export const listMessages = createRoute(
+  describedRoute(
+    { kind: "read", voter: "optional" },
+    {
+      method: "get",
+      path: "/projects/{slug}/messages",
+      operationId: "listMessages",
+      summary: "In-app messages for this client",
+      description:
+        "Messages running now (started, not ended) aimed at the asking platform and app version, minus those the " +
+        "request's voter dismissed; priority descending, then newest first. 403 not_allowed when the owner is not on PRO.",
+      tags: ["Messages"],
+      request: { params: z.object({ slug: SlugParam }), query: MessagesQuery },
+      responses: {
+        200: jsonContent(listEnvelopeOf(MessageObject), "A page of messages"),
+        ...notModified,
+        ...readErrors,
+      },
+    },
+  ),
+);
 
-export const dismissMessage = createRoute({
-  method: "post",
-  path: "/projects/{slug}/messages/{id}/dismiss",
-  operationId: "dismissMessage",
-  summary: "Dismiss a message for this voter",
-  description:
-    "Records that the voter dismissed the message; it is never sent to them again on any device. Dismissing " +
-    "twice answers 200 again. 403 not_allowed when the message is not dismissible.",
-  tags: ["Messages"],
-  security: keyAndVoterSecurity,
-  request: { params: z.object({ slug: SlugParam, id: idParam("id", "Message id") }) },
-  responses: {
-    200: jsonContent(envelopeOf(MessageDismissedObject), "The message is dismissed"),
-    ...writeErrors,
-  },
-});
+export const dismissMessage = createRoute(
+  describedRoute(
+    { kind: "write" },
+    {
+      method: "post",
+      path: "/projects/{slug}/messages/{id}/dismiss",
+      operationId: "dismissMessage",
+      summary: "Dismiss a message for this voter",
+      description:
+        "Records that the voter dismissed the message; it is never sent to them again on any device. Dismissing " +
+        "twice answers 200 again. 403 not_allowed when the message is not dismissible.",
+      tags: ["Messages"],
+      request: { params: z.object({ slug: SlugParam, id: idParam("id", "Message id") }) },
+      responses: {
+        200: jsonContent(envelopeOf(MessageDismissedObject), "The message is dismissed"),
+        ...writeErrors,
+      },
+    },
+  ),
+);
 
 export type ListMessagesRoute = typeof listMessages;
 export type DismissMessageRoute = typeof dismissMessage;

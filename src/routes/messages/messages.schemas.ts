@@ -1,13 +1,15 @@
 /** MessageObject and MessageDismissedObject of the contract ("Resources and their fields"). */
 import { z } from "@hono/zod-openapi";
+import { MESSAGE_KINDS, MESSAGE_PRESENTATIONS } from "../../admin/snapshot.schema.ts";
+import { extensibleEnum } from "../../lib/openapi.ts";
 
 export const MessageObject = z
   .object({
     id: z.number().int().openapi({ description: "Message id; used by the dismiss route", example: 5 }),
     title: z.string().openapi({ description: "One-line heading", example: "Maintenance tonight" }),
     body: z.string().openapi({ description: "Plain text, never markup", example: "The board is read-only from 2:00 to 3:00 UTC." }),
-    kind: z.string().openapi({ description: "One of info, warning, critical; tolerate additions", example: "info" }),
-    presentation: z.string().openapi({
+    kind: extensibleEnum(MESSAGE_KINDS, "One of info, warning, critical; tolerate additions", "info"),
+    presentation: z.enum(MESSAGE_PRESENTATIONS).openapi({
       description: "Hint: banner (top of screen, ignorable) or alert (interrupts)",
       example: "banner",
     }),
@@ -39,3 +41,21 @@ export const MessageDismissedObject = z
   .openapi("MessageDismissedObject");
 
 export type MessageObjectValue = z.infer<typeof MessageObject>;
+
+export const AdminMessageObject = MessageObject.extend({
+  platforms: z
+    .array(z.string())
+    .nullable()
+    .openapi({ description: "Platforms aimed at (ios, macos, web); null = everybody", example: ["ios"] }),
+  min_app_version: z
+    .string()
+    .nullable()
+    .openapi({ description: "Lowest app version sent to (semver, inclusive), or null", example: "2.0.0" }),
+  max_app_version: z
+    .string()
+    .nullable()
+    .openapi({ description: "Highest app version sent to (semver, inclusive), or null", example: null }),
+  dismissal_count: z.number().int().openapi({ description: "Voters who dismissed the message", example: 4 }),
+}).openapi("AdminMessageObject");
+
+export type AdminMessageObjectValue = z.infer<typeof AdminMessageObject>;

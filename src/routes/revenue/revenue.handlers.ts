@@ -84,7 +84,10 @@ export const listVotersHandler: AppRouteHandler<typeof listVoters> = async (c) =
   const project = c.get("project");
   const request = { page: pageNumber, per_page };
   const { rows, total } = await listRevenueVoters(db, project.id, { customerId: customer_id, churned, featureId: feature_id }, request);
-  const votes = await listNewestVotes(db, rows.map((row) => row.id));
+  const votes = await listNewestVotes(
+    db,
+    rows.map((row) => row.id),
+  );
   const votesByVoter = new Map<number, VoteRefRow[]>();
   for (const vote of votes) {
     const list = votesByVoter.get(vote.voter_id);

@@ -30,19 +30,25 @@ export const RevenueVoteRefObject = z
   .openapi("RevenueVoteRefObject");
 
 const timestamp = (description: string, example: string | null) =>
-  z.string().nullable().openapi({ description: `${description}; RFC 3339 UTC, or null`, example });
+  z
+    .string()
+    .nullable()
+    .openapi({ description: `${description}; RFC 3339 UTC, or null`, example });
 
 export const RevenueVoterObject = z
   .object({
     voter_id: z.string().openapi({ description: "Public voter id, as the identity route reports it", example: "vtr_8f2c1a9b0d3e4f56" }),
     display_name: z.string().nullable().openapi({ description: "Name shown for the voter", example: "Ada Lovelace" }),
     company: z.string().nullable().openapi({ description: "Company recorded by the owner", example: "Analytical Engines Ltd" }),
-    customer_id: z.string().nullable().openapi({
-      description:
-        "Id in the billing system (the value the customer_id filter takes): the Stripe id if the voter has one, " +
-        "else the Paddle id; when the request filtered by customer_id, the id that matched; null without either",
-      example: "cus_Q2w3E4r5T6",
-    }),
+    customer_id: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          "Id in the billing system (the value the customer_id filter takes): the Stripe id if the voter has one, " +
+          "else the Paddle id; when the request filtered by customer_id, the id that matched; null without either",
+        example: "cus_Q2w3E4r5T6",
+      }),
     matched_on: z.enum(["stripe", "paddle"]).nullable().openapi({
       description: "Billing system customer_id came from (stripe or paddle); null when the voter carries neither id",
       example: "stripe",

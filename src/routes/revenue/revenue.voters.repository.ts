@@ -2,7 +2,7 @@
  * Queries behind GET /projects/{slug}/voters (contract, "Revenue"): one page of voters with
  * their tier, the matching total, and the newest votes of the whole page in one query.
  */
-import { type ExpressionBuilder, sql } from "kysely";
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { Database } from "../../../db/schema.ts";
 import { type PageRequest, pageOffset } from "../../lib/pagination.ts";
@@ -25,9 +25,7 @@ function matching(projectId: number, filters: VoterFilters) {
     const conditions = [eb("voters.project_id", "=", projectId)];
     const { customerId, churned, featureId } = filters;
     if (customerId !== undefined) {
-      conditions.push(
-        eb.or([eb("voters.stripe_customer_id", "=", customerId), eb("voters.paddle_customer_id", "=", customerId)]),
-      );
+      conditions.push(eb.or([eb("voters.stripe_customer_id", "=", customerId), eb("voters.paddle_customer_id", "=", customerId)]));
     }
     if (churned !== undefined) conditions.push(eb("voters.churned", "=", churned));
     if (featureId !== undefined) {
@@ -47,34 +45,58 @@ function matching(projectId: number, filters: VoterFilters) {
 }
 
 /**
+ * Voters with the columns RevenueVoterObject is mapped from (toRevenueVoter) and their tier's
+ * columns (null without a tier). Shared with the owner's voter routes (AdminVoterObject extends
+ * RevenueVoterObject), which add their own columns and filters.
+ */
+export function selectVotersWithTier(db: Db) {
+  return db
+    .selectFrom("voters")
+    .leftJoin("tiers", "tiers.id", "voters.tier_id")
+    .select([
+      "voters.id",
+      "voters.public_id",
+      "voters.display_name",
+      "voters.company",
+      "voters.stripe_customer_id",
+      "voters.paddle_customer_id",
+      "voters.subscription_id",
+      "voters.subscription_status",
+      "voters.subscribed_at",
+      "voters.trial_ends_at",
+      "voters.canceled_at",
+      "voters.churned",
+      "voters.churned_at",
+      "voters.churn_source",
+      "voters.last_synced_at",
+      "voters.mrr_override_cents",
+      "voters.vote_count",
+      "tiers.id as tier_id",
+      "tiers.name as tier_name",
+      "tiers.mrr_cents as tier_mrr_cents",
+      "tiers.multiplier as tier_multiplier",
+    ]);
+}
+
+/**
  * One page of the project's voters matching `filters`, ordered by internal id (creation
  * order), each with its tier columns (null without a tier), plus the total across pages.
  * Amounts are integer cents.
  */
 export async function listRevenueVoters(db: Db, projectId: number, filters: VoterFilters, request: PageRequest) {
-  const rows = await db
-    .selectFrom("voters")
-    .leftJoin("tiers", "tiers.id", "voters.tier_id")
-    .select([
-      "voters.id", "voters.public_id", "voters.display_name", "voters.company",
-      "voters.stripe_customer_id", "voters.paddle_customer_id", "voters.subscription_id",
-      "voters.subscription_status", "voters.subscribed_at", "voters.trial_ends_at", "voters.canceled_at",
-      "voters.churned", "voters.churned_at", "voters.churn_source", "voters.last_synced_at",
-      "voters.mrr_override_cents", "voters.vote_count",
-      "tiers.id as tier_id", "tiers.name as tier_name", "tiers.mrr_cents as tier_mrr_cents",
-      "tiers.multiplier as tier_multiplier",
-    ])
+  const rows = await selectVotersWithTier(db)
     .where(matching(projectId, filters))
     .orderBy("voters.id", "asc")
     .limit(request.per_page)
     .offset(pageOffset(request))
     .execute();
-  const { total } = await db
-    .selectFrom("voters")
-    .select(sql<number>`count(*)::int`.as("total"))
-    .where(matching(projectId, filters))
-    .executeTakeFirstOrThrow();
-  return { rows, total };
+  return { rows, total: await countVoters(db, matching(projectId, filters)) };
+}
+
+/** How many voters `condition` selects (the total of a paged voter list). */
+export async function countVoters(db: Db, condition: (eb: VoterScope) => Expression<SqlBool>): Promise<number> {
+  const { total } = await db.selectFrom("voters").select(sql<number>`count(*)::int`.as("total")).where(condition).executeTakeFirstOrThrow();
+  return total;
 }
 
 export type RevenueVoterRow = Awaited<ReturnType<typeof listRevenueVoters>>["rows"][number];
@@ -103,7 +125,9 @@ export async function listNewestVotes(db: Db, voterIds: number[]): Promise<VoteR
           "votes.feature_id",
           "features.heading",
           "votes.created_at as voted_at",
-          sql<number>`(row_number() OVER (PARTITION BY votes.voter_id ORDER BY votes.created_at DESC, votes.feature_id DESC))::int`.as("rank"),
+          sql<number>`(row_number() OVER (PARTITION BY votes.voter_id ORDER BY votes.created_at DESC, votes.feature_id DESC))::int`.as(
+            "rank",
+          ),
         ])
         .where("votes.voter_id", "in", voterIds)
         .as("ranked"),

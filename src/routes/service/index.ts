@@ -1,15 +1,19 @@
-/** Router of the open routes. /docs/reference is the reference page /docs points at. */
+/**
+ * Router of the open routes. /docs/reference is the reference page /docs points at; it and the
+ * Scalar bundle it loads are served from the installed package (reference-page.ts). CORS: only
+ * /openapi.json, public and keyless, may be read from any origin (`*`); the others name none.
+ */
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { Scalar } from "@scalar/hono-api-reference";
 import type { AppEnv } from "../../lib/context.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { success } from "../../lib/envelope.ts";
 import { buildOpenApiDocument } from "../../lib/openapi-document.ts";
 import { createRouter } from "../../lib/openapi.ts";
+import { referencePage } from "./reference-page.ts";
 import * as routes from "./service.routes.ts";
 
-/** `root` is the whole app, whose routes the served description lists. */
-export function createServiceRouter(root: OpenAPIHono<AppEnv>) {
+/** `root` is the whole app, whose routes the served description lists; `prefix` is where this router is mounted. */
+export function createServiceRouter(root: OpenAPIHono<AppEnv>, prefix: string) {
   let cachedDocument: string | undefined;
   const router = createRouter();
   router.openapi(routes.health, (c) => c.json(success({ status: "ok", version: "3" }), 200));
@@ -20,9 +24,11 @@ export function createServiceRouter(root: OpenAPIHono<AppEnv>) {
       c.get("deps").logger.error({ err: error }, "OpenAPI description could not be generated");
       throw new ApiError("internal", "the description could not be generated");
     }
-    return c.body(cachedDocument, 200, { "Content-Type": "application/json; charset=UTF-8" }) as never;
+    return c.body(cachedDocument, 200, { "Content-Type": "application/json; charset=UTF-8", "Access-Control-Allow-Origin": "*" }) as never;
   });
-  router.openapi(routes.docs, (c) => c.redirect("/api/v3/docs/reference", 301));
-  router.get("/docs/reference", Scalar({ url: "/api/v3/openapi.json", pageTitle: "Feedback Board API v3" }));
+  router.openapi(routes.docs, (c) => c.redirect(`${prefix}/docs/reference`, 301));
+  const reference = referencePage(prefix, "Feedback Board API v3");
+  router.get("/docs/reference", reference.servePage);
+  router.get(reference.bundlePath, reference.serveBundle);
   return router;
 }

@@ -1,43 +1,66 @@
 /** Open routes (contract, "Service"): no key, no identity, no key-tied rate limit. */
 import { createRoute, z } from "@hono/zod-openapi";
-import { envelopeOf, errorResponses, jsonContent, notModified } from "../../lib/openapi.ts";
+import { describedRoute, envelopeOf, ErrorEnvelope, errorResponses, jsonContent, notModified } from "../../lib/openapi.ts";
 import { HealthObject } from "./service.schemas.ts";
 
-export const health = createRoute({
-  method: "get",
-  path: "/health",
-  operationId: "getHealth",
-  summary: "Health probe",
-  description: "Answers 200 while the process serves requests.",
-  tags: ["Service"],
-  responses: {
-    200: jsonContent(envelopeOf(HealthObject), "The service is answering"),
-    ...notModified,
-    ...errorResponses(405, 422),
-  },
-});
+export const health = createRoute(
+  describedRoute(
+    { kind: "open", cached: true },
+    {
+      method: "get",
+      path: "/health",
+      operationId: "getHealth",
+      summary: "Health probe",
+      description: "Answers 200 while the process serves requests.",
+      tags: ["Service"],
+      responses: {
+        200: jsonContent(envelopeOf(HealthObject), "The service is answering"),
+        ...notModified,
+        ...errorResponses(405, 422),
+      },
+    },
+  ),
+);
 
-export const openApiDocument = createRoute({
-  method: "get",
-  path: "/openapi.json",
-  operationId: "getOpenApiDocument",
-  summary: "OpenAPI 3.1 description of this API",
-  tags: ["Service"],
-  responses: {
-    200: jsonContent(z.object({}).passthrough().openapi({ description: "The OpenAPI 3.1 document" }), "The description"),
-    ...notModified,
-    ...errorResponses(500),
-  },
-});
+export const openApiDocument = createRoute(
+  describedRoute(
+    { kind: "open", cached: true },
+    {
+      method: "get",
+      path: "/openapi.json",
+      operationId: "getOpenApiDocument",
+      summary: "OpenAPI 3.1 description of this API",
+      tags: ["Service"],
+      responses: {
+        200: jsonContent(z.object({}).passthrough().openapi({ description: "The OpenAPI 3.1 document" }), "The description"),
+        ...notModified,
+        ...errorResponses(405, 500),
+      },
+    },
+  ),
+);
 
-export const docs = createRoute({
-  method: "get",
-  path: "/docs",
-  operationId: "getDocs",
-  summary: "Documentation redirect",
-  description: "301 to the API reference page built from /openapi.json; follow the Location header.",
-  tags: ["Service"],
-  responses: {
-    301: { description: "Redirect to the reference page", headers: z.object({ Location: z.string() }) },
-  },
-});
+export const docs = createRoute(
+  describedRoute(
+    { kind: "open", cached: false },
+    {
+      method: "get",
+      path: "/docs",
+      operationId: "getDocs",
+      summary: "Documentation redirect",
+      description: "301 to the API reference page built from /openapi.json; follow the Location header.",
+      tags: ["Service"],
+      responses: {
+        301: {
+          description: "Redirect to the reference page",
+          headers: {
+            Location: { description: "Where the reference page is", schema: { type: "string", example: "/api/v3/docs/reference" } },
+          },
+        },
+        ...errorResponses(405),
+        // A server failure is the only other answer; Redocly's operation-2xx-response accepts default.
+        default: jsonContent(ErrorEnvelope, "500 internal: the error envelope"),
+      },
+    },
+  ),
+);

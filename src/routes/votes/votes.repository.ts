@@ -5,15 +5,19 @@
  * moves by SQL increments guarded by the votes primary key (feature_id, voter_id):
  * features.vote_count / weighted_score / trending_score, voters.vote_count, and the project's
  * voter count (the voter's shard row of project_voter_counts) when a voter's first vote arrives
- * or last vote leaves. Locks are taken in one order (feature, voter, voter-count shard), so
- * concurrent votes queue on the feature row instead of deadlocking. Both statements are
- * QueryTemplates: compiled once per visibility shape.
+ * or last vote leaves. Locks are taken in one order (feature, voter, voter-count shard), the
+ * feature row first of all (lockedVisibleFeature), so concurrent votes and owner changes queue
+ * on the feature row instead of deadlocking. Both statements are QueryTemplates: compiled once
+ * per visibility shape. Each is one statement (one round trip) that takes the project's write lock
+ * in shared mode before any row lock (sharedProjectWriteLock), so a vote never races a replace.
  */
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import { QueryTemplate } from "../../../db/query-template.ts";
 import { type Database, type ProjectSettings, VOTER_COUNT_SHARDS } from "../../../db/schema.ts";
-import { addVoteToTrending, recomputedTrending, removeVoteFromTrending, voteExponent } from "../../lib/trending.ts";
+import { answeringVanishedRows, sharedProjectWriteLock } from "../../lib/project-write-lock.ts";
+import { retryingConflicts } from "../../lib/transaction.ts";
+import { addVoteToTrending, recomputedTrending, removeVoteFromTrending, trendingFromVotes, voteExponent } from "../../lib/trending.ts";
 import { visibilityShapeKey, visibleFeatureQuery } from "../features/features.visibility.ts";
 
 export interface VoteTarget {
@@ -59,7 +63,7 @@ const castStatement = new QueryTemplate<ProjectSettings, VoteValues & { now: Dat
   (db, settings, param) => {
     const target = { projectId: param("projectId"), featureId: param("featureId"), voterId: param("voterId") };
     return db
-      .with("visible", (q) => visibleFeatureQuery(q, settings, { ...target, allowVoting: param("allowVoting") }))
+      .with("visible", (q) => lockedVisibleFeature(q, settings, { ...target, allowVoting: param("allowVoting") }))
       .with("vote", (q) =>
         q
           .insertInto("votes")
@@ -93,39 +97,66 @@ const castStatement = new QueryTemplate<ProjectSettings, VoteValues & { now: Dat
   },
 );
 
-const withdrawStatement = new QueryTemplate<ProjectSettings, VoteValues, OutcomeRow>(
-  visibilityShapeKey,
-  (db, settings, param) => {
-    const target = { projectId: param("projectId"), featureId: param("featureId"), voterId: param("voterId") };
-    return db
-      .with("visible", (q) => visibleFeatureQuery(q, settings, { ...target, allowVoting: param("allowVoting") }))
-      .with("vote", (q) =>
-        q
-          .deleteFrom("votes")
-          .using("visible")
-          .whereRef("votes.feature_id", "=", "visible.id")
-          .where("votes.voter_id", "=", target.voterId)
-          .returning(["votes.weight", voteExponent(sql.ref("votes.created_at")).as("x")]),
-      )
-      .with("feature", (q) =>
-        moveFeatureCounters(
-          q,
-          target,
-          -1,
-          // SET sees the row before the update, so the votes left are vote_count - 1.
-          removeVoteFromTrending(
-            sql<number>`${sql.ref("vote.x")}`,
-            sql<number>`features.vote_count - 1`,
-            recomputedTrending(target.featureId, target.voterId),
-          ),
-        ))
-      .with("voter", (q) => moveVoterCount(q, target, -1))
-      .with("project", (q) => moveVoterCountOfProject(q, target, -1))
-      .selectFrom("visible")
-      .leftJoin("feature", (join) => join.onTrue())
-      .select(["visible.is_votable", "feature.vote_count", "feature.weighted_score"]);
-  },
-);
+const withdrawStatement = new QueryTemplate<ProjectSettings, VoteValues, OutcomeRow>(visibilityShapeKey, (db, settings, param) => {
+  const target = { projectId: param("projectId"), featureId: param("featureId"), voterId: param("voterId") };
+  return db
+    .with("visible", (q) => lockedVisibleFeature(q, settings, { ...target, allowVoting: param("allowVoting") }))
+    .with("vote", (q) =>
+      q
+        .deleteFrom("votes")
+        .using("visible")
+        .whereRef("votes.feature_id", "=", "visible.id")
+        .where("votes.voter_id", "=", target.voterId)
+        .returning(["votes.weight", voteExponent(sql.ref("votes.created_at")).as("x")]),
+    )
+    .with("feature", (q) =>
+      moveFeatureCounters(
+        q,
+        target,
+        -1,
+        // SET sees the row before the update, so the votes left are vote_count - 1.
+        removeVoteFromTrending(
+          sql<number>`${sql.ref("vote.x")}`,
+          sql<number>`features.vote_count - 1`,
+          recomputedTrending(target.featureId, target.voterId),
+        ),
+      ),
+    )
+    .with("voter", (q) => moveVoterCount(q, target, -1))
+    .with("project", (q) => moveVoterCountOfProject(q, target, -1))
+    .selectFrom("visible")
+    .leftJoin("feature", (join) => join.onTrue())
+    .select(["visible.is_votable", "feature.vote_count", "feature.weighted_score"]);
+});
+
+/**
+ * The visibility step of both statements, locking the feature row (FOR NO KEY UPDATE) before
+ * the vote row is touched. Every writer that changes a feature's votes then takes the feature
+ * row first: an owner's merge, unmerge or deletion holding it makes the vote wait before it
+ * inserts anything (no vote row waiting on the merge while the merge waits on it: no deadlock),
+ * and once it proceeds the feature is re-read as committed (a merged duplicate is archived, a
+ * deleted feature is gone: hidden). The lock is the one the counter update takes anyway.
+ */
+function lockedVisibleFeature(
+  q: Parameters<typeof visibleFeatureQuery>[0],
+  settings: ProjectSettings,
+  check: Parameters<typeof visibleFeatureQuery>[2],
+) {
+  // The project's write lock (shared) first: a filter of the feature's scan, below the row lock.
+  return visibleFeatureQuery(q, settings, check).where(sharedProjectWriteLock(check.projectId)).forNoKeyUpdate("features");
+}
+
+/**
+ * Runs a vote statement; when it finds no visible feature, runs it once more. A statement that
+ * waited on the project's write lock for a replace read the rows as they were before it, so the
+ * feature it locked was gone (the replace re-inserted it): the second run reads the restored
+ * project, and the vote waits for the replace and succeeds instead of answering 404. Only the
+ * 404 path pays for it. Deadlock victims are retried; a vanished row answers 404.
+ */
+async function onceMoreWhenHidden(run: () => Promise<OutcomeRow | undefined>): Promise<OutcomeRow | undefined> {
+  const attempt = () => answeringVanishedRows(() => retryingConflicts(run));
+  return (await attempt()) ?? (await attempt());
+}
 
 function outcomeOf(row: OutcomeRow | undefined, requireVotable: boolean): VoteOutcome {
   if (!row) return { kind: "hidden" };
@@ -139,7 +170,9 @@ function outcomeOf(row: OutcomeRow | undefined, requireVotable: boolean): VoteOu
  * voter's tier multiplier (1 without a tier), cast at `now`.
  */
 export async function castVote(db: Db, settings: ProjectSettings, target: VoteTarget, now: Date): Promise<VoteOutcome> {
-  const row = await castStatement.executeTakeFirst(db, settings, { ...target, allowVoting: settings.allow_voting, now });
+  const row = await onceMoreWhenHidden(() =>
+    castStatement.executeTakeFirst(db, settings, { ...target, allowVoting: settings.allow_voting, now }),
+  );
   return outcomeOf(row, true);
 }
 
@@ -148,7 +181,9 @@ export async function castVote(db: Db, settings: ProjectSettings, target: VoteTa
  * accepted) and takes back exactly what it added.
  */
 export async function withdrawVote(db: Db, settings: ProjectSettings, target: VoteTarget): Promise<VoteOutcome> {
-  const row = await withdrawStatement.executeTakeFirst(db, settings, { ...target, allowVoting: settings.allow_voting });
+  const row = await onceMoreWhenHidden(() =>
+    withdrawStatement.executeTakeFirst(db, settings, { ...target, allowVoting: settings.allow_voting }),
+  );
   return outcomeOf(row, false);
 }
 
@@ -210,8 +245,14 @@ function moveVoterCountOfProject<Q extends { updateTable: Db["updateTable"]; ins
       .insertInto("project_voter_counts")
       .columns(["project_id", "shard", "voter_count"])
       .expression((eb) =>
-        eb.selectFrom("voter").where("voter.vote_count", "=", 1).select([sql<number>`${target.projectId}::int`.as("project_id"), shard.as("shard"), eb.lit(1).as("voter_count")]))
-      .onConflict((oc) => oc.columns(["project_id", "shard"]).doUpdateSet((eb) => ({ voter_count: eb("project_voter_counts.voter_count", "+", 1) })))
+        eb
+          .selectFrom("voter")
+          .where("voter.vote_count", "=", 1)
+          .select([sql<number>`${target.projectId}::int`.as("project_id"), shard.as("shard"), eb.lit(1).as("voter_count")]),
+      )
+      .onConflict((oc) =>
+        oc.columns(["project_id", "shard"]).doUpdateSet((eb) => ({ voter_count: eb("project_voter_counts.voter_count", "+", 1) })),
+      )
       .returning("project_voter_counts.shard");
   }
   return voterQuery
@@ -227,3 +268,64 @@ function moveVoterCountOfProject<Q extends { updateTable: Db["updateTable"]; ins
 type QueryWithVote = Kysely<Database & { vote: VoteStep }>;
 type QueryWithFeature = Kysely<Database & { feature: FeatureStep }>;
 type QueryWithVoter = Kysely<Database & { feature: FeatureStep; voter: { vote_count: number } }>;
+
+/**
+ * Sets vote_count, weighted_score and trending_score of the features `featureIds` from their
+ * vote rows (owner-api-v3.md Rules 2-3: after a merge, unmerge or deletion moved many votes at
+ * once, the counters are recomputed exactly rather than moved). The caller holds the feature rows.
+ */
+export async function recountFeatures(db: Db, featureIds: readonly number[]): Promise<void> {
+  if (featureIds.length === 0) return;
+  await db
+    .updateTable("features")
+    .set({
+      vote_count: sql<number>`(SELECT count(*)::int FROM votes WHERE votes.feature_id = features.id)`,
+      weighted_score: sql<number>`(SELECT coalesce(sum(weight), 0)::int FROM votes WHERE votes.feature_id = features.id)`,
+      trending_score: trendingFromVotes(sql.ref("features.id")),
+    })
+    .where("id", "=", sql<number>`any(${[...featureIds]}::int[])`)
+    .execute();
+}
+
+/**
+ * Sets voters.vote_count of `voterIds` from their vote rows, and moves the project's voter count
+ * (the voter's shard row of project_voter_counts) for each voter who gained a first vote or lost
+ * the last. Voter rows are locked in id order and shard rows in shard order, after the feature
+ * rows the caller holds: the order the vote statements take (feature, voter, shard), so owner
+ * changes and votes never wait on each other in a cycle.
+ */
+export async function recountVoters(db: Db, projectId: number, voterIds: readonly number[]): Promise<void> {
+  const ids = [...new Set(voterIds)].sort((a, b) => a - b);
+  if (ids.length === 0) return;
+  const before = await db
+    .selectFrom("voters")
+    .select(["id", "vote_count"])
+    .where("id", "=", sql<number>`any(${ids}::int[])`)
+    .orderBy("id")
+    .forNoKeyUpdate()
+    .execute();
+  const after = await db
+    .updateTable("voters")
+    .set({ vote_count: sql<number>`(SELECT count(*)::int FROM votes WHERE votes.voter_id = voters.id)` })
+    .where("id", "=", sql<number>`any(${ids}::int[])`)
+    .returning(["id", "vote_count"])
+    .execute();
+  const had = new Map(before.map((row) => [row.id, row.vote_count > 0]));
+  const deltas = new Map<number, number>();
+  for (const row of after) {
+    const delta = Number(row.vote_count > 0) - Number(had.get(row.id) ?? false);
+    if (delta === 0) continue;
+    const shard = row.id % VOTER_COUNT_SHARDS;
+    deltas.set(shard, (deltas.get(shard) ?? 0) + delta);
+  }
+  for (const [shard, delta] of [...deltas].sort(([a], [b]) => a - b)) {
+    if (delta === 0) continue;
+    await db
+      .insertInto("project_voter_counts")
+      .values({ project_id: projectId, shard, voter_count: Math.max(delta, 0) })
+      .onConflict((oc) =>
+        oc.columns(["project_id", "shard"]).doUpdateSet((eb) => ({ voter_count: eb("project_voter_counts.voter_count", "+", delta) })),
+      )
+      .execute();
+  }
+}

@@ -22,6 +22,6 @@ export default function setup(project: TestProject) {
       `resilience: ${totals.faults} faults survived, ${totals.races} races run, ${totals.hostile} hostile inputs refused`,
       ...Object.entries(labels).flatMap(([kind, map]) => [...map].map(([label, n]) => `  ${kind}: ${label} x${n}`)),
     ];
-    process.stdout.write(lines.join("\n") + "\n");
+    process.stdout.write(`${lines.join("\n")}\n`);
   };
 }

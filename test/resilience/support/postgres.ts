@@ -51,35 +51,56 @@ export async function startPostgres(): Promise<PostgresInstance> {
   const dataDir = join(base, "data");
   const runAs = user ? { uid: user.uid, gid: user.gid } : {};
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8", LC_ALL: "C.UTF-8", HOME: base };
-  execFileSync(join(bin, "initdb"), ["-D", dataDir, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync", "--no-instructions"], {
-    ...runAs,
-    env,
-    stdio: "ignore",
-  });
+  execFileSync(
+    join(bin, "initdb"),
+    ["-D", dataDir, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync", "--no-instructions"],
+    {
+      ...runAs,
+      env,
+      stdio: "ignore",
+    },
+  );
 
   let child: ChildProcess | undefined;
   async function launch(): Promise<void> {
     // A crashed postmaster's backends may still be detaching from shared memory: retry a little.
-    await waitUntil(`postgres on port ${port}`, async () => {
-      if (!child || child.exitCode !== null || child.signalCode !== null) {
-        const log = openSync(join(base, "postgres.log"), "a");
-        if (user) chownSync(join(base, "postgres.log"), user.uid, user.gid);
-        child = spawnTracked(
-          join(bin, "postgres"),
-          [
-            "-D", dataDir, "-p", String(port), "-k", base,
-            "-c", "listen_addresses=127.0.0.1",
-            // fsync off is safe for a process crash (the kernel keeps what was written); the
-            // suite kills processes, never the machine.
-            "-c", "fsync=off", "-c", "full_page_writes=off",
-            "-c", "max_connections=200", "-c", "shared_buffers=64MB",
-          ],
-          { ...runAs, env, stdio: ["ignore", log, log] },
-        );
-      }
-      execFileSync(join(bin, "pg_isready"), ["-h", "127.0.0.1", "-p", String(port), "-q"], { stdio: "ignore" });
-      return true;
-    }, 60_000, 150);
+    await waitUntil(
+      `postgres on port ${port}`,
+      async () => {
+        if (!child || child.exitCode !== null || child.signalCode !== null) {
+          const log = openSync(join(base, "postgres.log"), "a");
+          if (user) chownSync(join(base, "postgres.log"), user.uid, user.gid);
+          child = spawnTracked(
+            join(bin, "postgres"),
+            [
+              "-D",
+              dataDir,
+              "-p",
+              String(port),
+              "-k",
+              base,
+              "-c",
+              "listen_addresses=127.0.0.1",
+              // fsync off is safe for a process crash (the kernel keeps what was written); the
+              // suite kills processes, never the machine.
+              "-c",
+              "fsync=off",
+              "-c",
+              "full_page_writes=off",
+              "-c",
+              "max_connections=200",
+              "-c",
+              "shared_buffers=64MB",
+            ],
+            { ...runAs, env, stdio: ["ignore", log, log] },
+          );
+        }
+        execFileSync(join(bin, "pg_isready"), ["-h", "127.0.0.1", "-p", String(port), "-q"], { stdio: "ignore" });
+        return true;
+      },
+      60_000,
+      150,
+    );
   }
 
   await launch();

@@ -70,7 +70,10 @@ export function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 }
 
 /** Resolves with the exit code (or signal name) once the child has exited. */
-export function waitForExit(child: ChildProcess, timeoutMs: number): Promise<{ code: number | null; signal: NodeJS.Signals | null } | "timeout"> {
+export function waitForExit(
+  child: ChildProcess,
+  timeoutMs: number,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null } | "timeout"> {
   if (child.exitCode !== null || child.signalCode !== null) {
     return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
   }
@@ -112,7 +115,12 @@ export async function sparePort(): Promise<number> {
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Polls `check` every `intervalMs` until it returns true or `timeoutMs` passes; throws on timeout. */
-export async function waitUntil(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000, intervalMs = 100): Promise<void> {
+export async function waitUntil(
+  what: string,
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 30_000,
+  intervalMs = 100,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

@@ -38,16 +38,20 @@ export async function startRedis(): Promise<RedisInstance> {
       ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, "--loglevel", "warning"],
       { stdio: "ignore" },
     );
-    await waitUntil(`redis on port ${port}`, async () => {
-      const probe = new Redis({ port, host: "127.0.0.1", lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-      probe.on("error", () => {});
-      try {
-        await probe.connect();
-        return (await probe.ping()) === "PONG";
-      } finally {
-        probe.disconnect();
-      }
-    }, 15_000);
+    await waitUntil(
+      `redis on port ${port}`,
+      async () => {
+        const probe = new Redis({ port, host: "127.0.0.1", lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+        probe.on("error", () => {});
+        try {
+          await probe.connect();
+          return (await probe.ping()) === "PONG";
+        } finally {
+          probe.disconnect();
+        }
+      },
+      15_000,
+    );
   }
 
   await launch();

@@ -51,7 +51,11 @@ export function anonVoters(count: number, prefix = "v"): { voters: Json[]; token
 /** `count` approved features f0.. in the votable Suggestions column. */
 export function openFeatures(count: number, prefix = "f"): Json[] {
   return Array.from({ length: count }, (_, i) => ({
-    ref: `${prefix}${i}`, board: "roadmap", column: "c-open", heading: `Feature ${prefix}${i}`, description: `About ${prefix}${i}`,
+    ref: `${prefix}${i}`,
+    board: "roadmap",
+    column: "c-open",
+    heading: `Feature ${prefix}${i}`,
+    description: `About ${prefix}${i}`,
   }));
 }
 
@@ -65,7 +69,12 @@ export function idsOf(project: { ids: Json }): Json {
  * plus any other snapshot parts in `extra`; returns it with the voters' tokens and the feature
  * ids in ref order.
  */
-export async function importVotingProject(seeder: Seeder, voters: number, features: number, extra: Partial<Json> = {}): Promise<WorkloadProject> {
+export async function importVotingProject(
+  seeder: Seeder,
+  voters: number,
+  features: number,
+  extra: Partial<Json> = {},
+): Promise<WorkloadProject> {
   const { voters: voterRows, tokens } = anonVoters(voters);
   const imported = await seeder.importProject({ voters: voterRows, features: openFeatures(features), ...extra });
   return { ...imported, tokens, featureIds: Object.values(idsOf(imported).features as Record<string, number>) };

@@ -43,10 +43,15 @@ export async function startServer(env: Record<string, string>): Promise<ServerIn
   child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   try {
-    await waitUntil("the server to log that it is listening", () => {
-      if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}): ${stderr || stdout}`);
-      return /"msg":"listening"/.test(stdout);
-    }, 60_000, 100);
+    await waitUntil(
+      "the server to log that it is listening",
+      () => {
+        if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}): ${stderr || stdout}`);
+        return /"msg":"listening"/.test(stdout);
+      },
+      60_000,
+      100,
+    );
   } catch (error) {
     await stopChild(child, "SIGKILL");
     throw new Error(`${(error as Error).message}\nstdout: ${stdout}\nstderr: ${stderr}`);

@@ -23,5 +23,5 @@ export function recordCount(kind: TallyKind, label: string, n = 1): void {
     file = undefined;
   }
   if (!file) return;
-  appendFileSync(file, JSON.stringify({ kind, label, n }) + "\n");
+  appendFileSync(file, `${JSON.stringify({ kind, label, n })}\n`);
 }

@@ -1,0 +1,63 @@
+/**
+ * Breaking-change check of the OpenAPI document against the last released contract
+ * (`npm run openapi:diff`, run by .ci/run after `npm run check`).
+ *
+ *   tsx scripts/openapi-diff.ts [base] [head]   optic diff base head --check with Optic's
+ *       breaking-changes ruleset (openapi/optic-standard.yml); base defaults to the released
+ *       contract openapi/released/v3.json, head to openapi/openapi.json. Exit 0 when nothing
+ *       breaks a client of base, 1 when something does (Optic prints each breaking change).
+ *   tsx scripts/openapi-diff.ts --release       `npm run openapi:release`: copies
+ *       openapi/openapi.json over openapi/released/v3.json. Run it only for a change meant to
+ *       ship, and commit the baseline in the same pull request so that the review sees it.
+ *
+ * Optic runs offline: its telemetry (OPTIC_TELEMETRY_LEVEL=off) and update check
+ * (NO_UPDATE_NOTIFIER) are switched off.
+ */
+import { execFile } from "node:child_process";
+import { copyFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+export const RELEASED = `${root}openapi/released/v3.json`;
+export const CURRENT = `${root}openapi/openapi.json`;
+const STANDARD = `${root}openapi/optic-standard.yml`;
+const OPTIC = `${root}node_modules/.bin/optic`;
+
+/** Runs the check; resolves to Optic's exit status (0 no breaking change, 1 some) and its output. */
+export function opticDiff(base: string, head: string): Promise<{ status: number; output: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      OPTIC,
+      ["diff", base, head, "--check", "--standard", STANDARD],
+      {
+        cwd: root,
+        encoding: "utf8",
+        maxBuffer: 64 * 1024 * 1024,
+        env: { ...process.env, OPTIC_TELEMETRY_LEVEL: "off", NO_UPDATE_NOTIFIER: "1" },
+      },
+      (error, stdout, stderr) => {
+        const status = error ? (typeof error.code === "number" ? error.code : undefined) : 0;
+        if (status === undefined) reject(error);
+        else resolve({ status, output: `${stdout}${stderr}` });
+      },
+    );
+  });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const args = process.argv.slice(2);
+  if (args.includes("--release")) {
+    copyFileSync(CURRENT, RELEASED);
+    process.stdout.write("openapi/released/v3.json now holds openapi/openapi.json: commit it with the change\n");
+  } else {
+    const { status, output } = await opticDiff(args[0] ?? RELEASED, args[1] ?? CURRENT);
+    process.stdout.write(output);
+    if (status !== 0) {
+      process.stderr.write(
+        "openapi:diff: the document breaks clients of the released contract (above). If the change is " +
+          "intended, follow the release procedure in the README and run `npm run openapi:release`.\n",
+      );
+    }
+    process.exitCode = status;
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * After a successful owner write (2xx to POST, PATCH or DELETE under /projects/{slug}/admin),
+ * retires what every instance has cached about the project beyond its content (key lookups,
+ * settings, board structure, anonymous voters with their ban flag, listing totals), so the change
+ * is seen by the very next request anywhere (owner-api-v3.md, "Common rules", Rules 6-8). The
+ * content revision that retires cached answers is replaced by contentRevisionMiddleware, which
+ * runs around this one.
+ */
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../lib/context.ts";
+import { notifyCacheInvalidation } from "../lib/project-cache.ts";
+
+export function ownerChangeMiddleware(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await next();
+    if (c.get("access") !== "owner" || c.req.method === "GET" || c.req.method === "HEAD") return;
+    if (c.res.status < 200 || c.res.status >= 300) return;
+    await notifyCacheInvalidation(c.get("deps").db);
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * Request bodies (contract, "Limits": at most one megabyte, 413 too_large above; design.md,
+ * "Request path": body limit). bodyLimitMiddleware refuses a body over the limit however it is
+ * framed, and on a real connection answers that 413 with `Connection: close` and closes cleanly;
+ * any body the app left unread is discarded so that a kept-alive connection serves the next
+ * request. jsonShapeMiddleware refuses a JSON body wider or deeper than any route can use before
+ * it is parsed (lib/json-shape.ts).
+ */
+import type { IncomingMessage } from "node:http";
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { AppEnv } from "../lib/context.ts";
+import { ApiError, validationError } from "../lib/errors.ts";
+import { JSON_SHAPE_LIMITS, jsonShapeViolation, type JsonShapeLimits } from "../lib/json-shape.ts";
+import { closeAfterResponse, discardRestOfBody } from "../lib/node-http.ts";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+function tooLarge(): ApiError {
+  return new ApiError("too_large", "the request body is over one megabyte", { headers: { Connection: "close" } });
+}
+
+/** 413 too_large past `maxBytes` (Content-Length, or counted as a chunked body arrives). */
+export function bodyLimitMiddleware(maxBytes = MAX_BODY_BYTES): MiddlewareHandler<AppEnv> {
+  const limitBody = bodyLimit({
+    maxSize: maxBytes,
+    onError: () => {
+      throw tooLarge();
+    },
+  });
+  return async (c, next) => {
+    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+    // GET and HEAD carry no body, nor does an HTTP/1.1 message that node parsed without
+    // Content-Length or Transfer-Encoding; asking for a body anyway builds a full Request object
+    // on every call. (In-process requests, without node's message, always go through the limit.)
+    const bodiless =
+      c.req.method === "GET" ||
+      c.req.method === "HEAD" ||
+      (incoming !== undefined && incoming.headers["content-length"] === undefined && incoming.headers["transfer-encoding"] === undefined);
+    if (bodiless) return next();
+    if (incoming === undefined) return limitBody(c, next);
+    let closing = false;
+    try {
+      await limitBody(c, next);
+    } catch (error) {
+      closing = error instanceof ApiError && error.code === "too_large";
+      if (closing) closeAfterResponse(incoming);
+      throw error;
+    } finally {
+      if (!closing) discardRestOfBody(incoming, maxBytes);
+    }
+  };
+}
+
+// The media types hono's validator parses as JSON, and a little more (the scan is cheap).
+const JSON_MEDIA_TYPE = /json/i;
+
+/** 422 validation_failed (field "body") for a JSON body past `limits`, before it is parsed. */
+export function jsonShapeMiddleware(limits: Readonly<JsonShapeLimits> = JSON_SHAPE_LIMITS): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const method = c.req.method;
+    if (method === "GET" || method === "HEAD" || method === "OPTIONS") return next();
+    if (!JSON_MEDIA_TYPE.test(c.req.header("Content-Type") ?? "")) return next();
+    // hono keeps the bytes: the validator's c.req.json() decodes and parses these same bytes.
+    const violation = jsonShapeViolation(new Uint8Array(await c.req.arrayBuffer()), limits);
+    if (violation !== undefined) throw validationError("body", `${violation}; no request takes that`);
+    return next();
+  };
+}

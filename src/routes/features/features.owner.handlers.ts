@@ -1,0 +1,132 @@
+/**
+ * Handlers of the owner's feature routes (owner-api-v3.md): parse -> the repositories in one
+ * transaction holding the project write lock (withProjectWriteLock: retried
+ * on a deadlock victim, never racing a replace) -> AdminFeatureObject read back in it.
+ */
+import type { Transaction } from "kysely";
+import type { Database } from "../../../db/schema.ts";
+import type { ProjectContext } from "../../lib/context.ts";
+import { page, success } from "../../lib/envelope.ts";
+import { ApiError, notFound, validationError } from "../../lib/errors.ts";
+import type { AppRouteHandler } from "../../lib/openapi.ts";
+import { pageMeta } from "../../lib/pagination.ts";
+import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import { toAdminFeatureObject } from "./features.mapper.ts";
+import { mergeFeature, unmergeFeature } from "./features.merge.repository.ts";
+import {
+  type AdminFeatureFilter,
+  createAdminFeature,
+  deleteAdminFeature,
+  findAdminFeature,
+  findBoardBySlug,
+  listAdminFeatures,
+  updateAdminFeature,
+} from "./features.owner.repository.ts";
+import type * as routes from "./features.owner.routes.ts";
+
+/** The AdminFeatureObject of `id` as the transaction sees it (500 if it vanished: it is locked). */
+async function readBack(trx: Transaction<Database>, project: ProjectContext, id: number, now: Date) {
+  const row = await findAdminFeature(trx, project, id, now);
+  if (!row) throw new ApiError("internal", "the feature could not be read back");
+  return toAdminFeatureObject(row, project.settings);
+}
+
+export const adminListFeatures: AppRouteHandler<typeof routes.adminListFeatures> = async (c) => {
+  const query = c.req.valid("query");
+  const { db, now } = c.get("deps");
+  const project = c.get("project");
+  const filter: AdminFeatureFilter = { statuses: query.status, approved: query.approved, tagIds: query.tag, q: query.q?.trim() };
+  if (query.board !== undefined) {
+    const board = await findBoardBySlug(db, project.id, query.board);
+    if (!board) throw validationError("board", `no board "${query.board}" in this project`);
+    filter.boardId = board.id;
+  }
+  if (query.column === -1) filter.column = "archived";
+  else if (query.column !== undefined) {
+    let columns = db.selectFrom("columns").select("id").where("id", "=", query.column).where("project_id", "=", project.id);
+    if (filter.boardId !== undefined) columns = columns.where("board_id", "=", filter.boardId);
+    if (!(await columns.executeTakeFirst()))
+      throw validationError("column", `no column ${query.column} ${filter.boardId === undefined ? "in this project" : "on this board"}`);
+    filter.column = query.column;
+  }
+  const pageRequest = { page: query.page, per_page: query.per_page };
+  const { rows, total } = await listAdminFeatures(db, project, filter, { sort: query.sort, page: pageRequest, now: now() });
+  return c.json(
+    page(
+      rows.map((row) => toAdminFeatureObject(row, project.settings)),
+      pageMeta(pageRequest, total),
+    ),
+    200,
+  );
+};
+
+export const adminGetFeature: AppRouteHandler<typeof routes.adminGetFeature> = async (c) => {
+  const { id } = c.req.valid("param");
+  const { db, now } = c.get("deps");
+  const row = await findAdminFeature(db, c.get("project"), id, now());
+  if (!row) throw notFound("feature");
+  return c.json(success(toAdminFeatureObject(row, c.get("project").settings)), 200);
+};
+
+export const adminCreateFeature: AppRouteHandler<typeof routes.adminCreateFeature> = async (c) => {
+  const body = c.req.valid("json");
+  const { db, now } = c.get("deps");
+  const project = c.get("project");
+  const at = now();
+  const feature = await withProjectWriteLock(db, project.id, async (trx) =>
+    readBack(trx, project, await createAdminFeature(trx, project.id, body, at), at),
+  );
+  return c.json(success(feature), 201);
+};
+
+export const adminUpdateFeature: AppRouteHandler<typeof routes.adminUpdateFeature> = async (c) => {
+  const { id } = c.req.valid("param");
+  const body = c.req.valid("json");
+  const { db, now } = c.get("deps");
+  const project = c.get("project");
+  const at = now();
+  const feature = await withProjectWriteLock(db, project.id, async (trx) => {
+    if (!(await updateAdminFeature(trx, project.id, id, body, at))) throw notFound("feature");
+    return readBack(trx, project, id, at);
+  });
+  return c.json(success(feature), 200);
+};
+
+export const adminDeleteFeature: AppRouteHandler<typeof routes.adminDeleteFeature> = async (c) => {
+  const { id } = c.req.valid("param");
+  const { db } = c.get("deps");
+  const project = c.get("project");
+  const deleted = await withProjectWriteLock(db, project.id, (trx) => deleteAdminFeature(trx, project.id, id));
+  if (!deleted) throw notFound("feature");
+  return c.json(success({ deleted: true as const, id }), 200);
+};
+
+export const adminMergeFeature: AppRouteHandler<typeof routes.adminMergeFeature> = async (c) => {
+  const { id } = c.req.valid("param");
+  const { into_id } = c.req.valid("json");
+  const { db, now } = c.get("deps");
+  const project = c.get("project");
+  const at = now();
+  const target = await withProjectWriteLock(db, project.id, async (trx) => {
+    const outcome = await mergeFeature(trx, project.id, id, into_id, at);
+    if (outcome.kind === "source_missing") throw notFound("feature");
+    if (outcome.kind === "target_missing") throw validationError("into_id", `no feature ${into_id} in this project`);
+    if (outcome.kind === "conflict") throw new ApiError("already_exists", outcome.message);
+    return readBack(trx, project, into_id, at);
+  });
+  return c.json(success(target), 200);
+};
+
+export const adminUnmergeFeature: AppRouteHandler<typeof routes.adminUnmergeFeature> = async (c) => {
+  const { id } = c.req.valid("param");
+  const { db, now } = c.get("deps");
+  const project = c.get("project");
+  const at = now();
+  const source = await withProjectWriteLock(db, project.id, async (trx) => {
+    const outcome = await unmergeFeature(trx, project.id, id, at);
+    if (outcome.kind === "source_missing") throw notFound("feature");
+    if (outcome.kind === "not_merged") throw new ApiError("not_found", "this feature is not merged", { status: 409 });
+    return readBack(trx, project, id, at);
+  });
+  return c.json(success(source), 200);
+};

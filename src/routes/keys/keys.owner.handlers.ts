@@ -1,0 +1,33 @@
+/**
+ * Handlers of the owner's key routes, on the admin CLI's key management (src/admin/keys.ts).
+ * The old key's cached lookups are cleared on every instance by src/middleware/owner-change.ts
+ * after the transaction commits and before the answer is sent (Rule 7).
+ */
+import { listKeys, replaceKeys, type KeyRow } from "../../admin/keys.ts";
+import { page, success } from "../../lib/envelope.ts";
+import type { AppRouteHandler } from "../../lib/openapi.ts";
+import { pageMeta, pageOffset } from "../../lib/pagination.ts";
+import type { Key } from "./keys.owner.schemas.ts";
+import type { adminListKeys, adminRegenerateKey } from "./keys.owner.routes.ts";
+import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+
+/** KeyObject from a key row; a key stored without a hint shows "" (README, owner API choices). */
+function toKey(row: KeyRow): Key {
+  return { kind: row.kind, hint: row.hint ?? "", created_at: row.created_at.toISOString() };
+}
+
+export const listKeysHandler: AppRouteHandler<typeof adminListKeys> = async (c) => {
+  const { page: pageNumber, per_page } = c.req.valid("query");
+  const request = { page: pageNumber, per_page };
+  // A project holds a handful of keys: read them all, page in memory.
+  const rows = await listKeys(c.get("deps").db, c.get("project").id);
+  const offset = pageOffset(request);
+  return c.json(page(rows.slice(offset, offset + per_page).map(toKey), pageMeta(request, rows.length)), 200);
+};
+
+export const regenerateKeyHandler: AppRouteHandler<typeof adminRegenerateKey> = async (c) => {
+  const { kind } = c.req.valid("json");
+  const projectId = c.get("project").id;
+  const created = await withProjectWriteLock(c.get("deps").db, projectId, (trx) => replaceKeys(trx, projectId, kind));
+  return c.json(success({ ...toKey(created), key: created.key }), 201);
+};

@@ -1,0 +1,13 @@
+/** Router of the voters area (owner routes): .openapi(route, handler) for each route. */
+import { createRouter } from "../../lib/openapi.ts";
+import * as handlers from "./voters.owner.handlers.ts";
+import * as routes from "./voters.owner.routes.ts";
+
+export function createVotersRouter() {
+  const router = createRouter();
+  router.openapi(routes.adminListVoters, handlers.listVoters);
+  router.openapi(routes.adminGetVoter, handlers.getVoter);
+  router.openapi(routes.adminUpdateVoter, handlers.updateVoterHandler);
+  router.openapi(routes.adminDeleteVoter, handlers.deleteVoter);
+  return router;
+}

@@ -1,0 +1,25 @@
+/** Rows to the owner's voter object (owner-api-v3.md, "Objects": AdminVoterObject). */
+import { rfc3339 } from "../../lib/timestamps.ts";
+import { toRevenueVoter } from "../revenue/revenue.handlers.ts";
+import type { AdminVoterRow } from "./voters.owner.repository.ts";
+import type { AdminVoter } from "./voters.owner.schemas.ts";
+
+/**
+ * AdminVoterObject: the RevenueVoterObject fields as the revenue route maps them (customer_id
+ * unfiltered: the Stripe id if present, else the Paddle id) without `votes`, plus the admin fields.
+ */
+export function toAdminVoter(row: AdminVoterRow, currencySymbol: string): AdminVoter {
+  const { votes: _votes, ...revenue } = toRevenueVoter(row, [], currencySymbol, undefined);
+  return {
+    ...revenue,
+    kind: row.kind,
+    email: row.email,
+    sso_id: row.sso_id,
+    role: row.role,
+    banned: row.banned,
+    mrr_override_cents: row.mrr_override_cents,
+    stripe_customer_id: row.stripe_customer_id,
+    paddle_customer_id: row.paddle_customer_id,
+    created_at: rfc3339(row.created_at),
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * Handlers of the owner's voter routes: parse -> repository (one transaction per write) ->
+ * toAdminVoter -> envelope. Caches of every instance are cleared after a successful write by
+ * src/middleware/owner-change.ts, so a ban or an erasure holds from the next request anywhere.
+ */
+import { page, success } from "../../lib/envelope.ts";
+import { ApiError } from "../../lib/errors.ts";
+import type { AppRouteHandler } from "../../lib/openapi.ts";
+import { pageMeta } from "../../lib/pagination.ts";
+import { toAdminVoter } from "./voters.mapper.ts";
+import { eraseVoter, findAdminVoter, listAdminVoters, updateVoter } from "./voters.owner.repository.ts";
+import type { adminDeleteVoter, adminGetVoter, adminListVoters, adminUpdateVoter } from "./voters.owner.routes.ts";
+import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+
+const voterNotFound = () => new ApiError("not_found", "no voter with this id in the project");
+
+export const listVoters: AppRouteHandler<typeof adminListVoters> = async (c) => {
+  const { q, banned, tier_id, churned, page: pageNumber, per_page } = c.req.valid("query");
+  const project = c.get("project");
+  const request = { page: pageNumber, per_page };
+  const { rows, total } = await listAdminVoters(c.get("deps").db, project.id, { q, banned, tierId: tier_id, churned }, request);
+  return c.json(
+    page(
+      rows.map((row) => toAdminVoter(row, project.currency_symbol)),
+      pageMeta(request, total),
+    ),
+    200,
+  );
+};
+
+export const getVoter: AppRouteHandler<typeof adminGetVoter> = async (c) => {
+  const project = c.get("project");
+  const row = await findAdminVoter(c.get("deps").db, project.id, c.req.valid("param").voter_id);
+  if (!row) throw voterNotFound();
+  return c.json(success(toAdminVoter(row, project.currency_symbol)), 200);
+};
+
+export const updateVoterHandler: AppRouteHandler<typeof adminUpdateVoter> = async (c) => {
+  const project = c.get("project");
+  const { db, now } = c.get("deps");
+  const patch = c.req.valid("json");
+  const result = await withProjectWriteLock(db, project.id, (trx) =>
+    updateVoter(trx, project.id, c.req.valid("param").voter_id, patch, now()),
+  );
+  if (result.kind === "not_found") throw voterNotFound();
+  if (result.kind === "bad_tier")
+    throw new ApiError("validation_failed", "tier_id: no tier with this id in the project", { field: "tier_id" });
+  return c.json(success(toAdminVoter(result.row, project.currency_symbol)), 200);
+};
+
+export const deleteVoter: AppRouteHandler<typeof adminDeleteVoter> = async (c) => {
+  const project = c.get("project");
+  const { voter_id } = c.req.valid("param");
+  const erased = await withProjectWriteLock(c.get("deps").db, project.id, (trx) => eraseVoter(trx, project.id, voter_id));
+  if (!erased) throw voterNotFound();
+  return c.json(success({ deleted: true as const, voter_id }), 200);
+};

@@ -1,0 +1,194 @@
+/**
+ * The owner's voter queries and writes (owner-api-v3.md, GET/PATCH/DELETE /voters, Rules 3 and
+ * 6). Reads extend the revenue area's voter query (selectVotersWithTier); writes take a `db | trx`
+ * and run inside the caller's one transaction. Revenue aggregates (feature_tier_votes) follow
+ * tier, override and churn changes by trigger (migration 2026-11-22T22-00-00); the public score
+ * is not touched: a vote keeps the weight it was cast with.
+ */
+import { type ExpressionBuilder, sql } from "kysely";
+import type { Db } from "../../../db/connect.ts";
+import { type Database, VOTER_COUNT_SHARDS } from "../../../db/schema.ts";
+import { type PageRequest, pageOffset } from "../../lib/pagination.ts";
+import { trendingFromVotes } from "../../lib/trending.ts";
+import { countVoters, selectVotersWithTier } from "../revenue/revenue.voters.repository.ts";
+import type { PatchVoter } from "./voters.owner.schemas.ts";
+
+export interface AdminVoterFilters {
+  /** Case-insensitive substring of display name, email, company or either customer id. */
+  q?: string | undefined;
+  banned?: boolean | undefined;
+  tierId?: number | undefined;
+  churned?: boolean | undefined;
+}
+
+/** The revenue columns plus what AdminVoterObject adds. */
+function selectAdminVoters(db: Db) {
+  return selectVotersWithTier(db).select([
+    "voters.kind",
+    "voters.email",
+    "voters.sso_id",
+    "voters.role",
+    "voters.banned",
+    "voters.created_at",
+  ]);
+}
+
+export type AdminVoterRow = Awaited<ReturnType<ReturnType<typeof selectAdminVoters>["executeTakeFirstOrThrow"]>>;
+
+/** `value` as a LIKE pattern matching itself anywhere (\, % and _ taken literally). */
+function containsPattern(value: string): string {
+  return `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function matching(projectId: number, filters: AdminVoterFilters) {
+  return (eb: ExpressionBuilder<Database, "voters">) => {
+    const conditions = [eb("voters.project_id", "=", projectId)];
+    const q = filters.q?.trim();
+    if (q) {
+      const pattern = containsPattern(q);
+      conditions.push(
+        eb.or(
+          (["display_name", "email", "company", "stripe_customer_id", "paddle_customer_id"] as const).map((column) =>
+            eb(`voters.${column}`, "ilike", pattern),
+          ),
+        ),
+      );
+    }
+    if (filters.banned !== undefined) conditions.push(eb("voters.banned", "=", filters.banned));
+    if (filters.tierId !== undefined) conditions.push(eb("voters.tier_id", "=", filters.tierId));
+    if (filters.churned !== undefined) conditions.push(eb("voters.churned", "=", filters.churned));
+    return eb.and(conditions);
+  };
+}
+
+/** One page of the project's voters matching `filters` in creation order, and the total. */
+export async function listAdminVoters(db: Db, projectId: number, filters: AdminVoterFilters, request: PageRequest) {
+  const rows = await selectAdminVoters(db)
+    .where(matching(projectId, filters))
+    .orderBy("voters.id", "asc")
+    .limit(request.per_page)
+    .offset(pageOffset(request))
+    .execute();
+  return { rows, total: await countVoters(db, matching(projectId, filters)) };
+}
+
+/** The voter `publicId` of the project, or undefined. */
+export async function findAdminVoter(db: Db, projectId: number, publicId: string): Promise<AdminVoterRow | undefined> {
+  return selectAdminVoters(db).where("voters.project_id", "=", projectId).where("voters.public_id", "=", publicId).executeTakeFirst();
+}
+
+/** The voter's internal id, row-locked (FOR UPDATE) for the rest of `trx`; undefined if none. */
+async function lockVoter(trx: Db, projectId: number, publicId: string) {
+  return trx
+    .selectFrom("voters")
+    .select(["id", "churned"])
+    .where("project_id", "=", projectId)
+    .where("public_id", "=", publicId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export type UpdateVoterResult = { kind: "updated"; row: AdminVoterRow } | { kind: "not_found" } | { kind: "bad_tier" };
+
+/**
+ * Applies `patch` (Rule 6) to voter `publicId` inside `trx`: absent keys unchanged, null clears.
+ * `churned: true` on a voter not churned records churned_at `now` and churn_source "manual";
+ * `false` clears churned, churned_at and churn_source. `bad_tier` when tier_id names no tier of
+ * the project (nothing changed).
+ */
+export async function updateVoter(trx: Db, projectId: number, publicId: string, patch: PatchVoter, now: Date): Promise<UpdateVoterResult> {
+  const voter = await lockVoter(trx, projectId, publicId);
+  if (!voter) return { kind: "not_found" };
+  if (patch.tier_id !== undefined && patch.tier_id !== null) {
+    const tier = await trx
+      .selectFrom("tiers")
+      .select("id")
+      .where("id", "=", patch.tier_id)
+      .where("project_id", "=", projectId)
+      .executeTakeFirst();
+    if (!tier) return { kind: "bad_tier" };
+  }
+  const { churned, ...fields } = patch;
+  const churn =
+    churned === true
+      ? voter.churned
+        ? {}
+        : { churned: true, churned_at: now, churn_source: "manual" }
+      : churned === false
+        ? { churned: false, churned_at: null, churn_source: null }
+        : {};
+  await trx
+    .updateTable("voters")
+    .set({ ...fields, ...churn, updated_at: now })
+    .where("id", "=", voter.id)
+    .execute();
+  const row = await findAdminVoter(trx, projectId, publicId);
+  return { kind: "updated", row: row! };
+}
+
+/**
+ * Erases voter `publicId` (Rule 3) inside `trx`: its votes (each feature's vote_count,
+ * weighted_score and trending_score moved by exactly that vote, the project's voter count by
+ * the voter), its likes (like_count), its comments with every reply to them (comment_count), its
+ * dismissals, then the voter. The voter row is locked first, so the voter's own writes racing
+ * the erasure wait and then find no voter. Returns false when the project has no such voter.
+ */
+export async function eraseVoter(trx: Db, projectId: number, publicId: string): Promise<boolean> {
+  const voter = await lockVoter(trx, projectId, publicId);
+  if (!voter) return false;
+  const voterId = voter.id;
+
+  // Deleted by a direct statement (not the cascade) so the revenue aggregates' trigger still
+  // sees the voter's tier; the feature counters then drop by exactly these rows.
+  const votes = await trx.deleteFrom("votes").where("voter_id", "=", voterId).returning(["feature_id", "weight"]).execute();
+  if (votes.length > 0) {
+    const featureIds = votes.map((vote) => vote.feature_id);
+    const weights = votes.map((vote) => vote.weight);
+    await sql`UPDATE features AS f
+      SET vote_count = f.vote_count - 1, weighted_score = f.weighted_score - d.weight,
+          trending_score = ${trendingFromVotes(sql.ref("f.id"))}
+      FROM unnest(${featureIds}::int[], ${weights}::int[]) AS d(feature_id, weight)
+      WHERE f.id = d.feature_id`.execute(trx);
+    await trx
+      .updateTable("project_voter_counts")
+      .set((eb) => ({ voter_count: eb("voter_count", "-", 1) }))
+      .where("project_id", "=", projectId)
+      .where("shard", "=", voterId % VOTER_COUNT_SHARDS)
+      .execute();
+  }
+
+  const likes = await trx.deleteFrom("comment_likes").where("voter_id", "=", voterId).returning("comment_id").execute();
+  if (likes.length > 0) {
+    await trx
+      .updateTable("comments")
+      .set((eb) => ({ like_count: eb("like_count", "-", 1) }))
+      .where(
+        "id",
+        "in",
+        likes.map((like) => like.comment_id),
+      )
+      .execute();
+  }
+
+  // The voter's comments are locked before the delete so that a reply being written to one of
+  // them (createComment key-share locks its parent) either lands first and is deleted here, or
+  // waits and then finds no parent.
+  const own = await trx.selectFrom("comments").select(["id", "parent_id"]).where("voter_id", "=", voterId).forUpdate().execute();
+  if (own.length > 0) {
+    const topLevel = own.filter((comment) => comment.parent_id === null).map((comment) => comment.id);
+    const removed = await trx
+      .deleteFrom("comments")
+      .where((eb) => eb.or([eb("voter_id", "=", voterId), ...(topLevel.length > 0 ? [eb("parent_id", "in", topLevel)] : [])]))
+      .returning("feature_id")
+      .execute();
+    const perFeature = new Map<number, number>();
+    for (const { feature_id } of removed) perFeature.set(feature_id, (perFeature.get(feature_id) ?? 0) + 1);
+    await sql`UPDATE features AS f SET comment_count = f.comment_count - d.n
+      FROM unnest(${[...perFeature.keys()]}::int[], ${[...perFeature.values()]}::int[]) AS d(feature_id, n)
+      WHERE f.id = d.feature_id`.execute(trx);
+  }
+
+  await trx.deleteFrom("message_dismissals").where("voter_id", "=", voterId).execute();
+  await trx.deleteFrom("voters").where("id", "=", voterId).execute();
+  return true;
+}
