@@ -3,6 +3,7 @@
  * project when the database holds none, serve, and shut down gracefully on SIGTERM/SIGINT
  * (in-flight requests finish, new connections are refused, exit 0 within the grace period).
  */
+import type { Server as HttpServer } from "node:http";
 import { serve } from "@hono/node-server";
 import { ZodError } from "zod";
 import { pgliteDatabaseExists } from "../db/connect.ts";
@@ -67,6 +68,7 @@ if (config.DEMO === "auto") {
 
 const app = createApp(deps);
 let listening = false;
+// serve() is typed for HTTP/2 too; this server is always HTTP/1.1 (no createServer option).
 const server = serve(
   {
     fetch: app.fetch,
@@ -92,7 +94,7 @@ const server = serve(
     );
     progress(`ready in ${(startupMs / 1000).toFixed(1)} s: http://${config.HOST}:${info.port}/api/v3`);
   },
-);
+) as HttpServer;
 server.on("error", (error: NodeJS.ErrnoException) => {
   if (!listening) fail(listenFailureLine(error, config.HOST, config.PORT));
   logger.error({ err: error }, "server error");
@@ -100,8 +102,9 @@ server.on("error", (error: NodeJS.ErrnoException) => {
 
 let stopping = false;
 // While stopping, every response closes its keep-alive connection: otherwise a busy client's
-// connection stays open (and keeps being served) until the grace period runs out.
-server.on("request", (_req, res) => {
+// connection stays open (and keeps being served) until the grace period runs out. Prepended so it
+// runs before hono's handler, which may answer a cached read synchronously.
+server.prependListener("request", (_req, res) => {
   if (stopping && !res.headersSent) res.setHeader("Connection", "close");
 });
 
@@ -111,13 +114,18 @@ async function shutdown(signal: string): Promise<void> {
   logger.info({ signal }, "shutting down: finishing in-flight requests");
   const deadline = setTimeout(() => {
     logger.warn("grace period over; closing remaining connections");
-    (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+    server.closeAllConnections();
     // A request still waiting on the database keeps deps.close() from returning: stop anyway.
     setTimeout(() => process.exit(0), 250).unref();
   }, config.SHUTDOWN_GRACE_SECONDS * 1000);
   deadline.unref();
-  (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+  // server.close() closes the connections idle at this moment only; a keep-alive connection whose
+  // last answer was already on its way becomes idle later, so keep closing idle ones until done.
+  server.closeIdleConnections();
+  const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
+  idleSweep.unref();
   await new Promise<void>((resolve) => server.close(() => resolve()));
+  clearInterval(idleSweep);
   await deps.close();
   clearTimeout(deadline);
   logger.info("stopped");
