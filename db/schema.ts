@@ -314,6 +314,23 @@ export interface FeatureMergeVotesTable {
   target_created_at: NullableTimestamp;
 }
 
+/** Outbox of events (migration 2026-11-23T12-00-00-events; src/events/outbox.ts). */
+export interface EventsTable {
+  seq: Generated<string>;
+  /** xid8 of the inserting transaction, as a decimal string. */
+  txid: Generated<string>;
+  project_id: number;
+  type: string;
+  data: ColumnType<EventData, string, string>;
+  created_at: Generated<Date>;
+}
+
+/** The `data` of an EventObject: the object after the change and, for updates, what changed. */
+export interface EventData {
+  object: Record<string, unknown>;
+  changes: Record<string, { from: unknown; to: unknown }> | null;
+}
+
 export interface Database {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -336,4 +353,5 @@ export interface Database {
   message_dismissals: MessageDismissalsTable;
   feature_merges: FeatureMergesTable;
   feature_merge_votes: FeatureMergeVotesTable;
+  events: EventsTable;
 }

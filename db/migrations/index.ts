@@ -9,6 +9,7 @@ import * as featureSearchTable from "./2026-11-23T00-00-00-feature-search-table.
 import * as projectVoterCountShards from "./2026-11-23T01-00-00-project-voter-count-shards.ts";
 import * as featureMerges from "./2026-11-23T10-00-00-feature-merges.ts";
 import * as ownerAccounts from "./2026-11-23T11-00-00-owner-accounts.ts";
+import * as events from "./2026-11-23T12-00-00-events.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026-11-22T19-00-00-initial-schema": initialSchema,
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-23T01-00-00-project-voter-count-shards": projectVoterCountShards,
   "2026-11-23T10-00-00-feature-merges": featureMerges,
   "2026-11-23T11-00-00-owner-accounts": ownerAccounts,
+  "2026-11-23T12-00-00-events": events,
 };
