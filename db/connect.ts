@@ -15,7 +15,8 @@ import {
   PostgresQueryCompiler,
 } from "kysely";
 import { PostgresJSDialect } from "kysely-postgres-js";
-import postgres, { type Sql } from "postgres";
+import postgres from "postgres";
+import { preparedStatementClient } from "../src/lib/runtime-adapter.ts";
 import type { Database } from "./schema.ts";
 import { migrations } from "./migrations/index.ts";
 
@@ -64,31 +65,6 @@ export function pgliteDatabaseExists(dir: string): boolean {
   return existsSync(join(dir, "PG_VERSION"));
 }
 
-/**
- * The client as kysely-postgres-js sees it, with every query sent as a named prepared statement.
- * The dialect runs queries through `unsafe()`, which postgres-js leaves unprepared; an unprepared
- * query with parameters costs two round trips (Parse/Describe, wait for the parameter types, then
- * Bind/Execute) and a fresh parse and plan each time. Prepared, a statement seen before on that
- * connection is one Bind/Execute round trip and Postgres may reuse its plan.
- */
-function preparing(client: Sql): Sql {
-  return Object.assign(
-    () => {
-      throw new Error("query through kysely");
-    },
-    {
-      reserve: async () => {
-        const connection = await client.reserve();
-        return {
-          unsafe: (query: string, parameters: unknown[] = []) => connection.unsafe(query, parameters as never[], { prepare: true }),
-          release: () => connection.release(),
-        };
-      },
-      end: () => client.end(),
-    },
-  ) as unknown as Sql;
-}
-
 /** Opens (but does not migrate) the database. */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.DATABASE_URL) {
@@ -104,7 +80,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       // Dates are RFC 3339 in UTC on the wire; keep the session in UTC too.
       connection: { TimeZone: "UTC" },
     });
-    const db = new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: preparing(client) }) });
+    const db = new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: preparedStatementClient(client) }) });
     const listen = async (channel: string, onNotify: () => void) => {
       const subscription = await client.listen(
         channel,

@@ -25,7 +25,6 @@ import { exportSnapshot } from "../src/admin/snapshot-export.ts";
 import { importSnapshot, SnapshotValidationError } from "../src/admin/snapshot-import.ts";
 import { parseConfig } from "../src/config.ts";
 import { createLogger } from "../src/deps.ts";
-import { revisionScope } from "../src/middleware/rate-limit.ts";
 import { connectRedis, RedisRateLimiter } from "../src/store/redis.ts";
 
 const USAGE = `usage: npm run --silent admin -- <command>
@@ -107,7 +106,7 @@ async function retireContentRevision(db: Db, slug: string): Promise<void> {
     });
     const limiter = new RedisRateLimiter(redis, createLogger("silent"));
     // Keys, settings and voters may all have changed: the lookups revision moves too.
-    if (!(await limiter.bumpRevision(revisionScope(project.id), { lookups: true }))) {
+    if (!(await limiter.bump(project.id, { lookups: true }))) {
       process.stderr.write("warning: Redis did not take the new revisions; servers clear their caches on the database notification\n");
     }
     await limiter.close();

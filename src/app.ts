@@ -59,16 +59,25 @@ export function createApp(deps: AppDeps) {
       "request",
     );
   });
-  app.use(preflightMiddleware());
+  // Preflights are decided by where they point (src/middleware/cors.ts): the most specific
+  // mount answers first, and an answered preflight goes no further.
+  app.use(`${API_PREFIX}/projects/:slug/*`, preflightMiddleware("project"));
+  app.use(`${API_PREFIX}/board`, preflightMiddleware("board"));
+  app.use(preflightMiddleware("none"));
   app.use(methodCheckMiddleware(app));
   app.use(bodyLimitMiddleware());
   app.use(`${API_PREFIX}/*`, readCacheMiddleware());
-  // Owner routes share the keyed chain; the mark tells its steps to apply the owner's rules.
+  // Owner routes and the identity route share the keyed chain; the mark tells its steps whose
+  // rules apply (owner-api-v3.md "Common rules"; the identity route resolves its own voter).
   app.use(`${API_PREFIX}/projects/:slug/admin/*`, async (c, next) => {
     c.set("access", "owner");
     await next();
   });
-  for (const path of [`${API_PREFIX}/board`, `${API_PREFIX}/projects/*`]) {
+  app.use(`${API_PREFIX}/projects/:slug/identity`, async (c, next) => {
+    c.set("access", "identity");
+    await next();
+  });
+  for (const path of [`${API_PREFIX}/board`, `${API_PREFIX}/projects/:slug/*`]) {
     app.use(
       path,
       apiKeyMiddleware(),

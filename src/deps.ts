@@ -6,7 +6,7 @@ import pino, { type Logger } from "pino";
 import { migrateToLatest, openDatabase, pgliteDatabaseExists } from "../db/connect.ts";
 import type { Config } from "./config.ts";
 import type { AppDeps } from "./lib/context.ts";
-import { listenForCacheInvalidation } from "./lib/project-cache.ts";
+import { createAppCaches, listenForCacheInvalidation } from "./lib/app-caches.ts";
 import { MemoryIdempotencyStore, MemoryRateLimiter } from "./store/memory.ts";
 import { RedisIdempotencyStore } from "./store/idempotency.redis.ts";
 import { connectRedis, RedisRateLimiter } from "./store/redis.ts";
@@ -67,8 +67,9 @@ export async function openDeps(
   });
   progress("database: applying migrations...");
   await migrateToLatest(database.db);
-  // Other instances' admin changes (key regeneration, import) clear this process's project cache.
-  const stopListening = await listenForCacheInvalidation(database.listen);
+  const caches = createAppCaches(config);
+  // Other instances' admin changes (key regeneration, import) clear this app's caches.
+  const stopListening = await listenForCacheInvalidation(database.listen, caches);
   if (config.REDIS_URL) {
     const redis = connectRedis(config.REDIS_URL, config.REDIS_COMMAND_TIMEOUT_MS, config.REDIS_KEY_PREFIX);
     // A connection of its own: its own (longer) command timeout, and no queue behind the
@@ -87,7 +88,9 @@ export async function openDeps(
       config,
       logger,
       rateLimiter,
+      contentRevisions: rateLimiter,
       idempotencyStore,
+      caches,
       now: () => new Date(),
       async close() {
         await rateLimiter.close();
@@ -107,7 +110,9 @@ export async function openDeps(
     config,
     logger,
     rateLimiter,
+    contentRevisions: rateLimiter,
     idempotencyStore,
+    caches,
     now: () => new Date(),
     async close() {
       await rateLimiter.close();

@@ -62,6 +62,7 @@ describe("project key", () => {
     const project = await ctx.importProject(seed());
     expect((await read(project.secretKey, {}, project)).status).toBe(200);
     const fresh = await regenerateKey(ctx.db, project.slug, "secret");
+    await ctx.announceAdminChange(project.slug);
     await expectError(await read(project.secretKey, {}, project), 401, "invalid_key");
     await expectError(await write(project.secretKey, { "X-VF-Anon": "whatever" }, project), 401, "invalid_key");
     expect((await read(fresh, {}, project)).status).toBe(200);

@@ -13,6 +13,7 @@ import { importSnapshot } from "../src/admin/snapshot-import.ts";
 import { createApp } from "../src/app.ts";
 import { parseConfig } from "../src/config.ts";
 import { createLogger } from "../src/deps.ts";
+import { createAppCaches, listenForCacheInvalidation } from "../src/lib/app-caches.ts";
 import type { AppDeps } from "../src/lib/context.ts";
 import { MemoryIdempotencyStore, MemoryRateLimiter } from "../src/store/memory.ts";
 import { RedisIdempotencyStore } from "../src/store/idempotency.redis.ts";
@@ -37,6 +38,12 @@ export interface TestContext {
   /** app.request with the key header set; `headers` adds or overrides. */
   get(path: string, key: string, headers?: Record<string, string>): Promise<Response>;
   send(method: string, path: string, key: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
+  /**
+   * What the admin command line does after an import or key regeneration (scripts/admin.ts):
+   * new content and lookups revisions for project `slug` in the shared store, so every app's
+   * very next request sees the change (the database notification may arrive later).
+   */
+  announceAdminChange(slug: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -149,12 +156,18 @@ export async function createTestContext(configOverrides: Record<string, string> 
   const idempotencyRedis = config.REDIS_URL
     ? connectRedis(config.REDIS_URL, config.REDIS_IDEMPOTENCY_TIMEOUT_MS, config.REDIS_KEY_PREFIX)
     : undefined;
+  const rateLimiter = redis ? new RedisRateLimiter(redis, logger) : new MemoryRateLimiter();
+  const caches = createAppCaches(config);
+  // As in production (src/deps.ts): admin changes made anywhere clear this app's caches.
+  const stopListening = await listenForCacheInvalidation(handle.listen, caches);
   const deps: AppDeps = {
     db: handle.db,
     config,
     logger,
-    rateLimiter: redis ? new RedisRateLimiter(redis, logger) : new MemoryRateLimiter(),
+    rateLimiter,
+    contentRevisions: rateLimiter,
     idempotencyStore: idempotencyRedis ? new RedisIdempotencyStore(idempotencyRedis, logger) : new MemoryIdempotencyStore(),
+    caches,
     now: () => new Date(),
   };
   const app = createApp(deps);
@@ -184,7 +197,12 @@ export async function createTestContext(configOverrides: Record<string, string> 
         body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
       });
     },
+    async announceAdminChange(slug) {
+      const project = await db.selectFrom("projects").select("id").where("slug", "=", slug).executeTakeFirstOrThrow();
+      await deps.contentRevisions.bump(project.id, { lookups: true });
+    },
     async close() {
+      await stopListening();
       await deps.rateLimiter.close();
       await deps.idempotencyStore.close();
       redis?.disconnect();

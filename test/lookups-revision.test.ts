@@ -3,13 +3,13 @@
  * by the project's lookups revision, read with the rate-limit counter on every keyed request
  * (owner-api-v3.md, "Common rules" and Rules 6-8: an owner change is seen by the very next
  * request anywhere). Two apps over one database and one shared store stand for two instances:
- * each has its own project cache (the cache belongs to its database handle).
+ * each has its own caches (AppDeps.caches).
  */
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
 import type { AppDeps } from "../src/lib/context.ts";
-import { revisionScope } from "../src/middleware/rate-limit.ts";
+import { createAppCaches } from "../src/lib/app-caches.ts";
 import { body, createTestContext, type TestContext } from "./harness.ts";
 
 let ctx: TestContext;
@@ -17,11 +17,8 @@ let otherInstance: ReturnType<typeof createApp>;
 
 beforeAll(async () => {
   ctx = await createTestContext({ PROJECT_CACHE_SECONDS: "300" });
-  // Same database and store, its own Kysely instance and so its own project cache.
-  const deps: AppDeps = {
-    ...ctx.deps,
-    db: ctx.db.withPlugin({ transformQuery: (args) => args.node, transformResult: async (args) => args.result }),
-  };
+  // Same database and store, its own caches.
+  const deps: AppDeps = { ...ctx.deps, caches: createAppCaches(ctx.deps.config) };
   otherInstance = createApp(deps);
 });
 afterAll(() => ctx.close());
@@ -32,7 +29,7 @@ function read(app: ReturnType<typeof createApp>, path: string, key: string, head
 
 /** What an owner write does after changing rows: a new content and lookups revision. */
 async function ownerWriteAnnounced(projectId: number) {
-  await ctx.deps.rateLimiter.bumpRevision(revisionScope(projectId), { lookups: true });
+  await ctx.deps.contentRevisions.bump(projectId, { lookups: true });
 }
 
 async function projectIdOf(slug: string): Promise<number> {

@@ -1,7 +1,8 @@
 /**
- * The in-process project cache (src/lib/project-cache.ts) never serves what an import or a key
- * regeneration replaced: both clear it as they finish. Settings, board structure and key lookups
- * are cached; voter_count follows every vote.
+ * The app's caches (src/lib/app-caches.ts) never serve what an import or a key regeneration
+ * replaced, once the change is announced as the admin command line announces it (new lookups
+ * revision; the database notification clears every app too). Settings, board structure and key
+ * lookups are cached; voter_count follows every vote.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { regenerateKey } from "../src/admin/keys.ts";
@@ -40,6 +41,7 @@ describe("project cache", () => {
       boards: [{ ...snapshot.boards[0], name: "Renamed roadmap" }],
     };
     await importSnapshot(ctx.db, replaced, { replace: true });
+    await ctx.announceAdminChange(snapshot.project.slug);
     const after = await board(snapshot.project.slug, key);
     expect(after.project.name).toBe("After");
     expect(after.display.show_votes).toBe(false);
@@ -53,6 +55,7 @@ describe("project cache", () => {
     const project = await ctx.importProject({});
     await board(project.slug, project.secretKey);
     const fresh = await regenerateKey(ctx.db, project.slug, "secret");
+    await ctx.announceAdminChange(project.slug);
     expect((await ctx.get(`/api/v3/projects/${project.slug}`, project.secretKey)).status).toBe(401);
     expect((await ctx.get(`/api/v3/projects/${project.slug}`, fresh)).status).toBe(200);
   });
@@ -84,6 +87,7 @@ describe("project cache", () => {
     expect((await ctx.send("POST", comments, key, { content: "Before the ban" }, headers)).status).toBe(201);
     const banned = { ...snapshot, voters: [{ ...snapshot.voters[0], banned: true }] };
     const replacedIds = await importSnapshot(ctx.db, banned, { replace: true });
+    await ctx.announceAdminChange(snapshot.project.slug);
     const replacedComments = `/api/v3/projects/${snapshot.project.slug}/features/${replacedIds.ids.features.f1}/comments`;
     const refused = await ctx.send("POST", replacedComments, key, { content: "After the ban" }, headers);
     expect(refused.status).toBe(403);

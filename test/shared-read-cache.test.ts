@@ -220,11 +220,11 @@ describe("shared read cache", () => {
     const f1 = p.ids.ids.features.f1;
     const limiter = ctx.deps.rateLimiter;
     const blind: AppDeps["rateLimiter"] = {
-      consume: async (...args) => ({ ...(await limiter.consume(...args)), revision: null }),
-      bumpRevision: async () => false,
+      consume: (...args) => limiter.consume(...args),
+      consumeReadingRevisions: async (...args) => ({ ...(await limiter.consumeReadingRevisions(...args)), revisions: null }),
       close: async () => {},
     };
-    const app = createApp({ ...ctx.deps, rateLimiter: blind });
+    const app = createApp({ ...ctx.deps, rateLimiter: blind, contentRevisions: { bump: async () => false } });
     const detail = `/api/v3/projects/${p.slug}/features/${f1}`;
     const read = async () => (await (await app.request(detail, { headers: { "X-API-Key": p.secretKey } })).json()).data.heading;
     expect(await read()).toBe("First");

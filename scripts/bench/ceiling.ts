@@ -26,7 +26,7 @@ const limiter = redisUrl
 
 const app = new Hono();
 app.get("*", async (c) => {
-  if (limiter) await limiter.consume("ceiling:read", 1_000_000_000, 60, "project:ceiling");
+  if (limiter) await limiter.consumeReadingRevisions("ceiling:read", 1_000_000_000, 60, 0);
   return c.body(body, 200, { "Content-Type": "application/json" });
 });
 

@@ -7,7 +7,7 @@
 import type { Kysely } from "kysely";
 import type { Db } from "../../db/connect.ts";
 import type { Database } from "../../db/schema.ts";
-import { notifyCacheInvalidation } from "../lib/project-cache.ts";
+import { notifyCacheInvalidation } from "../lib/app-caches.ts";
 import { withProjectWriteLock } from "../lib/project-write-lock.ts";
 import { generateSecret, hashSecret, keyHint } from "../lib/secrets.ts";
 

@@ -9,7 +9,7 @@
  */
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import { notifyCacheInvalidation } from "../lib/project-cache.ts";
+import { notifyCacheInvalidation } from "../lib/app-caches.ts";
 import { lockProjectForReplace } from "../lib/project-write-lock.ts";
 import type { IdMap, SnapshotDocument } from "./snapshot.schema.ts";
 import { chunks, type ProgressSink, type Trx } from "./snapshot-chunks.ts";

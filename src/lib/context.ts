@@ -6,14 +6,24 @@ import type { Logger } from "pino";
 import type { Db } from "../../db/connect.ts";
 import type { ProjectSettings, ProjectTheme } from "../../db/schema.ts";
 import type { Config } from "../config.ts";
-import type { IdempotencyStore, RateLimiter } from "../store/store.types.ts";
+import type { ContentRevisions, IdempotencyStore, RateLimiter } from "../store/store.types.ts";
+import type { AppCaches } from "./app-caches.ts";
 
+/**
+ * The per-request services (design.md): every handler and middleware reaches them through
+ * `c.get("deps")`; nothing lives in module state, so two apps in one process (tests, or two
+ * instances simulated in one) keep apart.
+ */
 export interface AppDeps {
   db: Db;
   config: Config;
   logger: Logger;
   rateLimiter: RateLimiter;
+  /** Retires cached answers and lookups on every instance (the same adapter as rateLimiter). */
+  contentRevisions: ContentRevisions;
   idempotencyStore: IdempotencyStore;
+  /** The app's in-process caches (src/lib/app-caches.ts). */
+  caches: AppCaches;
   /** Current time; injectable so tests can move the clock. */
   now: () => Date;
 }
@@ -54,16 +64,17 @@ export interface VoterContext {
 }
 
 /**
- * Who a keyed route serves: voters' clients (the public contract) or the project's owner
- * (owner-api-v3.md, paths under /projects/{slug}/admin: secret key only, no voter identity).
+ * Who a keyed route serves: voters' clients (the public contract), the project's owner
+ * (owner-api-v3.md, paths under /projects/{slug}/admin: secret key only, no voter identity), or
+ * the identity route (a voter's client that resolves its identity itself).
  */
-export type RouteAccess = "public" | "owner";
+export type RouteAccess = "public" | "owner" | "identity";
 
 export interface AppEnv {
   Variables: {
     deps: AppDeps;
     requestId: string;
-    /** "owner" on /projects/{slug}/admin/*, set before the keyed chain; unset means public. */
+    /** "owner" on /projects/{slug}/admin/*, "identity" on /projects/{slug}/identity (set in app.ts before the keyed chain); unset means public. */
     access: RouteAccess;
     project: ProjectContext;
     apiKey: ApiKeyContext;

@@ -3,28 +3,21 @@
  * in the future (owner-api-v3.md, Rule 4: a scheduled release becomes public by itself at its
  * time). The shared read cache stamps each answer it keeps with this moment and stops serving it
  * then, on every instance alike, since each computes the moment from the shared database; no
- * timer and no write is needed. Kept in the project cache (cleared on every instance by each owner
+ * timer and no write is needed. Kept in the app's caches (cleared on every instance by each owner
  * write, which is how a release's published_at changes) and looked up again once it has passed.
  */
 import { nextScheduledPublication } from "../routes/changelog/changelog.owner.repository.ts";
+import type { NextPublication } from "./app-caches.ts";
 import type { AppDeps } from "./context.ts";
-import { projectCache } from "./project-cache.ts";
-
-interface NextPublication {
-  /** The time the query looked after (ms since the epoch). */
-  after: number;
-  /** The earliest published_at after it (ms), or null when there is none. */
-  next: number | null;
-}
 
 /**
  * The earliest published_at of the project after `after` in ms since the epoch, or null: the
  * moment an answer built at `after` stops being current. One indexed query per project per
  * PROJECT_CACHE_SECONDS or per passed publication time, whichever comes first.
  */
-export async function nextPublicationAfter(deps: Pick<AppDeps, "db" | "config">, projectId: number, after: Date): Promise<number | null> {
-  const cache = projectCache(deps);
-  const key = `next-publication:${projectId}`;
+export async function nextPublicationAfter(deps: Pick<AppDeps, "db" | "caches">, projectId: number, after: Date): Promise<number | null> {
+  const cache = deps.caches.nextPublication;
+  const key: [number] = [projectId];
   const load = async (): Promise<NextPublication> => {
     const next = await nextScheduledPublication(deps.db, projectId, after);
     return { after: after.getTime(), next: next?.getTime() ?? null };

@@ -5,7 +5,7 @@
  * Errors: missing_key, invalid_key (401); not_allowed, origin_not_allowed, key_wrong_project
  * (403); not_found (404) for an unknown or private project. An embed key from an allowlisted
  * origin is the only case that gets Access-Control-Allow-Origin (src/middleware/cors.ts). The
- * key lookup goes through the in-process project cache (src/lib/project-cache.ts).
+ * key lookup is the resolution service's (src/lib/resolution.ts), through the app's caches.
  *
  * Owner routes (owner-api-v3.md, "Common rules"): the embed key answers 403 not_allowed, and a
  * private project's owner routes work (its owner must reach them); every other check is the same.
@@ -13,43 +13,22 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../lib/context.ts";
 import { ApiError } from "../lib/errors.ts";
-import { projectCache } from "../lib/project-cache.ts";
-import { findKeyWithProjectCached, findProjectBySlug } from "../lib/projects.repository.ts";
+import type { FoundKey } from "../lib/resolution.repository.ts";
+import { resolveKey, resolveProjectBySlug } from "../lib/resolution.ts";
 import { hashSecret } from "../lib/secrets.ts";
-
-const PROJECT_PATH = /^\/api\/v3\/projects\/([^/]+)/;
-/** What a project slug can be (snapshot spec); anything else names no project. */
-const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** Whether `origin` may ever match an allowlist and be named in Access-Control-Allow-Origin (the opaque origin `null` never). */
 export function isNamableOrigin(origin: string | undefined): origin is string {
   return origin !== undefined && origin !== "" && origin !== "null";
 }
 
-/** Whether `slug` can name a project at all (a malformed one is never looked up). */
-export function isProjectSlug(slug: string): boolean {
-  return SLUG.test(slug);
-}
-
-/** The slug in a /api/v3/projects/{slug} path, decoded; "" when it cannot be decoded (it then matches no project). */
-export function slugOf(path: string): string | undefined {
-  const raw = PROJECT_PATH.exec(path)?.[1];
-  if (raw === undefined) return undefined;
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return "";
-  }
-}
-
 type Context = Parameters<MiddlewareHandler<AppEnv>>[0];
-type Found = NonNullable<Awaited<ReturnType<typeof findKeyWithProjectCached>>>;
 
 /**
  * The contract's key checks on a looked-up key and its project, in the order the README states;
  * sets `apiKey` and `project`. Throws the ApiError of the first check that fails.
  */
-async function authorize(c: Context, found: Found | undefined): Promise<void> {
+async function authorize(c: Context, found: FoundKey | undefined): Promise<void> {
   if (!found) throw new ApiError("invalid_key", "the API key does not exist or was regenerated");
   const { key, project } = found;
   if (project.plan !== "pro") {
@@ -68,10 +47,11 @@ async function authorize(c: Context, found: Found | undefined): Promise<void> {
     // header, so every answer from here on carries it, errors and 304 included.
     c.header("Access-Control-Allow-Origin", origin);
   }
-  const slugInPath = slugOf(c.req.path);
+  // Mounted on /projects/{slug}/* (the slug, decoded by hono) and on /board (none).
+  const slugInPath = c.req.param("slug");
   if (slugInPath !== undefined && slugInPath !== project.slug) {
     // A malformed slug (bad escape, NUL, ...) is never looked up: no project can have it.
-    const other = isProjectSlug(slugInPath) ? await findProjectBySlug(c.get("deps").db, slugInPath) : undefined;
+    const other = await resolveProjectBySlug(c.get("deps"), slugInPath);
     if (!other || other.is_private) throw new ApiError("not_found", "project not found");
     throw new ApiError("key_wrong_project", "the API key belongs to another project");
   }
@@ -94,8 +74,7 @@ function presentedKeyHash(c: Context): string {
  * (owner-api-v3.md, Rules 7-8: the very next request on every instance sees the change).
  */
 export async function reauthorizeFresh(c: Context): Promise<void> {
-  const deps = c.get("deps");
-  await authorize(c, await findKeyWithProjectCached(deps, presentedKeyHash(c)));
+  await authorize(c, await resolveKey(c.get("deps"), presentedKeyHash(c)));
 }
 
 export function apiKeyMiddleware(): MiddlewareHandler<AppEnv> {
@@ -103,14 +82,13 @@ export function apiKeyMiddleware(): MiddlewareHandler<AppEnv> {
     const deps = c.get("deps");
     const keyHash = presentedKeyHash(c);
     try {
-      await authorize(c, await findKeyWithProjectCached(deps, keyHash));
+      await authorize(c, await resolveKey(deps, keyHash));
     } catch (error) {
       // A refusal may come from a cached lookup an owner has just changed (a new allowlist, a
       // project made public): refuse only what a fresh lookup refuses too. Unknown keys are
       // never cached, so they cost no second query.
       if (!(error instanceof ApiError) || error.code === "invalid_key") throw error;
-      projectCache(deps).delete(`key:${keyHash}`);
-      await authorize(c, await findKeyWithProjectCached(deps, keyHash));
+      await authorize(c, await resolveKey(deps, keyHash, { fresh: true }));
     }
     await next();
   };

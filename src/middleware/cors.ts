@@ -15,8 +15,8 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import type { AppEnv } from "../lib/context.ts";
-import { allAllowedOriginsCached, findAllowedOriginsBySlugCached } from "../lib/projects.repository.ts";
-import { isNamableOrigin, isProjectSlug, slugOf } from "./api-key.ts";
+import { resolveAllAllowedOrigins, resolveAllowedOrigins } from "../lib/resolution.ts";
+import { isNamableOrigin } from "./api-key.ts";
 
 /** Response headers a browser script may read (the contract's tracing, version and rate headers). */
 export const EXPOSED_HEADERS = [
@@ -33,24 +33,32 @@ export const EXPOSED_HEADERS = [
 /** Request headers a browser script may send. */
 const ALLOWED_HEADERS = ["X-API-Key", "X-VF-Anon", "X-VF-Token", "Idempotency-Key", "Content-Type", "If-None-Match", "X-Request-Id"];
 
-/** The origin a preflight for `c.req.path` allows: `origin` itself, or null (see the module comment). */
-async function preflightOrigin(origin: string, c: Context<AppEnv>): Promise<string | null> {
+/**
+ * Which origins a preflight may allow, by where it is mounted (src/app.ts): "project" on
+ * /projects/{slug}/* (that public project's allowlist), "board" on /board (any public project's
+ * allowlist), "none" everywhere else.
+ */
+export type PreflightScope = "project" | "board" | "none";
+
+/** The origin a preflight allows: `origin` itself, or null (see the module comment). */
+async function preflightOrigin(scope: PreflightScope, origin: string, c: Context<AppEnv>): Promise<string | null> {
   if (!isNamableOrigin(origin)) return null;
   const deps = c.get("deps");
-  const slug = slugOf(c.req.path);
-  if (slug !== undefined) {
-    if (!isProjectSlug(slug)) return null;
-    const allowed = await findAllowedOriginsBySlugCached(deps, slug);
+  if (scope === "project") {
+    const allowed = await resolveAllowedOrigins(deps, c.req.param("slug") ?? "");
     return allowed?.includes(origin) ? origin : null;
   }
-  if (c.req.path === "/api/v3/board") {
-    return (await allAllowedOriginsCached(deps)).has(origin) ? origin : null;
-  }
+  if (scope === "board") return (await resolveAllAllowedOrigins(deps)).has(origin) ? origin : null;
   return null;
 }
 
-/** Answers every OPTIONS request with 204 and the preflight headers; other requests pass. */
-export function preflightMiddleware(): MiddlewareHandler<AppEnv> {
-  const preflight = cors({ origin: preflightOrigin, allowHeaders: ALLOWED_HEADERS, exposeHeaders: EXPOSED_HEADERS, maxAge: 600 });
+/** Answers every OPTIONS request with 204 and the preflight headers of `scope`; other requests pass. */
+export function preflightMiddleware(scope: PreflightScope): MiddlewareHandler<AppEnv> {
+  const preflight = cors({
+    origin: (origin, c) => preflightOrigin(scope, origin, c),
+    allowHeaders: ALLOWED_HEADERS,
+    exposeHeaders: EXPOSED_HEADERS,
+    maxAge: 600,
+  });
   return (c, next) => (c.req.method === "OPTIONS" ? preflight(c, next) : next());
 }

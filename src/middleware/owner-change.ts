@@ -8,13 +8,14 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../lib/context.ts";
-import { notifyCacheInvalidation } from "../lib/project-cache.ts";
+import { notifyCacheInvalidation } from "../lib/app-caches.ts";
 
 export function ownerChangeMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     await next();
     if (c.get("access") !== "owner" || c.req.method === "GET" || c.req.method === "HEAD") return;
     if (c.res.status < 200 || c.res.status >= 300) return;
-    await notifyCacheInvalidation(c.get("deps").db);
+    const { db, caches } = c.get("deps");
+    await notifyCacheInvalidation(db, caches);
   };
 }

@@ -11,7 +11,6 @@ import type { MiddlewareHandler } from "hono";
 import type { Config } from "../config.ts";
 import type { AppEnv } from "../lib/context.ts";
 import { ApiError } from "../lib/errors.ts";
-import { projectCache, seenLookupRevisions } from "../lib/project-cache.ts";
 import { reauthorizeFresh } from "./api-key.ts";
 
 const WINDOW_SECONDS = 60;
@@ -24,28 +23,24 @@ export function budgetFor(config: Config, keyKind: "secret" | "embed", isRead: b
   return isRead ? config.RATE_LIMIT_READS_PER_MINUTE : config.RATE_LIMIT_WRITES_PER_MINUTE;
 }
 
-/** The content-revision scope of a project (see src/middleware/shared-read-cache.ts). */
-export function revisionScope(projectId: number): string {
-  return `project:${projectId}`;
-}
-
 export function rateLimitMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const { config, rateLimiter } = c.get("deps");
+    const { config, rateLimiter, caches } = c.get("deps");
     const key = c.get("apiKey");
+    const projectId = c.get("project").id;
     const isRead = c.req.method === "GET" || c.req.method === "HEAD";
     const limit = budgetFor(config, key.kind, isRead);
-    const result = await rateLimiter.consume(
+    const { rate: result, revisions } = await rateLimiter.consumeReadingRevisions(
       `${key.id}:${isRead ? "read" : "write"}`,
       limit,
       WINDOW_SECONDS,
-      revisionScope(c.get("project").id),
+      projectId,
     );
-    c.set("contentRevision", result.revision);
-    if (result.lookupsRevision !== null && seenLookupRevisions(c.get("deps")).changed(c.get("project").id, result.lookupsRevision)) {
-      // An owner changed keys, settings, boards or voters since this process cached them (or
-      // this process had not seen the project yet): drop the cached lookups, check the key again.
-      projectCache(c.get("deps")).clear();
+    c.set("contentRevision", revisions?.content ?? null);
+    if (revisions !== null && caches.seenLookupRevisions.changed(projectId, revisions.lookups)) {
+      // An owner changed keys, settings, boards or voters since this app cached them (or this
+      // app had not seen the project yet): drop the cached lookups, check the key again.
+      caches.clearLookups();
       await reauthorizeFresh(c);
     }
     c.header("X-RateLimit-Limit", String(result.limit));

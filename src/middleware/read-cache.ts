@@ -9,6 +9,7 @@ import { hash } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { RETAINED_304_HEADERS } from "hono/etag";
 import type { AppEnv } from "../lib/context.ts";
+import { cachedStringBody } from "../lib/runtime-adapter.ts";
 import { isStaticHeader } from "./static-headers.ts";
 
 export const READ_CACHE_CONTROL = "private, max-age=60";
@@ -29,20 +30,6 @@ const RETAINED = new Set([
   "access-control-allow-credentials",
   "access-control-expose-headers",
 ]);
-
-/**
- * The body of a response built from a string, read without turning it into a stream:
- * @hono/node-server's lightweight Response keeps [status, body, headers] under a private symbol
- * named "cache" until something reads its stream. undefined for any other response.
- */
-export function stringBody(response: Response): string | undefined {
-  for (const symbol of Object.getOwnPropertySymbols(response)) {
-    if (symbol.description !== "cache") continue;
-    const cached = (response as unknown as Record<symbol, unknown>)[symbol];
-    if (Array.isArray(cached) && typeof cached[1] === "string") return cached[1];
-  }
-  return undefined;
-}
 
 /** The strong ETag of a body: its SHA-1 in hex, quoted. */
 export function etagOf(body: string | Uint8Array): string {
@@ -72,7 +59,7 @@ export function readCacheMiddleware(): MiddlewareHandler<AppEnv> {
     let etag = c.res.headers.get("ETag");
     let streamed = false;
     if (!etag) {
-      let body: string | Uint8Array | undefined = stringBody(c.res);
+      let body: string | Uint8Array | undefined = cachedStringBody(c.res);
       if (body === undefined) {
         if (!c.res.body) return;
         body = new Uint8Array(await c.res.clone().arrayBuffer());

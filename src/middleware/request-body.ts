@@ -6,13 +6,13 @@
  * request. jsonShapeMiddleware refuses a JSON body wider or deeper than any route can use before
  * it is parsed (lib/json-shape.ts).
  */
-import type { IncomingMessage } from "node:http";
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../lib/context.ts";
 import { ApiError, validationError } from "../lib/errors.ts";
 import { JSON_SHAPE_LIMITS, jsonShapeViolation, type JsonShapeLimits } from "../lib/json-shape.ts";
 import { closeAfterResponse, discardRestOfBody } from "../lib/node-http.ts";
+import { nodeRequest } from "../lib/runtime-adapter.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -29,7 +29,7 @@ export function bodyLimitMiddleware(maxBytes = MAX_BODY_BYTES): MiddlewareHandle
     },
   });
   return async (c, next) => {
-    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+    const incoming = nodeRequest(c);
     // GET and HEAD carry no body, nor does an HTTP/1.1 message that node parsed without
     // Content-Length or Transfer-Encoding; asking for a body anyway builds a full Request object
     // on every call. (In-process requests, without node's message, always go through the limit.)

@@ -8,7 +8,7 @@
  * (`contentRevisionMiddleware`), and every keyed request reads the revision in the same round
  * trip as its rate-limit counter (src/middleware/rate-limit.ts). A write's effect is therefore
  * visible on every instance to any read that starts after the write answered. Admin changes
- * (import, key regeneration) clear the cache through the project-cache notification. The one
+ * (import, key regeneration) clear the cache through the cache notification (app-caches.ts). The one
  * change no write announces, a scheduled release reaching its publish time, ends every entry of
  * the project built before that time exactly then (src/lib/scheduled-publication.ts). Entries
  * also expire after READ_CACHE_SECONDS. Without a revision (the shared store did not answer) reads
@@ -22,50 +22,12 @@
  * not re-serialized: src/lib/boolean-field-overlay.ts).
  */
 import type { MiddlewareHandler } from "hono";
+import type { CachedRead } from "../lib/app-caches.ts";
 import { BooleanFieldOverlay, itemsOf } from "../lib/boolean-field-overlay.ts";
 import type { AppDeps, AppEnv, VoterContext } from "../lib/context.ts";
-import { LocalCache, registerLocalCache } from "../lib/project-cache.ts";
+import { cachedStringBody } from "../lib/runtime-adapter.ts";
 import { nextPublicationAfter } from "../lib/scheduled-publication.ts";
-import { revisionScope } from "./rate-limit.ts";
-import { etagOf, stringBody } from "./read-cache.ts";
-
-interface CachedRead {
-  body: string;
-  etag: string;
-  contentType: string;
-  /** Prepared on the first personalized read of the entry; null when the body does not allow it. */
-  overlay?: BooleanFieldOverlay | null;
-  /**
-   * When a scheduled release of the project becomes public after the answer was built (ms since
-   * the epoch; null: none is scheduled): the entry is not served from then on (Rule 4).
-   */
-  expiresAt?: number | null;
-}
-
-const caches = new WeakMap<AppDeps, LocalCache | null>();
-
-/**
- * The shared read cache of an app's dependencies (CachedRead values, bounded by READ_CACHE_MB;
- * UTF-16 in memory: two bytes a character), or null when READ_CACHE_SECONDS is 0.
- */
-export function sharedReadCacheOf(deps: AppDeps): LocalCache | null {
-  let cache = caches.get(deps);
-  if (cache === undefined) {
-    cache =
-      deps.config.READ_CACHE_SECONDS > 0
-        ? new LocalCache(deps.config.READ_CACHE_SECONDS * 1000, {
-            maxBytes: Math.floor(deps.config.READ_CACHE_MB * 1024 * 1024),
-            bytesOf: (value, key) => {
-              const entry = value as CachedRead;
-              return 2 * (entry.body.length + key.length + entry.etag.length) + 200;
-            },
-          })
-        : null;
-    if (cache) registerLocalCache(cache);
-    caches.set(deps, cache);
-  }
-  return cache;
-}
+import { etagOf } from "./read-cache.ts";
 
 /**
  * How a reader's answer differs from the anonymous one: every item of the answer (`data`, or
@@ -104,7 +66,7 @@ export interface SharedReadCacheOptions {
  */
 export function sharedReadCache(options: SharedReadCacheOptions = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const cache = sharedReadCacheOf(c.get("deps"));
+    const cache = c.get("deps").caches.responses;
     const revision = c.get("contentRevision");
     const voter = options.sameForEveryReader ? null : c.get("voter");
     if (cache === null || c.req.method !== "GET") return next();
@@ -200,7 +162,7 @@ async function personalized(
 async function shareable(response: Response): Promise<CachedRead | undefined> {
   if (response.status !== 200) return undefined;
   // Outside @hono/node-server (in-process requests) the body is a stream: read a copy.
-  const body = stringBody(response) ?? (await response.clone().text());
+  const body = cachedStringBody(response) ?? (await response.clone().text());
   const entry = { body, etag: etagOf(body), contentType: response.headers.get("Content-Type") ?? "application/json" };
   response.headers.set("ETag", entry.etag);
   return entry;
@@ -219,7 +181,8 @@ export function contentRevisionMiddleware(): MiddlewareHandler<AppEnv> {
     if (c.res.status < 200 || c.res.status >= 300 || c.get("contentUnchanged") === true) return;
     // An owner write may change what instances cache beyond content (keys, settings, voters).
     const lookups = c.get("access") === "owner";
-    const bumped = await c.get("deps").rateLimiter.bumpRevision(revisionScope(c.get("project").id), { lookups });
-    if (!bumped) sharedReadCacheOf(c.get("deps"))?.clear();
+    const deps = c.get("deps");
+    const bumped = await deps.contentRevisions.bump(c.get("project").id, { lookups });
+    if (!bumped) deps.caches.responses?.clear();
   };
 }

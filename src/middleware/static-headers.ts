@@ -10,10 +10,10 @@
  * wins, as with secureHeaders' own no-overwrite rule. Outside Node (in-process requests, as in
  * the tests) they are set as hono prepared headers instead: same headers, same precedence.
  */
-import type { ServerResponse } from "node:http";
 import { Hono, type MiddlewareHandler } from "hono";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "../lib/context.ts";
+import { nodeResponse } from "../lib/runtime-adapter.ts";
 
 type SecureHeadersOptions = Parameters<typeof secureHeaders>[0];
 
@@ -46,7 +46,7 @@ export function staticHeadersMiddleware(headers: Promise<[string, string][]>): M
   });
   return async (c, next) => {
     if (resolved === undefined) await ready;
-    const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+    const outgoing = nodeResponse(c);
     if (outgoing !== undefined && !outgoing.headersSent) {
       for (const [name, value] of resolved!) outgoing.setHeader(name, value);
     } else {

@@ -4,21 +4,19 @@
  * writes (401 identity_required). A presented identity that is malformed, expired or minted for
  * another project answers 401 identity_invalid on reads and writes alike. An SSO token naming a
  * user never seen before creates that voter on a write and reads as "no votes yet" on a read.
- * The identity route resolves identities itself and is skipped here.
+ * The identity route (access "identity", marked in src/app.ts) resolves identities itself
+ * through the same service (src/lib/resolution.ts) and is skipped here.
  */
 import type { MiddlewareHandler } from "hono";
-import type { AppDeps, AppEnv, VoterContext } from "../lib/context.ts";
-import { projectCache } from "../lib/project-cache.ts";
+import type { AppEnv, VoterContext } from "../lib/context.ts";
 import { ApiError } from "../lib/errors.ts";
+import { resolveVoter } from "../lib/resolution.ts";
 import { hashSecret } from "../lib/secrets.ts";
-import { verifySsoToken } from "../lib/sso.ts";
-import { findAnonymousVoter, findSsoVoter, upsertSsoVoter } from "../routes/identity/identity.repository.ts";
-
-const IDENTITY_PATH = /^\/api\/v3\/projects\/[^/]+\/identity\/?$/;
 
 export function voterMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (c.get("access") === "owner") {
+    const access = c.get("access");
+    if (access === "owner") {
       // Owner routes act for the project, not a voter: identity headers are ignored
       // (owner-api-v3.md, "Common rules"), and idempotency records are the owner's.
       c.set("voter", null);
@@ -26,7 +24,7 @@ export function voterMiddleware(): MiddlewareHandler<AppEnv> {
       await next();
       return;
     }
-    if (IDENTITY_PATH.test(c.req.path)) {
+    if (access === "identity") {
       // No voter yet: scope idempotency records by the presented token's digest instead.
       const presented = c.req.header("X-VF-Token") || c.req.header("X-VF-Anon");
       c.set("idempotencyScope", presented ? `token:${hashSecret(presented)}` : "none");
@@ -34,11 +32,12 @@ export function voterMiddleware(): MiddlewareHandler<AppEnv> {
       return;
     }
     const isWrite = c.req.method !== "GET" && c.req.method !== "HEAD";
-    const voter = await resolveVoter(c.get("deps"), c.get("project"), {
-      token: c.req.header("X-VF-Token"),
-      anon: c.req.header("X-VF-Anon"),
-      createSso: isWrite,
-    });
+    const voter = await resolveVoter(
+      c.get("deps"),
+      c.get("project"),
+      { ssoToken: c.req.header("X-VF-Token"), anonToken: c.req.header("X-VF-Anon") },
+      { createSso: isWrite },
+    );
     if (voter === undefined && isWrite) {
       throw new ApiError("identity_required", "send a voter identity in X-VF-Anon or X-VF-Token");
     }
@@ -56,31 +55,4 @@ export function voterMiddleware(): MiddlewareHandler<AppEnv> {
 export function requireVoter(voter: VoterContext | null): VoterContext {
   if (!voter) throw new ApiError("identity_required", "send a voter identity in X-VF-Anon or X-VF-Token");
   return voter;
-}
-
-/**
- * The voter named by the presented headers: undefined when none was sent, null for a valid SSO
- * token whose user has no voter yet (only when createSso is false). Throws identity_invalid.
- * Anonymous voters come through the project cache: their row changes only with an import, which
- * clears it (a token unknown a moment ago is looked up again, nothing negative is kept).
- */
-export async function resolveVoter(
-  deps: Pick<AppDeps, "db" | "config">,
-  project: AppEnv["Variables"]["project"],
-  presented: { token: string | undefined; anon: string | undefined; createSso: boolean },
-): Promise<VoterContext | null | undefined> {
-  if (presented.token !== undefined && presented.token !== "") {
-    const claims = await verifySsoToken(presented.token, project.sso_secret);
-    if (presented.createSso) return upsertSsoVoter(deps.db, project.id, claims, false);
-    return (await findSsoVoter(deps.db, project.id, claims.sub)) ?? null;
-  }
-  if (presented.anon !== undefined && presented.anon !== "") {
-    const digest = hashSecret(presented.anon);
-    const voter = await projectCache(deps).remember(`anon-voter:${project.id}:${digest}`, () =>
-      findAnonymousVoter(deps.db, project.id, digest),
-    );
-    if (!voter) throw new ApiError("identity_invalid", "the anonymous token is unknown to this project");
-    return voter;
-  }
-  return undefined;
 }

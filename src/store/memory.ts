@@ -4,7 +4,16 @@
  * idempotency store never is (design.md). Exact within one process only.
  */
 import { randomUUID } from "node:crypto";
-import type { ClaimResult, IdempotencyRecord, IdempotencyStore, RateLimiter, RateLimitResult, StoredResponse } from "./store.types.ts";
+import type {
+  ClaimResult,
+  ContentRevisions,
+  IdempotencyRecord,
+  IdempotencyStore,
+  ProjectRevisions,
+  RateLimiter,
+  RateLimitResult,
+  StoredResponse,
+} from "./store.types.ts";
 
 interface Expiring<T> {
   value: T;
@@ -50,38 +59,46 @@ class ExpiringMap<T> {
   }
 }
 
-export class MemoryRateLimiter implements RateLimiter {
+/** Counters and revisions of one process: the embedded default, and the Redis adapter's fallback. */
+export class MemoryRateLimiter implements RateLimiter, ContentRevisions {
   private readonly counters: ExpiringMap<number>;
-  private readonly revisions = new Map<string, string>();
+  private readonly revisions = new Map<number, ProjectRevisions>();
 
   constructor(private readonly now: () => number = Date.now) {
     this.counters = new ExpiringMap(now);
   }
 
-  async consume(bucket: string, limit: number, windowSeconds: number, revisionScope?: string): Promise<RateLimitResult> {
+  async consume(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
     const nowSeconds = this.now() / 1000;
     const window = Math.floor(nowSeconds / windowSeconds);
     const key = `${bucket}:${window}`;
     const count = (this.counters.get(key) ?? 0) + 1;
     const resetAt = (window + 1) * windowSeconds;
     this.counters.set(key, count, (resetAt - nowSeconds) * 1000 + 1000);
-    const revision = revisionScope === undefined ? null : this.revisionOf(revisionScope);
-    const lookupsRevision = revisionScope === undefined ? null : this.revisionOf(`lookups:${revisionScope}`);
-    return { limit, remaining: Math.max(0, limit - count), resetAt, allowed: count <= limit, revision, lookupsRevision };
+    return { limit, remaining: Math.max(0, limit - count), resetAt, allowed: count <= limit };
   }
 
-  private revisionOf(scope: string): string {
-    let revision = this.revisions.get(scope);
-    if (revision === undefined) {
-      revision = randomUUID();
-      this.revisions.set(scope, revision);
+  async consumeReadingRevisions(
+    bucket: string,
+    limit: number,
+    windowSeconds: number,
+    projectId: number,
+  ): Promise<{ rate: RateLimitResult; revisions: ProjectRevisions | null }> {
+    return { rate: await this.consume(bucket, limit, windowSeconds), revisions: this.revisionsOf(projectId) };
+  }
+
+  private revisionsOf(projectId: number): ProjectRevisions {
+    let revisions = this.revisions.get(projectId);
+    if (revisions === undefined) {
+      revisions = { content: randomUUID(), lookups: randomUUID() };
+      this.revisions.set(projectId, revisions);
     }
-    return revision;
+    return revisions;
   }
 
-  async bumpRevision(scope: string, options: { lookups?: boolean } = {}): Promise<boolean> {
-    this.revisions.set(scope, randomUUID());
-    if (options.lookups) this.revisions.set(`lookups:${scope}`, randomUUID());
+  async bump(projectId: number, options: { lookups?: boolean } = {}): Promise<boolean> {
+    const current = this.revisionsOf(projectId);
+    this.revisions.set(projectId, { content: randomUUID(), lookups: options.lookups ? randomUUID() : current.lookups });
     return true;
   }
 

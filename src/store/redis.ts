@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { MemoryRateLimiter } from "./memory.ts";
-import type { RateLimiter, RateLimitResult } from "./store.types.ts";
+import type { ContentRevisions, ProjectRevisions, RateLimiter, RateLimitResult } from "./store.types.ts";
 
 /** Opens a client that never queues commands while disconnected and gives up quickly. */
 export function connectRedis(url: string, commandTimeoutMs: number, keyPrefix = "fb:"): Redis {
@@ -79,7 +79,16 @@ type ScriptedRedis = {
   ): Promise<[number, string, string]>;
 };
 
-export class RedisRateLimiter implements RateLimiter {
+/** The Redis keys of a project's revisions. */
+function revisionKeys(projectId: number): { content: string; lookups: string } {
+  return { content: `rev:project:${projectId}`, lookups: `lrev:project:${projectId}` };
+}
+
+/**
+ * Rate-limit counters and content revisions in Redis, behind one adapter so that a keyed
+ * request reads both in one round trip (consumeReadingRevisions).
+ */
+export class RedisRateLimiter implements RateLimiter, ContentRevisions {
   private readonly fallback = new MemoryRateLimiter();
   private readonly failures: FailureLog;
 
@@ -93,53 +102,69 @@ export class RedisRateLimiter implements RateLimiter {
     redis.defineCommand("fbConsumeReadRevision", { numberOfKeys: 3, lua: CONSUME_READ_REVISION_SCRIPT });
   }
 
-  async consume(bucket: string, limit: number, windowSeconds: number, revisionScope?: string): Promise<RateLimitResult> {
-    const nowSeconds = Date.now() / 1000;
-    const window = Math.floor(nowSeconds / windowSeconds);
-    const resetAt = (window + 1) * windowSeconds;
-    const redis = this.redis as unknown as ScriptedRedis;
-    const counterKey = `rl:${bucket}:${window}`;
+  private window(windowSeconds: number): { window: number; resetAt: number } {
+    const window = Math.floor(Date.now() / 1000 / windowSeconds);
+    return { window, resetAt: (window + 1) * windowSeconds };
+  }
+
+  private async fallbackConsume(error: unknown, bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
+    this.failures.warn(error);
+    const local = await this.fallback.consume(bucket, Math.max(1, Math.floor(limit * this.fallbackFactor)), windowSeconds);
+    return { ...local, limit };
+  }
+
+  async consume(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
+    const { window, resetAt } = this.window(windowSeconds);
     try {
-      let count: number;
-      let revision: string | null = null;
-      let lookupsRevision: string | null = null;
-      if (revisionScope === undefined) {
-        count = Number(await redis.fbConsume(counterKey, windowSeconds + 1));
-      } else {
-        const reply = await redis.fbConsumeReadRevision(
-          counterKey,
-          `rev:${revisionScope}`,
-          `lrev:${revisionScope}`,
-          windowSeconds + 1,
-          randomUUID(),
-          REVISION_TTL_SECONDS,
-        );
-        count = Number(reply[0]);
-        revision = String(reply[1]);
-        lookupsRevision = String(reply[2]);
-      }
-      return { limit, remaining: Math.max(0, limit - count), resetAt, allowed: count <= limit, revision, lookupsRevision };
+      const count = Number(await (this.redis as unknown as ScriptedRedis).fbConsume(`rl:${bucket}:${window}`, windowSeconds + 1));
+      return { limit, remaining: Math.max(0, limit - count), resetAt, allowed: count <= limit };
     } catch (error) {
-      this.failures.warn(error);
-      const local = await this.fallback.consume(bucket, Math.max(1, Math.floor(limit * this.fallbackFactor)), windowSeconds);
-      // A per-process revision would not see other instances' writes: no revision, no caching.
-      return { ...local, limit, revision: null, lookupsRevision: null };
+      return this.fallbackConsume(error, bucket, limit, windowSeconds);
     }
   }
 
-  async bumpRevision(scope: string, options: { lookups?: boolean } = {}): Promise<boolean> {
+  async consumeReadingRevisions(
+    bucket: string,
+    limit: number,
+    windowSeconds: number,
+    projectId: number,
+  ): Promise<{ rate: RateLimitResult; revisions: ProjectRevisions | null }> {
+    const { window, resetAt } = this.window(windowSeconds);
+    const keys = revisionKeys(projectId);
+    try {
+      const reply = await (this.redis as unknown as ScriptedRedis).fbConsumeReadRevision(
+        `rl:${bucket}:${window}`,
+        keys.content,
+        keys.lookups,
+        windowSeconds + 1,
+        randomUUID(),
+        REVISION_TTL_SECONDS,
+      );
+      const count = Number(reply[0]);
+      return {
+        rate: { limit, remaining: Math.max(0, limit - count), resetAt, allowed: count <= limit },
+        revisions: { content: String(reply[1]), lookups: String(reply[2]) },
+      };
+    } catch (error) {
+      // A per-process revision would not see other instances' writes: no revision, no caching.
+      return { rate: await this.fallbackConsume(error, bucket, limit, windowSeconds), revisions: null };
+    }
+  }
+
+  async bump(projectId: number, options: { lookups?: boolean } = {}): Promise<boolean> {
+    const keys = revisionKeys(projectId);
     try {
       if (options.lookups) {
         // One round trip; both keys replaced together.
         const replies = await this.redis
           .multi()
-          .set(`rev:${scope}`, randomUUID(), "EX", REVISION_TTL_SECONDS)
-          .set(`lrev:${scope}`, randomUUID(), "EX", REVISION_TTL_SECONDS)
+          .set(keys.content, randomUUID(), "EX", REVISION_TTL_SECONDS)
+          .set(keys.lookups, randomUUID(), "EX", REVISION_TTL_SECONDS)
           .exec();
         const failed = replies?.find(([error]) => error)?.[0];
         if (!replies || failed) throw failed ?? new Error("transaction discarded");
       } else {
-        await this.redis.set(`rev:${scope}`, randomUUID(), "EX", REVISION_TTL_SECONDS);
+        await this.redis.set(keys.content, randomUUID(), "EX", REVISION_TTL_SECONDS);
       }
       return true;
     } catch (error) {

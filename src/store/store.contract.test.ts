@@ -8,14 +8,20 @@ import { afterAll, describe, expect, it } from "vitest";
 import { MemoryIdempotencyStore, MemoryRateLimiter } from "./memory.ts";
 import { RedisIdempotencyStore } from "./idempotency.redis.ts";
 import { connectRedis, RedisRateLimiter } from "./redis.ts";
-import { type ClaimResult, type IdempotencyStore, IdempotencyStoreUnavailable, type RateLimiter } from "./store.types.ts";
+import {
+  type ClaimResult,
+  type ContentRevisions,
+  type IdempotencyStore,
+  IdempotencyStoreUnavailable,
+  type RateLimiter,
+} from "./store.types.ts";
 
 const logger = pino({ level: "silent" });
 const redisUrl = process.env.REDIS_URL;
 const redis = redisUrl ? connectRedis(redisUrl, 500, `fbtest:${randomBytes(4).toString("hex")}:`) : undefined;
 afterAll(() => redis?.disconnect());
 
-const implementations: [string, () => { limiter: RateLimiter; store: IdempotencyStore }][] = [
+const implementations: [string, () => { limiter: RateLimiter & ContentRevisions; store: IdempotencyStore }][] = [
   ["memory", () => ({ limiter: new MemoryRateLimiter(), store: new MemoryIdempotencyStore() })],
 ];
 if (redis) {
@@ -52,23 +58,34 @@ describe.each(implementations)("%s store", (_name, make) => {
     expect((await limiter.consume(b, 1000, 60)).remaining).toBe(999);
   });
 
-  it("reads a scope's content revision with the counter: stable until bumped, new after, per scope", async () => {
+  it("reads a project's revisions with the counter: stable until bumped, new after, per project", async () => {
     const { limiter } = make();
-    const [scope, other] = [bucket(), bucket()];
-    const first = (await limiter.consume(bucket(), 10, 60, scope)).revision;
-    expect(first).toEqual(expect.any(String));
-    expect((await limiter.consume(bucket(), 10, 60, scope)).revision).toBe(first);
-    expect((await limiter.consume(bucket(), 10, 60)).revision).toBeNull();
-    const otherRevision = (await limiter.consume(bucket(), 10, 60, other)).revision;
-    expect(otherRevision).not.toBe(first);
-    expect(await limiter.bumpRevision(scope)).toBe(true);
-    const second = (await limiter.consume(bucket(), 10, 60, scope)).revision;
-    expect(second).not.toBe(first);
-    expect((await limiter.consume(bucket(), 10, 60, other)).revision).toBe(otherRevision);
-    // Concurrent readers of a scope nobody wrote to yet all get the one revision created.
-    const fresh = bucket();
-    const parallel = await Promise.all(Array.from({ length: 20 }, () => limiter.consume(bucket(), 10, 60, fresh)));
-    expect(new Set(parallel.map((r) => r.revision)).size).toBe(1);
+    const project = () => Math.floor(Math.random() * 2 ** 30);
+    const [id, other] = [project(), project()];
+    const read = async (projectId: number) => (await limiter.consumeReadingRevisions(bucket(), 10, 60, projectId)).revisions!;
+    const first = await read(id);
+    expect(first).toEqual({ content: expect.any(String), lookups: expect.any(String) });
+    expect(await read(id)).toEqual(first);
+    const otherRevisions = await read(other);
+    expect(otherRevisions.content).not.toBe(first.content);
+    expect(await limiter.bump(id)).toBe(true);
+    const second = await read(id);
+    expect(second.content).not.toBe(first.content);
+    // A content change leaves the lookups alone; an owner change replaces both.
+    expect(second.lookups).toBe(first.lookups);
+    expect(await limiter.bump(id, { lookups: true })).toBe(true);
+    const third = await read(id);
+    expect(third.content).not.toBe(second.content);
+    expect(third.lookups).not.toBe(second.lookups);
+    expect(await read(other)).toEqual(otherRevisions);
+    // The counter is the same one consume() counts.
+    const counted = bucket();
+    await limiter.consume(counted, 10, 60);
+    expect((await limiter.consumeReadingRevisions(counted, 10, 60, id)).rate.remaining).toBe(8);
+    // Concurrent readers of a project nobody wrote to yet all get the one revision created.
+    const fresh = project();
+    const parallel = await Promise.all(Array.from({ length: 20 }, () => read(fresh)));
+    expect(new Set(parallel.map((r) => r.content)).size).toBe(1);
   });
 
   const token = (claim: ClaimResult) => {
@@ -132,13 +149,14 @@ describe.each(implementations)("%s store", (_name, make) => {
 describe.runIf(redis)("redis content revisions", () => {
   it("a revision lost with Redis's memory is replaced by a new one, never by an earlier one", async () => {
     const limiter = new RedisRateLimiter(redis!, logger);
-    const scope = `s-${randomBytes(6).toString("hex")}`;
+    const projectId = randomBytes(4).readUInt32BE() >>> 2;
+    const read = async () => (await limiter.consumeReadingRevisions("b", 10, 60, projectId)).revisions?.content ?? null;
     const seen = new Set<string | null>();
-    seen.add((await limiter.consume("b", 10, 60, scope)).revision);
-    await limiter.bumpRevision(scope);
-    seen.add((await limiter.consume("b", 10, 60, scope)).revision);
-    await redis!.del(`rev:${scope}`);
-    const after = (await limiter.consume("b", 10, 60, scope)).revision;
+    seen.add(await read());
+    await limiter.bump(projectId);
+    seen.add(await read());
+    await redis!.del(`rev:project:${projectId}`);
+    const after = await read();
     expect(after).not.toBeNull();
     expect(seen.has(after)).toBe(false);
   });
@@ -150,9 +168,9 @@ describe("redis store failure", () => {
     dead.on("error", () => {});
     const limiter = new RedisRateLimiter(dead, logger);
     const store = new RedisIdempotencyStore(dead, logger);
-    const first = await limiter.consume("x", 2, 60, "project:1");
-    expect(first).toMatchObject({ limit: 2, remaining: 1, allowed: true, revision: null });
-    expect(await limiter.bumpRevision("project:1")).toBe(false);
+    const first = await limiter.consumeReadingRevisions("x", 2, 60, 1);
+    expect(first).toEqual({ rate: expect.objectContaining({ limit: 2, remaining: 1, allowed: true }), revisions: null });
+    expect(await limiter.bump(1)).toBe(false);
     // Never sent (no connection, no offline queue): certainly not applied.
     for (let i = 0; i < 2; i++) {
       const refused = await store.claim("k", "fp", 10).catch((error: unknown) => error);

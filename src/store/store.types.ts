@@ -1,6 +1,7 @@
 /**
- * The two things instances share through Redis (design.md): rate-limit counters and
- * idempotency records. Each has a Redis and an in-process implementation behind one interface.
+ * What instances share through Redis (design.md): rate-limit counters, projects' content
+ * revisions and idempotency records. Each has a Redis and an in-process implementation; the
+ * counters and the revisions share one adapter (and one round trip per keyed request).
  */
 
 export interface RateLimitResult {
@@ -11,37 +12,51 @@ export interface RateLimitResult {
   /** When the window refills, Unix time in seconds. */
   resetAt: number;
   allowed: boolean;
-  /**
-   * The content revision of the scope passed to `consume` (an opaque token that changes with
-   * every write to it), or null when none was asked for or the shared store did not answer.
-   */
-  revision: string | null;
-  /**
-   * The lookups revision of the same scope: changes only when the owner changes what instances
-   * cache about a project beyond its content (keys, settings, boards, voters' flags). null as
-   * `revision` is.
-   */
-  lookupsRevision: string | null;
 }
 
 /**
- * Rate-limit counters, and the content revision of each project: every keyed request needs
- * both, so they are read in one round trip (design.md: one Redis round trip per request). The
- * shared read cache (src/middleware/shared-read-cache.ts) keys responses by the revision.
+ * A project's revisions in the shared store: opaque tokens, each replaced by every change it
+ * tracks. `content` changes with every write that changes what a read shows (the shared read
+ * cache keys answers by it); `lookups` changes only when an owner changes what instances cache
+ * about the project beyond its content (keys, settings, boards, voters' flags).
+ */
+export interface ProjectRevisions {
+  content: string;
+  lookups: string;
+}
+
+/**
+ * Per-key request budgets in fixed windows (contract, "Limits").
  */
 export interface RateLimiter {
+  /** Counts one request against `bucket` in a fixed window of `windowSeconds`. */
+  consume(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult>;
   /**
-   * Counts one request against `bucket` in a fixed window of `windowSeconds`; with
-   * `revisionScope`, also returns that scope's content revision (one is created if it has none).
+   * consume() and the revisions of project `projectId` in the same round trip (design.md: one
+   * Redis round trip per keyed request); revisions are null when the shared store did not
+   * answer (the count then comes from the per-process fallback). A project without revisions
+   * gets fresh ones.
    */
-  consume(bucket: string, limit: number, windowSeconds: number, revisionScope?: string): Promise<RateLimitResult>;
-  /**
-   * Gives `scope` a new content revision (after a write to it), and with `lookups` a new lookups
-   * revision too (after an owner write). Resolves false when the shared store did not answer, so
-   * the caller can drop what it cached locally.
-   */
-  bumpRevision(scope: string, options?: { lookups?: boolean }): Promise<boolean>;
+  consumeReadingRevisions(
+    bucket: string,
+    limit: number,
+    windowSeconds: number,
+    projectId: number,
+  ): Promise<{ rate: RateLimitResult; revisions: ProjectRevisions | null }>;
   close(): Promise<void>;
+}
+
+/**
+ * Retires cached answers and lookups on every instance: any write path, public or owner, calls
+ * `bump` once after its change committed (design.md, "Per-request services").
+ */
+export interface ContentRevisions {
+  /**
+   * Gives project `projectId` a new content revision, and with `lookups` a new lookups revision
+   * too (after an owner change to keys, settings, boards or voters). Resolves false when the
+   * shared store did not answer, so the caller can drop what it cached locally.
+   */
+  bump(projectId: number, options?: { lookups?: boolean }): Promise<boolean>;
 }
 
 /** A response as recorded for replay: status, selected headers, exact body text. */

@@ -1,10 +1,7 @@
 /** Handlers of the board routes: repository rows -> BoardDocument (contract, BoardDocument). */
 import type { ProjectSettings } from "../../../db/schema.ts";
-import type { ProjectContext } from "../../lib/context.ts";
-import type { Db } from "../../../db/connect.ts";
-import type { Config } from "../../config.ts";
+import type { AppDeps, ProjectContext } from "../../lib/context.ts";
 import { success } from "../../lib/envelope.ts";
-import { projectCache } from "../../lib/project-cache.ts";
 import type { AppRouteHandler } from "../../lib/openapi.ts";
 import { type BoardColumnRow, listBoardColumns, listTags, readVoterCount } from "./board.repository.ts";
 import type { GetKeyBoardRoute, GetProjectBoardRoute } from "./board.routes.ts";
@@ -64,15 +61,14 @@ function archivedColumn(board: BoardEntryObject): ColumnObject {
 }
 
 /**
- * The whole BoardDocument of a project: boards with columns and tags (kept in the project cache,
- * as only an import changes them) and the fresh voter_count, then mapped field by field.
+ * The whole BoardDocument of a project: boards with columns and tags (kept in the app's caches,
+ * cleared on every instance when an owner changes them) and the fresh voter_count, then mapped field by field.
  */
-export async function buildBoardDocument(deps: { db: Db; config: Config }, project: ProjectContext): Promise<BoardDocumentObject> {
-  const { db } = deps;
-  const cache = projectCache(deps);
+export async function buildBoardDocument(deps: Pick<AppDeps, "db" | "caches">, project: ProjectContext): Promise<BoardDocumentObject> {
+  const { db, caches } = deps;
   const [rows, tags, voterCount] = await Promise.all([
-    cache.remember(`boards:${project.id}`, () => listBoardColumns(db, project.id)),
-    cache.remember(`tags:${project.id}`, () => listTags(db, project.id)),
+    caches.boardColumns.remember([project.id], () => listBoardColumns(db, project.id)),
+    caches.tags.remember([project.id], () => listTags(db, project.id)),
     readVoterCount(db, project.id),
   ]);
   const s = project.settings;

@@ -1,12 +1,11 @@
 /** Handlers of the features area: parse -> repository -> toFeatureObject -> envelope. */
 import { requireVoter } from "../../middleware/voter.ts";
-import type { Db } from "../../../db/connect.ts";
+import type { AppDeps } from "../../lib/context.ts";
 import type { ProjectSettings } from "../../../db/schema.ts";
 import { page, success } from "../../lib/envelope.ts";
 import { ApiError, notFound, validationError } from "../../lib/errors.ts";
 import type { AppRouteHandler } from "../../lib/openapi.ts";
 import { pageMeta } from "../../lib/pagination.ts";
-import { projectCache } from "../../lib/project-cache.ts";
 import type { Personalize } from "../../middleware/shared-read-cache.ts";
 import { toFeatureObject } from "./features.mapper.ts";
 import { type FeatureListFilter, findFeature, findVotedFeatureIds, listFeatures as listFeatureRows } from "./features.repository.ts";
@@ -20,7 +19,7 @@ import { findListTarget } from "./features.targets.repository.ts";
  * (the denied column under show_denied false) or -1 while the archived column is hidden.
  */
 async function resolveTarget(
-  deps: { db: Db; config: { PROJECT_CACHE_SECONDS: number } },
+  deps: Pick<AppDeps, "db" | "caches">,
   project: { id: number; settings: ProjectSettings },
   query: { board?: string | undefined; column?: number | undefined; scope?: "project" | undefined },
 ): Promise<Pick<FeatureListFilter, "boardId" | "column">> {
@@ -31,7 +30,7 @@ async function resolveTarget(
   }
   const wantsColumn = query.column !== undefined && query.column !== -1 ? query.column : null;
   // Boards and columns change only with an import (which clears the cache): no query per page.
-  const target = await projectCache(deps).remember(`target:${project.id}:${query.board ?? ""}:${wantsColumn ?? ""}`, () =>
+  const target = await deps.caches.listTargets.remember([project.id, query.board ?? "", wantsColumn ?? ""], () =>
     findListTarget(deps.db, project.id, query.board ?? null, wantsColumn),
   );
   if (!target) throw validationError("board", `no board "${query.board}" in this project`);
@@ -59,10 +58,10 @@ export const listFeatures: AppRouteHandler<typeof routes.listFeatures> = async (
   // Counting a big listing costs more than the page; its total moves only when features are
   // added, moved or reviewed by the owner (not with votes or comments), so a large one is reused
   // for PROJECT_CACHE_SECONDS. Small totals are counted every time.
-  const cache = projectCache(c.get("deps"));
+  const totals = c.get("deps").caches.listTotals;
   const { show_denied, show_archived } = project.settings;
-  const totalKey = `total:${project.id}:${JSON.stringify([filter, show_denied, show_archived])}`;
-  const knownTotal = cache.get<number>(totalKey);
+  const totalKey: [number, string] = [project.id, JSON.stringify([filter, show_denied, show_archived])];
+  const knownTotal = totals.get(totalKey);
   const { rows, total } = await listFeatureRows(db, project, filter, {
     sort: query.sort,
     page: pageRequest,
@@ -70,7 +69,7 @@ export const listFeatures: AppRouteHandler<typeof routes.listFeatures> = async (
     now: now(),
     knownTotal,
   });
-  if (knownTotal === undefined && total >= CACHED_TOTAL_MIN) cache.set(totalKey, total);
+  if (knownTotal === undefined && total >= CACHED_TOTAL_MIN) totals.set(totalKey, total);
   const data = rows.map((row) => toFeatureObject(row, project.settings));
   return c.json(page(data, pageMeta(pageRequest, total)), 200);
 };

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { invalidateLocalCaches, listenForCacheInvalidation, LocalCache, projectCache, CACHE_CHANNEL } from "./project-cache.ts";
+import { CACHE_CHANNEL, CacheNamespace, createAppCaches, listenForCacheInvalidation, LocalCache } from "./app-caches.ts";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -82,35 +82,55 @@ describe("LocalCache.remember", () => {
   });
 });
 
-describe("invalidation", () => {
-  it("invalidateLocalCaches clears every cache of the process", async () => {
-    const first = projectCache({ db: {}, config: { PROJECT_CACHE_SECONDS: 5 } });
-    const second = projectCache({ db: {}, config: { PROJECT_CACHE_SECONDS: 5 } });
-    first.set("a", 1);
-    second.set("b", 2);
-    invalidateLocalCaches();
-    expect(first.get("a")).toBeUndefined();
-    expect(second.get("b")).toBeUndefined();
+const config = { PROJECT_CACHE_SECONDS: 5, READ_CACHE_SECONDS: 5, READ_CACHE_MB: 1 };
+const answer = { body: "{}", etag: '"e"', contentType: "application/json" };
+
+describe("app caches", () => {
+  it("namespaces keep their keys apart over one store", async () => {
+    const store = new LocalCache(5000);
+    const keys = new CacheNamespace<[string], number>(store, "a");
+    const others = new CacheNamespace<[string], number>(store, "b");
+    expect(await keys.remember(["x"], async () => 1)).toBe(1);
+    expect(await others.remember(["x"], async () => 2)).toBe(2);
+    expect(keys.get(["x"])).toBe(1);
+    keys.delete(["x"]);
+    expect(keys.get(["x"])).toBeUndefined();
+    expect(others.get(["x"])).toBe(2);
   });
 
-  it("one cache per database handle", () => {
-    const db = {};
-    expect(projectCache({ db, config: { PROJECT_CACHE_SECONDS: 5 } })).toBe(projectCache({ db, config: { PROJECT_CACHE_SECONDS: 5 } }));
+  it("clearLookups keeps cached answers; clearAll drops both; two apps share nothing", () => {
+    const caches = createAppCaches(config);
+    const other = createAppCaches(config);
+    caches.tags.set([1], [{ id: 1, name: "t" }]);
+    other.tags.set([1], [{ id: 2, name: "u" }]);
+    caches.responses!.set("r", answer);
+    caches.clearLookups();
+    expect(caches.tags.get([1])).toBeUndefined();
+    expect(caches.responses!.get("r")).toEqual(answer);
+    expect(other.tags.get([1])).toEqual([{ id: 2, name: "u" }]);
+    caches.clearAll();
+    expect(caches.responses!.get("r")).toBeUndefined();
   });
 
-  it("a notification on the channel clears the caches", async () => {
-    const cache = projectCache({ db: {}, config: { PROJECT_CACHE_SECONDS: 5 } });
+  it("READ_CACHE_SECONDS=0 leaves no answer cache", () => {
+    expect(createAppCaches({ ...config, READ_CACHE_SECONDS: 0 }).responses).toBeNull();
+  });
+
+  it("a notification on the channel clears the app's caches", async () => {
+    const caches = createAppCaches(config);
     let notify: (() => void) | undefined;
     let channel = "";
     const stop = await listenForCacheInvalidation(async (name, onNotify) => {
       channel = name;
       notify = onNotify;
       return async () => {};
-    });
-    cache.set("k", 1);
+    }, caches);
+    caches.tags.set([1], []);
+    caches.responses!.set("r", answer);
     notify!();
     expect(channel).toBe(CACHE_CHANNEL);
-    expect(cache.get("k")).toBeUndefined();
+    expect(caches.tags.get([1])).toBeUndefined();
+    expect(caches.responses!.get("r")).toBeUndefined();
     await stop();
   });
 });

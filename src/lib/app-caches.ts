@@ -1,0 +1,281 @@
+/**
+ * The in-process caches of one app (design.md, "Per-request services": typed namespaces held in
+ * AppDeps, no module state). What every keyed request looks up and what changes only when an
+ * owner edits a project (key -> project with its settings, allowlists, anonymous voters, board
+ * structure, list targets and totals, the next scheduled publication) lives in namespaces of one
+ * store kept PROJECT_CACHE_SECONDS (default 5; 0 turns it off). Each namespace builds its keys
+ * from typed parts in one place (`remember(parts, load)`), so no layer writes a key by hand.
+ * The shared read cache of whole answers (src/middleware/shared-read-cache.ts) is its own,
+ * byte-bounded store, keyed by the project's content revision.
+ *
+ * Invalidation:
+ * - Per project, on every instance: the lookups revision read with each keyed request's rate
+ *   counter (src/middleware/rate-limit.ts, `seenLookupRevisions`); owner writes replace it
+ *   (ContentRevisions.bump with lookups).
+ * - Everything, on every instance: admin code (key regeneration, import) and owner writes call
+ *   `notifyCacheInvalidation`, which clears the caller's caches (if given) and sends a Postgres
+ *   NOTIFY on CACHE_CHANNEL that every app receives through `listenForCacheInvalidation`.
+ * The TTL bounds staleness when a notification is missed (a reconnect also clears). Nothing
+ * negative is cached: a key unknown a moment ago works as soon as it is stored.
+ */
+import { type Kysely, sql } from "kysely";
+import { LRUCache } from "lru-cache";
+import type { Config } from "../config.ts";
+import type { BoardColumnRow } from "../routes/board/board.repository.ts";
+import type { ListTarget } from "../routes/features/features.targets.repository.ts";
+import type { BooleanFieldOverlay } from "./boolean-field-overlay.ts";
+import type { VoterContext } from "./context.ts";
+import type { FoundKey } from "./resolution.repository.ts";
+
+export const CACHE_CHANNEL = "fb_project_cache";
+/** Entries kept per cache, least recently used dropped first (a bound on memory, not a tuning knob). */
+const MAX_ENTRIES = 50_000;
+
+/** LRUCache stores objects only: values are boxed. */
+interface Entry {
+  value: unknown;
+}
+
+/** A bound in bytes instead of entries, for caches of large values (response bodies). */
+export interface ByteBound {
+  maxBytes: number;
+  /** Approximate bytes `value` stored under `key` occupies. */
+  bytesOf: (value: unknown, key: string) => number;
+}
+
+/**
+ * In-process cache with a TTL, least recently used entries dropped first, one load per key at a
+ * time, and a clear() that also keeps loads under way from storing what they read.
+ */
+export class LocalCache {
+  private readonly entries: LRUCache<string, Entry>;
+  private readonly loading = new Map<string, Promise<unknown>>();
+  private generation = 0;
+
+  /** `ttlMs` 0 turns the cache off; without `bound`, at most MAX_ENTRIES entries are kept. */
+  constructor(
+    private readonly ttlMs: number,
+    bound?: ByteBound,
+  ) {
+    const limit = bound
+      ? { maxSize: bound.maxBytes, sizeCalculation: (entry: Entry, key: string) => Math.max(1, bound.bytesOf(entry.value, key)) }
+      : { max: MAX_ENTRIES };
+    // Wall-clock time (Date.now) rather than lru-cache's default performance.now, so that tests
+    // can move the clock.
+    this.entries = new LRUCache<string, Entry>({ ...limit, ttl: Math.max(ttlMs, 1), perf: { now: () => Date.now() }, ttlResolution: 0 });
+  }
+
+  /**
+   * The value under `key`, loaded with `load` when absent or expired. Concurrent misses share
+   * one load. Results for which `keep` is false (default: undefined) are returned, not stored.
+   */
+  async remember<T>(key: string, load: () => Promise<T>, keep: (value: T) => boolean = (v) => v !== undefined): Promise<T> {
+    if (this.ttlMs <= 0) return load();
+    const hit = this.entries.get(key);
+    if (hit) return hit.value as T;
+    const pending = this.loading.get(key);
+    if (pending) return pending as Promise<T>;
+    const generation = this.generation;
+    // After a clear() another load of the key may be under way: leave its record alone.
+    const done = () => {
+      if (this.loading.get(key) === promise) this.loading.delete(key);
+    };
+    const promise: Promise<T> = load().then(
+      (value) => {
+        done();
+        // A load that straddles an invalidation may have read the old state: use it once, keep it not.
+        if (keep(value) && generation === this.generation) this.entries.set(key, { value });
+        return value;
+      },
+      (error: unknown) => {
+        done();
+        throw error;
+      },
+    );
+    this.loading.set(key, promise);
+    return promise;
+  }
+
+  /** The value under `key` if present and fresh. */
+  get<T>(key: string): T | undefined {
+    return this.entries.get(key)?.value as T | undefined;
+  }
+
+  /** Forgets the value under `key` (a load under way still stores what it read). */
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  /** Stores `value` under `key` for the TTL. */
+  set(key: string, value: unknown): void {
+    if (this.ttlMs <= 0) return;
+    this.entries.set(key, { value });
+  }
+
+  /** Forgets everything (and makes loads already under way not store their result). */
+  clear(): void {
+    this.generation++;
+    this.entries.clear();
+    this.loading.clear();
+  }
+}
+
+/**
+ * The lookups revision (store.types.ts RateLimitResult.lookupsRevision) this process last saw for
+ * each project. Every keyed request reads the project's current one with its rate-limit counter;
+ * when it differs from the one seen here, an owner changed keys, settings, boards or voters
+ * somewhere since this process cached them, and the request must not trust its cached lookups.
+ */
+export class SeenLookupRevisions {
+  private readonly seen = new Map<number, string>();
+
+  /** Records `revision` for the project; true when it differs from the one seen before (or none was). */
+  changed(projectId: number, revision: string): boolean {
+    if (this.seen.get(projectId) === revision) return false;
+    this.seen.set(projectId, revision);
+    return true;
+  }
+}
+
+/** One namespace of a LocalCache: values of one kind under keys built from typed parts. */
+export class CacheNamespace<Parts extends readonly (string | number)[], Value> {
+  constructor(
+    private readonly store: LocalCache,
+    private readonly name: string,
+  ) {}
+
+  /** The store key of `parts`: parts never hold a newline (slugs, digests, ids, JSON text). */
+  private keyOf(parts: Parts): string {
+    return parts.length === 0 ? this.name : `${this.name}\n${parts.join("\n")}`;
+  }
+
+  /** LocalCache.remember under the key of `parts` (absent values are not stored). */
+  remember(parts: Parts, load: () => Promise<Value>): Promise<Value> {
+    return this.store.remember(this.keyOf(parts), load);
+  }
+
+  get(parts: Parts): Value | undefined {
+    return this.store.get<Value>(this.keyOf(parts));
+  }
+
+  set(parts: Parts, value: Value): void {
+    this.store.set(this.keyOf(parts), value);
+  }
+
+  delete(parts: Parts): void {
+    this.store.delete(this.keyOf(parts));
+  }
+}
+
+/** What the next scheduled publication lookup found (src/lib/scheduled-publication.ts). */
+export interface NextPublication {
+  /** The time the query looked after (ms since the epoch). */
+  after: number;
+  /** The earliest published_at after it (ms), or null when there is none. */
+  next: number | null;
+}
+
+/** A cached whole answer of the shared read cache (src/middleware/shared-read-cache.ts). */
+export interface CachedRead {
+  body: string;
+  etag: string;
+  contentType: string;
+  /** Prepared on the first personalized read of the entry; null when the body does not allow it. */
+  overlay?: BooleanFieldOverlay | null;
+  /**
+   * When a scheduled release of the project becomes public after the answer was built (ms since
+   * the epoch; null: none is scheduled): the entry is not served from then on (Rule 4).
+   */
+  expiresAt?: number | null;
+}
+
+/** Every in-process cache of one app (AppDeps.caches). */
+export interface AppCaches {
+  /** SHA-256 digest of an API key -> the key and its project (frozen); unknown keys are not kept. */
+  readonly keys: CacheNamespace<[keyHash: string], FoundKey | undefined>;
+  /** Slug -> the allowlist of that public project (CORS preflights). */
+  readonly allowedOrigins: CacheNamespace<[slug: string], readonly string[] | undefined>;
+  /** Every origin on some public project's allowlist (keyless preflights). */
+  readonly allAllowedOrigins: CacheNamespace<[], ReadonlySet<string>>;
+  /** (project, anonymous token digest) -> voter; unknown tokens are not kept. */
+  readonly anonymousVoters: CacheNamespace<[projectId: number, tokenHash: string], VoterContext | undefined>;
+  /** Project -> its boards with their columns (BoardDocument). */
+  readonly boardColumns: CacheNamespace<[projectId: number], BoardColumnRow[]>;
+  /** Project -> its tags (BoardDocument). */
+  readonly tags: CacheNamespace<[projectId: number], { id: number; name: string }[]>;
+  /** (project, board slug or "", column id or "") -> the features list's board and column. */
+  readonly listTargets: CacheNamespace<[projectId: number, board: string, column: number | ""], ListTarget | undefined>;
+  /** (project, filter as JSON) -> the total of a large features listing. */
+  readonly listTotals: CacheNamespace<[projectId: number, filter: string], number>;
+  /** Project -> its next scheduled publication. */
+  readonly nextPublication: CacheNamespace<[projectId: number], NextPublication>;
+  /** Whole answers keyed by content revision (null when READ_CACHE_SECONDS is 0). */
+  readonly responses: LocalCache | null;
+  /** The lookups revision this app last saw per project (see SeenLookupRevisions). */
+  readonly seenLookupRevisions: SeenLookupRevisions;
+  /** Forgets every looked-up value (all namespaces), keeping cached answers. */
+  clearLookups(): void;
+  /** Forgets everything, answers included. */
+  clearAll(): void;
+}
+
+/**
+ * The caches of a new app: namespaces over one store of PROJECT_CACHE_SECONDS, and the answers'
+ * store of READ_CACHE_SECONDS bounded by READ_CACHE_MB (UTF-16 in memory: two bytes a character).
+ */
+export function createAppCaches(config: Pick<Config, "PROJECT_CACHE_SECONDS" | "READ_CACHE_SECONDS" | "READ_CACHE_MB">): AppCaches {
+  const lookups = new LocalCache(config.PROJECT_CACHE_SECONDS * 1000);
+  const responses =
+    config.READ_CACHE_SECONDS > 0
+      ? new LocalCache(config.READ_CACHE_SECONDS * 1000, {
+          maxBytes: Math.floor(config.READ_CACHE_MB * 1024 * 1024),
+          bytesOf: (value, key) => {
+            const entry = value as CachedRead;
+            return 2 * (entry.body.length + key.length + entry.etag.length) + 200;
+          },
+        })
+      : null;
+  return {
+    keys: new CacheNamespace(lookups, "key"),
+    allowedOrigins: new CacheNamespace(lookups, "origins-of"),
+    allAllowedOrigins: new CacheNamespace(lookups, "origins-of-all"),
+    anonymousVoters: new CacheNamespace(lookups, "anon-voter"),
+    boardColumns: new CacheNamespace(lookups, "boards"),
+    tags: new CacheNamespace(lookups, "tags"),
+    listTargets: new CacheNamespace(lookups, "target"),
+    listTotals: new CacheNamespace(lookups, "total"),
+    nextPublication: new CacheNamespace(lookups, "next-publication"),
+    responses,
+    seenLookupRevisions: new SeenLookupRevisions(),
+    clearLookups: () => lookups.clear(),
+    clearAll: () => {
+      lookups.clear();
+      responses?.clear();
+    },
+  };
+}
+
+/**
+ * To be called after a change to keys, settings or content of a project outside the keyed
+ * request chain's revisions (admin import, key regeneration) or beyond it (owner writes): clears
+ * `caches` (the caller's own, when it has an app) now and notifies every app listening on
+ * CACHE_CHANNEL (delivered when the surrounding transaction commits, if `db` is one; call it
+ * after commit to be safe).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: called with the app's database and the migrations' Kysely<any> alike
+export async function notifyCacheInvalidation(db: Kysely<any>, caches?: AppCaches): Promise<void> {
+  caches?.clearAll();
+  await sql`SELECT pg_notify(${CACHE_CHANNEL}, '')`.execute(db);
+}
+
+/** Subscribes `onNotify` to a channel; resolves to an unsubscribe function. */
+export type Listen = (channel: string, onNotify: () => void) => Promise<() => Promise<void>>;
+
+/**
+ * Clears `caches` whenever a process notifies CACHE_CHANNEL (and when the subscription is
+ * (re)established, as notifications sent meanwhile are lost). Resolves to a function that ends
+ * the subscription.
+ */
+export async function listenForCacheInvalidation(listen: Listen, caches: AppCaches): Promise<() => Promise<void>> {
+  return listen(CACHE_CHANNEL, () => caches.clearAll());
+}

@@ -1,0 +1,101 @@
+/**
+ * Each library internal of runtime-adapter.ts, checked against the installed versions: these
+ * fail when an upgrade of @hono/node-server, hono or kysely-postgres-js changes what the hot path
+ * relies on.
+ */
+import { IncomingMessage, type Server, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { Hono } from "hono";
+import { Kysely, sql } from "kysely";
+import { PostgresJSDialect } from "kysely-postgres-js";
+import type { Sql } from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cachedStringBody, nodeRequest, nodeResponse, preparedStatementClient, replaceBodyText } from "./runtime-adapter.ts";
+
+describe("under @hono/node-server", () => {
+  const seen: { body?: string; jsonBody?: string; incoming?: unknown; outgoing?: unknown; contentLength?: string } = {};
+  let server: Server;
+  let origin: string;
+
+  beforeAll(async () => {
+    const app = new Hono();
+    app.use(async (c, next) => {
+      seen.incoming = nodeRequest(c);
+      seen.outgoing = nodeResponse(c);
+      seen.contentLength = nodeRequest(c)?.headers["content-length"];
+      await next();
+      seen.body = cachedStringBody(c.res);
+    });
+    app.get("/text", (c) => c.text("hello"));
+    app.get("/json", (c) => c.json({ a: 1 }));
+    await new Promise<void>((resolve) => {
+      server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve()) as Server;
+    });
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("a string body is readable from the lightweight Response without a stream", async () => {
+    expect(await (await fetch(`${origin}/text`)).text()).toBe("hello");
+    expect(seen.body).toBe("hello");
+    await (await fetch(`${origin}/json`)).text();
+    expect(seen.body).toBe('{"a":1}');
+  });
+
+  it("Node's request and response are on the context", async () => {
+    await (await fetch(`${origin}/text`, { method: "GET" })).text();
+    expect(seen.incoming).toBeInstanceOf(IncomingMessage);
+    expect(seen.outgoing).toBeInstanceOf(ServerResponse);
+  });
+
+  it("in-process requests have neither; a body of bytes has no cached string", async () => {
+    const app = new Hono();
+    let found: unknown[] = [];
+    app.get("/", (c) => {
+      found = [nodeRequest(c), nodeResponse(c)];
+      return c.text("x");
+    });
+    const response = await app.request("/");
+    expect(found).toEqual([undefined, undefined]);
+    expect(cachedStringBody(new Response(new Uint8Array([120])))).toBeUndefined();
+    expect(await response.text()).toBe("x");
+  });
+});
+
+describe("hono's body cache", () => {
+  it("a replaced body text is what json() and text() read afterwards, even after arrayBuffer()", async () => {
+    const app = new Hono();
+    app.post("/", async (c) => {
+      await c.req.arrayBuffer();
+      await c.req.text();
+      replaceBodyText(c, '{"replaced":true}');
+      return c.json({ json: await c.req.json(), text: await c.req.text() });
+    });
+    const response = await app.request("/", { method: "POST", body: "", headers: { "Content-Type": "application/json" } });
+    expect(await response.json()).toEqual({ json: { replaced: true }, text: '{"replaced":true}' });
+  });
+});
+
+describe("kysely-postgres-js", () => {
+  it("reaches the client only through reserve(), unsafe() on the connection, release() and end()", async () => {
+    const calls: string[] = [];
+    const client = {
+      reserve: async () => ({
+        unsafe: (query: string, parameters: unknown[], options: { prepare?: boolean }) => {
+          calls.push(`unsafe:${options?.prepare}:${query}:${JSON.stringify(parameters)}`);
+          return Promise.resolve(Object.assign([{ one: 1 }], { count: 1, command: "SELECT" }));
+        },
+        release: () => calls.push("release"),
+      }),
+      end: async () => {
+        calls.push("end");
+      },
+    } as unknown as Sql;
+    const db = new Kysely<Record<string, never>>({ dialect: new PostgresJSDialect({ postgres: preparedStatementClient(client) }) });
+    const { rows } = await sql<{ one: number }>`select ${1}::int as one`.execute(db);
+    await db.destroy();
+    expect(rows).toEqual([{ one: 1 }]);
+    expect(calls).toEqual(["unsafe:true:select $1::int as one:[1]", "release", "end"]);
+  });
+});

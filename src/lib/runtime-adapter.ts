@@ -1,0 +1,81 @@
+/**
+ * The library internals the hot path relies on, in one place (design.md, "Per-request
+ * services"). Each is something a library does not promise: runtime-adapter.test.ts checks each
+ * against the installed versions and fails when an upgrade changes it, so the upgrade is noticed
+ * here instead of as a slower or broken request path.
+ *
+ * - @hono/node-server's lightweight Response keeps a string body under a private symbol until
+ *   someone reads its stream (`cachedStringBody`): the ETag and the shared read cache read it
+ *   without building a stream.
+ * - @hono/node-server passes Node's request and response as `c.env.incoming` / `c.env.outgoing`
+ *   (`nodeRequest`, `nodeResponse`): static headers go straight onto the ServerResponse, and the
+ *   body limit reads the framing headers and closes or drains the socket.
+ * - hono's HonoRequest caches each body reader's promise in `bodyCache` (`replaceBodyText`): the
+ *   identity route reads an empty JSON body as `{}`.
+ * - kysely-postgres-js calls only `reserve()` (then `unsafe(sql, params)` and `release()` on the
+ *   reserved connection) and `end()` on the client it is given (`preparedStatementClient`): every
+ *   query is sent as a named prepared statement.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Context } from "hono";
+import type { Sql } from "postgres";
+
+/**
+ * The body of a response built from a string, read without turning it into a stream; undefined
+ * for any other response (a stream, bytes, or a response of another implementation).
+ */
+export function cachedStringBody(response: Response): string | undefined {
+  for (const symbol of Object.getOwnPropertySymbols(response)) {
+    if (symbol.description !== "cache") continue;
+    const cached = (response as unknown as Record<symbol, unknown>)[symbol];
+    if (Array.isArray(cached) && typeof cached[1] === "string") return cached[1];
+  }
+  return undefined;
+}
+
+/** Node's request message behind a hono context, or undefined for an in-process request. */
+// biome-ignore lint/suspicious/noExplicitAny: any app's context
+export function nodeRequest(c: Context<any>): IncomingMessage | undefined {
+  return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+}
+
+/** Node's response behind a hono context, or undefined for an in-process request. */
+// biome-ignore lint/suspicious/noExplicitAny: any app's context
+export function nodeResponse(c: Context<any>): ServerResponse | undefined {
+  return (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+}
+
+/** Makes every later read of the request body (text, json) see `text` instead. */
+// biome-ignore lint/suspicious/noExplicitAny: any app's context
+export function replaceBodyText(c: Context<any>, text: string): void {
+  // hono's BodyCache type names the readers, but holds their promises.
+  (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
+  delete (c.req.bodyCache as Record<string, unknown>).json;
+  delete (c.req.bodyCache as Record<string, unknown>).arrayBuffer;
+}
+
+/**
+ * The client as kysely-postgres-js sees it, with every query sent as a named prepared statement.
+ * The dialect runs queries through `unsafe()`, which postgres-js leaves unprepared; an unprepared
+ * query with parameters costs two round trips (Parse/Describe, wait for the parameter types, then
+ * Bind/Execute) and a fresh parse and plan each time. Prepared, a statement seen before on that
+ * connection is one Bind/Execute round trip and Postgres may reuse its plan. Calling the client
+ * as a tagged template throws: queries go through kysely.
+ */
+export function preparedStatementClient(client: Sql): Sql {
+  return Object.assign(
+    () => {
+      throw new Error("query through kysely");
+    },
+    {
+      reserve: async () => {
+        const connection = await client.reserve();
+        return {
+          unsafe: (query: string, parameters: unknown[] = []) => connection.unsafe(query, parameters as never[], { prepare: true }),
+          release: () => connection.release(),
+        };
+      },
+      end: () => client.end(),
+    },
+  ) as unknown as Sql;
+}
