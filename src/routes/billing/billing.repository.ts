@@ -19,7 +19,8 @@ import { changesBetween } from "../../events/changes.ts";
 import { recordEvents } from "../../events/outbox.ts";
 import { toAdminVoter } from "../voters/voters.mapper.ts";
 import { findAdminVoter, writeVoterFields } from "../voters/voters.owner.repository.ts";
-import { billingFieldsAfter, changedFields, type VoterBillingFields } from "./billing.fields.ts";
+import type { AdminVoter } from "../voters/voters.owner.schemas.ts";
+import { billingFieldsAfter, changedFields } from "./billing.fields.ts";
 import type { BillingChange } from "./billing.schemas.ts";
 
 /** How long processed event ids are kept: far past Stripe's and Paddle's retry windows (about 3 days). */
@@ -110,9 +111,8 @@ export async function applyBillingChange(trx: Db, project: BillingProject, chang
     await writeVoterFields(trx, voter.id, fields, now);
     votersWritten++;
     const after = await findAdminVoter(trx, project.id, voter.public_id);
-    const beforeObject = toAdminVoter(before, project.currency_symbol);
     const afterObject = toAdminVoter(after!, project.currency_symbol);
-    const changes = changesBetween(beforeObject, afterObject);
+    const changes = changesBetween(withTierId(toAdminVoter(before, project.currency_symbol)), withTierId(afterObject));
     // A sync that only moved last_synced_at (a renewal's invoice) is not a billing change.
     if (changes && Object.keys(changes).some((field) => field !== "last_synced_at")) {
       await recordEvents(trx, project.id, [{ type: "voter.billing_changed", object: afterObject, changes }]);
@@ -120,6 +120,11 @@ export async function applyBillingChange(trx: Db, project: BillingProject, chang
     }
   }
   return { outcome: "applied", votersWritten, eventsRecorded };
+}
+
+/** The object with its tier as the tier's id: references appear as ids in `changes` ("Events"). */
+function withTierId(voter: AdminVoter): Omit<AdminVoter, "tier"> & { tier: number | null } {
+  return { ...voter, tier: voter.tier?.id ?? null };
 }
 
 /**
