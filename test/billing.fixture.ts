@@ -142,6 +142,8 @@ export interface PaddleSubscriptionFields {
   started_at?: string | null;
   canceled_at?: string | null;
   current_billing_period?: { starts_at: string; ends_at: string } | null;
+  /** The item's trial, if it had one. */
+  trial_dates?: { starts_at: string; ends_at: string } | null;
 }
 
 /** A Paddle subscription notification object. */
@@ -160,7 +162,15 @@ export function paddleSubscription(fields: PaddleSubscriptionFields): Json {
     current_billing_period: fields.current_billing_period === undefined ? null : fields.current_billing_period,
     billing_cycle: { interval: "month", frequency: 1 },
     scheduled_change: null,
-    items: [{ status: "active", quantity: 1, recurring: true, price: { id: fields.price, product_id: vendorId("pro") } }],
+    items: [
+      {
+        status: "active",
+        quantity: 1,
+        recurring: true,
+        trial_dates: fields.trial_dates ?? null,
+        price: { id: fields.price, product_id: vendorId("pro") },
+      },
+    ],
   };
 }
 

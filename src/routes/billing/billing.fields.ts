@@ -25,8 +25,8 @@ export interface VoterBillingFields {
  *
  * - subscription_id and last_synced_at (the event's time) are always set.
  * - A subscription event sets subscription_status (as sent), subscribed_at, canceled_at and
- *   trial_ends_at; a Paddle event that is not trialing says nothing about a trial, so the trial
- *   end stays for the same subscription and is cleared for another one.
+ *   trial_ends_at: each from the event alone, so that the newest event decides them whatever
+ *   arrived before it.
  * - A subscription that ended records churned, churned_at (when it ended, else the event's time)
  *   and churn_source (the system). A live subscription reported by the same system that recorded
  *   the churn clears it (the customer came back); a manual churn is the owner's and stays.
@@ -52,7 +52,7 @@ export function billingFieldsAfter(before: VoterBillingFields, change: BillingCh
   after.subscription_status = state.status;
   after.subscribed_at = state.subscribedAt;
   after.canceled_at = state.canceledAt;
-  after.trial_ends_at = state.trialEndsAt !== undefined ? state.trialEndsAt : sameSubscription ? before.trial_ends_at : null;
+  after.trial_ends_at = state.trialEndsAt;
   if (state.ended) {
     after.churned = true;
     after.churned_at = state.endedAt ?? change.occurredAt;

@@ -48,7 +48,14 @@ const SubscriptionObject = z.object({
   started_at: OptionalTimestamp,
   canceled_at: OptionalTimestamp,
   current_billing_period: z.object({ starts_at: Timestamp, ends_at: Timestamp }).nullable().optional(),
-  items: z.array(z.object({ price: z.object({ id: VendorId }).nullable().optional() })).optional(),
+  items: z
+    .array(
+      z.object({
+        price: z.object({ id: VendorId }).nullable().optional(),
+        trial_dates: z.object({ starts_at: Timestamp, ends_at: Timestamp }).nullable().optional(),
+      }),
+    )
+    .optional(),
 });
 
 const TransactionObject = z.object({
@@ -58,6 +65,16 @@ const TransactionObject = z.object({
     .array(z.object({ price_id: VendorId.nullable().optional(), price: z.object({ id: VendorId }).nullable().optional() }))
     .optional(),
 });
+
+/**
+ * Microseconds since the epoch of an RFC 3339 time, keeping the fraction Paddle sends (events of
+ * one subscription can be under a millisecond apart; a Date keeps milliseconds only).
+ */
+export function microsOf(text: string): number {
+  const fraction = /\.(\d+)/.exec(text)?.[1] ?? "";
+  const wholeSeconds = Math.floor(Date.parse(text.replace(/\.\d+/, "")) / 1000);
+  return wholeSeconds * 1_000_000 + Number(fraction.padEnd(6, "0").slice(0, 6));
+}
 
 const dateOf = (text: string | null | undefined): Date | null => (text == null ? null : new Date(text));
 
@@ -87,6 +104,7 @@ export function readPaddleEvent(event: unknown): ReadEvent {
     eventId: envelope.event_id,
     eventType: envelope.event_type,
     occurredAt: new Date(envelope.occurred_at),
+    occurredAtMicros: microsOf(envelope.occurred_at),
   };
   if (SUBSCRIPTION_EVENTS.has(envelope.event_type)) {
     const subscription = readAs(SubscriptionObject, envelope.data, ["data"]);
@@ -94,8 +112,10 @@ export function readPaddleEvent(event: unknown): ReadEvent {
     const state: SubscriptionState = {
       status: subscription.status,
       subscribedAt: dateOf(subscription.started_at),
-      // The spec: while trialing, the trial ends with the current billing period.
-      trialEndsAt: trialing ? dateOf(subscription.current_billing_period?.ends_at) : undefined,
+      // The spec: while trialing, the trial ends with the current billing period. Afterwards the
+      // item's own trial dates tell when it ended (null: no trial), so the field never depends on
+      // events that came before.
+      trialEndsAt: trialing ? dateOf(subscription.current_billing_period?.ends_at) : dateOf(subscription.items?.[0]?.trial_dates?.ends_at),
       canceledAt: dateOf(subscription.canceled_at),
       ended: subscription.status === "canceled",
       endedAt: dateOf(subscription.canceled_at),

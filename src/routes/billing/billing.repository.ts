@@ -12,7 +12,7 @@
  * take turns, and each reads the time the previous one left. (3) The voters carrying the customer
  * id are locked in id order (the same order everywhere, so no deadlock), and read after the lock.
  */
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { BillingSystem } from "../../../db/schema.ts";
 import { changesBetween } from "../../events/changes.ts";
@@ -79,11 +79,12 @@ export async function applyBillingChange(trx: Db, project: BillingProject, chang
     .executeTakeFirst();
   if (!inserted) return { outcome: "duplicate" };
 
-  const lastApplied = await lockSubscription(trx, project.id, change.system, change.subscriptionId);
-  if (lastApplied !== null && change.occurredAt.getTime() < lastApplied.getTime()) return { outcome: "stale" };
+  const occurredAt = sql<Date>`timestamptz 'epoch' + ${change.occurredAtMicros}::bigint * interval '1 microsecond'`;
+  const lastIsNewer = await lockSubscription(trx, project.id, change, occurredAt);
+  if (lastIsNewer) return { outcome: "stale" };
   await trx
     .updateTable("billing_subscriptions")
-    .set({ last_event_at: change.occurredAt, last_event_id: change.eventId })
+    .set({ last_event_at: occurredAt, last_event_id: change.eventId })
     .where("project_id", "=", project.id)
     .where("system", "=", change.system)
     .where("subscription_id", "=", change.subscriptionId)
@@ -128,25 +129,26 @@ function withTierId(voter: AdminVoter): Omit<AdminVoter, "tier"> & { tier: numbe
 }
 
 /**
- * Creates the subscription's row if it has none, locks it for the rest of `trx` and returns the
- * time of the last event applied to it (null: none yet). A concurrent first event of the same
- * subscription waits on the insert for the other transaction, then locks the committed row.
+ * Creates the change's subscription row if it has none, locks it for the rest of `trx` and tells
+ * whether the last event applied to it is newer than `occurredAt` (compared in the database, at
+ * the microsecond). A concurrent first event of the same subscription waits on the insert for
+ * the other transaction, then locks the committed row.
  */
-async function lockSubscription(trx: Db, projectId: number, system: BillingSystem, subscriptionId: string): Promise<Date | null> {
+async function lockSubscription(trx: Db, projectId: number, change: BillingChange, occurredAt: RawBuilder<Date>): Promise<boolean> {
   await trx
     .insertInto("billing_subscriptions")
-    .values({ project_id: projectId, system, subscription_id: subscriptionId })
+    .values({ project_id: projectId, system: change.system, subscription_id: change.subscriptionId })
     .onConflict((oc) => oc.columns(["project_id", "system", "subscription_id"]).doNothing())
     .execute();
   const row = await trx
     .selectFrom("billing_subscriptions")
-    .select("last_event_at")
+    .select(sql<boolean>`coalesce(last_event_at > ${occurredAt}, false)`.as("newer"))
     .where("project_id", "=", projectId)
-    .where("system", "=", system)
-    .where("subscription_id", "=", subscriptionId)
+    .where("system", "=", change.system)
+    .where("subscription_id", "=", change.subscriptionId)
     .forUpdate()
     .executeTakeFirstOrThrow();
-  return row.last_event_at;
+  return row.newer;
 }
 
 /** The project's tier whose price ids of `system` hold `priceId`, or undefined (ids are unique per project). */

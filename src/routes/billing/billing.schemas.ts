@@ -24,10 +24,10 @@ export interface SubscriptionState {
   /** Stripe start_date, Paddle started_at. */
   subscribedAt: Date | null;
   /**
-   * Stripe trial_end; Paddle: the current billing period's end while the status is trialing.
-   * undefined: the event says nothing about a trial (Paddle, not trialing).
+   * Stripe trial_end; Paddle: the current billing period's end while the status is trialing,
+   * else the first item's trial end (trial_dates.ends_at) if it had a trial.
    */
-  trialEndsAt: Date | null | undefined;
+  trialEndsAt: Date | null;
   canceledAt: Date | null;
   /** True when the subscription has ended (Stripe deleted, canceled, incomplete_expired; Paddle canceled). */
   ended: boolean;
@@ -41,8 +41,13 @@ export interface BillingChange {
   /** The vendor's event id: the idempotency key (with project and system). */
   eventId: string;
   eventType: string;
-  /** The event's time (Stripe `created`, Paddle `occurred_at`): orders events of a subscription. */
+  /** The event's time (Stripe `created`, Paddle `occurred_at`), as last_synced_at shows it (ms). */
   occurredAt: Date;
+  /**
+   * The same time in whole microseconds since the epoch, the precision Paddle sends (Stripe:
+   * seconds): what orders the events of a subscription.
+   */
+  occurredAtMicros: number;
   /** Matched against the voter's stripe_customer_id or paddle_customer_id. */
   customerId: string;
   subscriptionId: string;

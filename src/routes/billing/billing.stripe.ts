@@ -111,7 +111,13 @@ export function verifyStripeEvent(rawBody: string, signature: string | undefined
 export function readStripeEvent(event: unknown): ReadEvent {
   const envelope = readAs(Envelope, event);
   const occurredAt = new Date(envelope.created * 1000);
-  const base = { system: "stripe" as const, eventId: envelope.id, eventType: envelope.type, occurredAt };
+  const base = {
+    system: "stripe" as const,
+    eventId: envelope.id,
+    eventType: envelope.type,
+    occurredAt,
+    occurredAtMicros: envelope.created * 1_000_000,
+  };
   if (SUBSCRIPTION_EVENTS.has(envelope.type)) {
     const subscription = readAs(SubscriptionObject, envelope.data.object, ["data", "object"]);
     const ended = envelope.type === "customer.subscription.deleted" || ENDED_STATUSES.has(subscription.status);
