@@ -298,7 +298,7 @@ describe("description", () => {
       expect(operation, path).toBeDefined();
       expect(operation.tags).toEqual(["billing"]);
       expect(operation.security).toEqual([]);
-      expect(Object.keys(operation.responses).sort()).toEqual(["200", "400", "405", "413", "422", "429", "500"]);
+      expect(Object.keys(operation.responses).sort()).toEqual(["200", "400", "404", "405", "413", "422", "429", "500"]);
       expect(operation.parameters.map((parameter: Json) => parameter.name)).toContain(header);
       expect(operation.requestBody.content["application/json"]).toBeDefined();
     }

@@ -13729,6 +13729,17 @@ export interface operations {
                     "application/json": components["schemas"]["OwnerErrorEnvelope"];
                 };
             };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
             /** @description the path does not take this method (Allow lists those it does) */
             405: {
                 headers: {
@@ -13840,6 +13851,17 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -22,7 +22,8 @@ function withBudget<T extends object>(response: T) {
   return { ...response, headers: budgetHeaders };
 }
 
-const errors = ownerErrorResponses(405, 413, 422, 429, 500);
+// 404 only when the project is deleted or restored while a verified event is being applied.
+const errors = ownerErrorResponses(404, 405, 413, 422, 429, 500);
 
 function billingRoute(system: "stripe" | "paddle") {
   const vendor = system === "stripe" ? "Stripe" : "Paddle";
