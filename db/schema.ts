@@ -331,6 +331,29 @@ export interface EventData {
   changes: Record<string, { from: unknown; to: unknown }> | null;
 }
 
+/** Billing events a project applied or skipped (migration 2026-11-23T12-30-00-billing-sync). */
+export interface BillingEventsTable {
+  project_id: number;
+  system: BillingSystem;
+  /** The vendor's event id (Stripe `evt_...`, Paddle `evt_...`). */
+  event_id: string;
+  event_type: string;
+  occurred_at: ColumnType<Date, Date | string, Date | string>;
+  processed_at: TimestampDefault;
+}
+
+/** Per subscription, the time of the last billing event applied to it (out-of-order guard). */
+export interface BillingSubscriptionsTable {
+  project_id: number;
+  system: BillingSystem;
+  subscription_id: string;
+  last_event_at: NullableTimestamp;
+  last_event_id: string | null;
+}
+
+/** The two billing systems of owner-api-v3.md, "Billing sync". */
+export type BillingSystem = "stripe" | "paddle";
+
 export interface Database {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -354,4 +377,6 @@ export interface Database {
   feature_merges: FeatureMergesTable;
   feature_merge_votes: FeatureMergeVotesTable;
   events: EventsTable;
+  billing_events: BillingEventsTable;
+  billing_subscriptions: BillingSubscriptionsTable;
 }

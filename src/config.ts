@@ -46,6 +46,12 @@ const configSchema = z.object({
   /** Embed keys serve a whole audience from page source: their own, larger budgets. */
   RATE_LIMIT_EMBED_READS_PER_MINUTE: perMinute(6000),
   RATE_LIMIT_EMBED_WRITES_PER_MINUTE: perMinute(600),
+  /**
+   * Billing webhook deliveries (POST /billing/stripe|paddle/{slug}) per project per minute, both
+   * systems together: the routes take no key, so this bounds what a flood can make the service
+   * verify and write. Stripe and Paddle retry a 429 later, so a burst past it is delayed, not lost.
+   */
+  RATE_LIMIT_BILLING_PER_MINUTE: perMinute(600),
   /** Per-process fallback budgets used while Redis does not answer (fail open, not unlimited). */
   RATE_LIMIT_FALLBACK_FACTOR: z.coerce.number().positive().default(1),
   /** Milliseconds a rate-limit Redis command may take before the request goes on without it. */

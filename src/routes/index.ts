@@ -1,6 +1,7 @@
-/** Mounts every keyed area router under the API prefix. */
+/** Mounts every area router under the API prefix (the billing webhooks are open routes, outside the keyed chain). */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../lib/context.ts";
+import { createBillingRouter } from "./billing/index.ts";
 import { createBoardRouter } from "./board/index.ts";
 import { createChangelogRouter } from "./changelog/index.ts";
 import { createCommentsRouter } from "./comments/index.ts";
@@ -29,4 +30,5 @@ export function registerApiRouters(app: OpenAPIHono<AppEnv>, prefix: string): vo
   app.route(prefix, createSettingsRouter());
   app.route(prefix, createKeysRouter());
   app.route(prefix, createTagsRouter());
+  app.route(prefix, createBillingRouter());
 }

@@ -5,9 +5,9 @@
  * tier, override and churn changes by trigger (migration 2026-11-22T22-00-00); the public score
  * is not touched: a vote keeps the weight it was cast with.
  */
-import { type ExpressionBuilder, sql } from "kysely";
+import { type ExpressionBuilder, sql, type Updateable } from "kysely";
 import type { Db } from "../../../db/connect.ts";
-import { type Database, VOTER_COUNT_SHARDS } from "../../../db/schema.ts";
+import { type Database, VOTER_COUNT_SHARDS, type VotersTable } from "../../../db/schema.ts";
 import { type PageRequest, pageOffset } from "../../lib/pagination.ts";
 import { trendingFromVotes } from "../../lib/trending.ts";
 import { countVoters, selectVotersWithTier } from "../revenue/revenue.voters.repository.ts";
@@ -117,13 +117,25 @@ export async function updateVoter(trx: Db, projectId: number, publicId: string, 
       : churned === false
         ? { churned: false, churned_at: null, churn_source: null }
         : {};
-  await trx
-    .updateTable("voters")
-    .set({ ...fields, ...churn, updated_at: now })
-    .where("id", "=", voter.id)
-    .execute();
+  await writeVoterFields(trx, voter.id, { ...fields, ...churn }, now);
   const row = await findAdminVoter(trx, projectId, publicId);
   return { kind: "updated", row: row! };
+}
+
+/**
+ * Writes `fields` to voter row `voterId` inside `trx`, stamping updated_at `now`: the one write
+ * of a voter's tier, override, churn and billing fields, shared by the owner's PATCH and the
+ * billing sync (src/routes/billing/). The revenue aggregates (feature_tier_votes) follow
+ * tier_id, mrr_override_cents and churned by trigger in this same statement, so the revenue
+ * routes are exact when the transaction commits; the public score is left alone (a vote keeps the
+ * weight it was cast with, Rule 6). The caller holds the voter's row lock.
+ */
+export async function writeVoterFields(trx: Db, voterId: number, fields: Updateable<VotersTable>, now: Date): Promise<void> {
+  await trx
+    .updateTable("voters")
+    .set({ ...fields, updated_at: now })
+    .where("id", "=", voterId)
+    .execute();
 }
 
 /**
