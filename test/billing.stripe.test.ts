@@ -5,7 +5,6 @@
  * the price; one voter.billing_changed per change; counters exact.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { revisionScope } from "../src/middleware/rate-limit.ts";
 import {
   adminVoter,
   billingChangedEvents,
@@ -340,7 +339,7 @@ describe("effects beyond the voter", () => {
     const billing = await importBillingProject(ctx);
     const { ids } = billing;
     const revision = async () =>
-      (await ctx.deps.rateLimiter.consume(`test:${billing.project.slug}`, 1000, 60, revisionScope(billing.projectId))).revision;
+      (await ctx.deps.rateLimiter.consumeReadingRevisions(`test:${billing.project.slug}`, 1000, 60, billing.projectId)).revisions?.content;
     const first = await revision();
     const subscription = stripeSubscription({ id: vendorId("sub"), customer: "cus_eve", status: "active", price: "price_team_m" });
     await expectReceived(

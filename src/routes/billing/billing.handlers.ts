@@ -9,8 +9,6 @@ import { success } from "../../lib/envelope.ts";
 import { ApiError } from "../../lib/errors.ts";
 import type { AppRouteHandler } from "../../lib/openapi.ts";
 import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
-import { revisionScope } from "../../middleware/rate-limit.ts";
-import { sharedReadCacheOf } from "../../middleware/shared-read-cache.ts";
 import { readPaddleEvent, verifyPaddleEvent } from "./billing.paddle.ts";
 import { applyBillingChange, findBillingProject } from "./billing.repository.ts";
 import type { receivePaddleEvent, receiveStripeEvent } from "./billing.routes.ts";
@@ -47,8 +45,8 @@ async function spendBudget(c: Context<AppEnv>, slug: string): Promise<void> {
  * the cached lookups (keys, settings, board structure, ban flags), so the lookups revision stays.
  */
 async function announceChange(deps: AppDeps, projectId: number): Promise<void> {
-  const bumped = await deps.rateLimiter.bumpRevision(revisionScope(projectId));
-  if (!bumped) sharedReadCacheOf(deps)?.clear();
+  const bumped = await deps.contentRevisions.bump(projectId);
+  if (!bumped) deps.caches.responses?.clear();
 }
 
 async function receive(c: Context<AppEnv>, slug: string, system: "stripe" | "paddle") {
