@@ -14,6 +14,7 @@ import { createTiersRouter } from "./tiers/index.ts";
 import { createVotersRouter } from "./voters/index.ts";
 import { createTagsRouter } from "./tags/index.ts";
 import { createVotesRouter } from "./votes/index.ts";
+import { createWebhooksRouter } from "./webhooks/index.ts";
 
 export function registerApiRouters(app: OpenAPIHono<AppEnv>, prefix: string): void {
   app.route(prefix, createBoardRouter());
@@ -29,4 +30,5 @@ export function registerApiRouters(app: OpenAPIHono<AppEnv>, prefix: string): vo
   app.route(prefix, createSettingsRouter());
   app.route(prefix, createKeysRouter());
   app.route(prefix, createTagsRouter());
+  app.route(prefix, createWebhooksRouter());
 }
