@@ -52,7 +52,7 @@ export function nonPublicRange(address: string): string | null {
     const v6 = parsed as ipaddr.IPv6;
     if (v6.isIPv4MappedAddress()) {
       const inner = v6.toIPv4Address().range();
-      return `ipv4Mapped ${inner}`;
+      return inner === "unicast" ? null : `ipv4Mapped ${inner}`;
     }
     if (v6.zoneId) return "zoned";
   }
