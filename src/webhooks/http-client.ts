@@ -90,10 +90,12 @@ export function postWebhook(request: WebhookRequest): Promise<WebhookResponse> {
       // The certificate is checked against the URL's host name, not the address connected to.
       ...(url.protocol === "https:" ? { servername: hostOf(url) } : {}),
     });
+    const onAbort = () => finish({ statusCode: null, error: "attempt interrupted: worker stopped" });
     function finish(result: WebhookResponse): void {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      request.signal?.removeEventListener("abort", onAbort);
       req.destroy();
       resolve(result);
     }
@@ -122,10 +124,8 @@ export function postWebhook(request: WebhookRequest): Promise<WebhookResponse> {
       res.on("error", done);
       res.on("aborted", done);
     });
-    request.signal?.addEventListener("abort", () => finish({ statusCode: null, error: "attempt interrupted: worker stopped" }), {
-      once: true,
-    });
-    if (request.signal?.aborted) finish({ statusCode: null, error: "attempt interrupted: worker stopped" });
+    request.signal?.addEventListener("abort", onAbort, { once: true });
+    if (request.signal?.aborted) onAbort();
     req.end(body);
   });
 }
