@@ -350,7 +350,7 @@ describe("webhook delivery", () => {
     const hang = await createWebhook(project, { url: `${receiver.url}/hang` });
     const slow = await createWebhook(project, { url: `${receiver.url}/slow` });
     const huge = await createWebhook(project, { url: `${receiver.url}/huge` });
-    const good = await createWebhook(project, { url: `${receiver.url}/good` });
+    await createWebhook(project, { url: `${receiver.url}/good` });
     receiver.answer((request) => {
       if (request.path === "/hang") return { hang: true };
       if (request.path === "/slow") return { delayMs: 800 };
