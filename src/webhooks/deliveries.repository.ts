@@ -20,6 +20,9 @@ export async function notifyDeliveriesDue(db: Db): Promise<void> {
   await sql`SELECT pg_notify(${DELIVERIES_CHANNEL}, '')`.execute(db);
 }
 
+/** Due deliveries ranked per webhook by one claim (see claimDueDeliveries). */
+const CANDIDATES = 500;
+
 /** A claimed delivery with what an attempt needs of its webhook. */
 export interface ClaimedDelivery {
   id: string;
@@ -52,7 +55,9 @@ export async function claimDueDeliveries(
   options: { limit: number; perWebhook: number; leaseSeconds: number },
 ): Promise<ClaimedDelivery[]> {
   const token = newClaimToken();
-  // Candidates are bounded (4x the limit) before ranking, so a backlog of thousands costs no more.
+  // Candidates are bounded (the CANDIDATES oldest due) before ranking, so a backlog of thousands
+  // costs no more. Known limit: a webhook at its cap with more than CANDIDATES due deliveries
+  // older than every other webhook's holds the others back until its attempts move on.
   const result = await sql<ClaimedDelivery>`
     WITH due AS (
       SELECT d.id, d.webhook_id, d.next_attempt_at
@@ -60,7 +65,7 @@ export async function claimDueDeliveries(
       JOIN webhooks w ON w.id = d.webhook_id AND w.enabled
       WHERE d.status = 'pending' AND d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= now()
       ORDER BY d.next_attempt_at
-      LIMIT ${options.limit * 4}
+      LIMIT ${Math.max(CANDIDATES, options.limit * 4)}
     ),
     busy AS (
       SELECT b.webhook_id, count(*)::int AS n
