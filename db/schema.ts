@@ -354,6 +354,57 @@ export interface BillingSubscriptionsTable {
 /** The two billing systems of owner-api-v3.md, "Billing sync". */
 export type BillingSystem = "stripe" | "paddle";
 
+/** A project's webhook (migration 2026-11-23T12-20-00-webhooks; src/webhooks/). */
+export interface WebhooksTable {
+  id: Generated<number>;
+  project_id: number;
+  url: string;
+  /** Event types delivered; empty: every type. */
+  events: ColumnType<string[], string[] | undefined, string[]>;
+  description: string | null;
+  enabled: Generated<boolean>;
+  disabled_reason: "gone" | "failing" | null;
+  /** Signs deliveries; write-only on the API (returned by create and rotate-secret only). */
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: NullableTimestamp;
+  consecutive_failures: Generated<number>;
+  created_at: TimestampDefault;
+}
+
+/** One event for one webhook, with its attempts' outcome (src/webhooks/deliveries.repository.ts). */
+export interface WebhookDeliveriesTable {
+  /** bigint, as a decimal string. */
+  id: Generated<string>;
+  webhook_id: number;
+  event_id: string;
+  event_type: string;
+  /** The exact JSON body sent (an EventObject). */
+  body: string;
+  status: ColumnType<
+    "pending" | "succeeded" | "failed",
+    "pending" | "succeeded" | "failed" | undefined,
+    "pending" | "succeeded" | "failed"
+  >;
+  attempts: Generated<number>;
+  last_status_code: number | null;
+  last_error: string | null;
+  last_duration_ms: number | null;
+  /** When the row is due (or its claim's lease ends); null when not due (paused, or final). */
+  next_attempt_at: NullableTimestamp;
+  claim_token: string | null;
+  created_at: TimestampDefault;
+}
+
+/** Where the dispatcher stands in the event feed: one row (id 1). */
+export interface WebhookDispatchCursorTable {
+  id: number;
+  /** xid8, as a decimal string. */
+  txid: string;
+  /** bigint, as a decimal string. */
+  seq: string;
+}
+
 export interface Database {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -379,4 +430,7 @@ export interface Database {
   events: EventsTable;
   billing_events: BillingEventsTable;
   billing_subscriptions: BillingSubscriptionsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_dispatch_cursor: WebhookDispatchCursorTable;
 }

@@ -74,6 +74,50 @@ const configSchema = z.object({
   READ_CACHE_SECONDS: z.coerce.number().min(0).default(5),
   /** Megabytes of response bodies the shared read cache may hold per process. */
   READ_CACHE_MB: z.coerce.number().positive().default(32),
+  /**
+   * Webhook URLs may be http: and may resolve to private, loopback, link-local and other
+   * non-public addresses (owner-api-v3.md, "Webhooks"). Only for local development and tests:
+   * with it, any owner can make the server call into its own network.
+   */
+  WEBHOOK_ALLOW_PRIVATE_URLS: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((value) => value === "true"),
+  /** Whether this server process runs the webhook dispatcher and delivery worker (`npm run worker` runs it alone). */
+  WEBHOOK_WORKER: z.enum(["on", "off"]).default("on"),
+  /** Webhook requests one process makes at a time. */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /**
+   * Requests under way to one webhook at a time, over every process (about: two processes
+   * claiming at the same instant may each start this many), so that a hanging receiver cannot
+   * take every slot and hold up the others.
+   */
+  WEBHOOK_CONCURRENCY_PER_WEBHOOK: z.coerce.number().int().min(1).max(256).default(4),
+  /**
+   * Milliseconds between looks for new events and due deliveries when nothing wakes the worker
+   * sooner (a Postgres NOTIFY from the dispatcher, a test or redeliver request, a finished attempt).
+   */
+  WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  /** Seconds a webhook request may take (resolving, connecting, the answer's headers). The spec's 15 s. */
+  WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().positive().max(120).default(15),
+  /**
+   * Delays before each retry of a failed delivery attempt, in seconds, comma-separated (each
+   * with +-10 % jitter); once they are used up the delivery is failed. The spec's schedule:
+   * about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (8 attempts in all). Tests shorten it.
+   */
+  WEBHOOK_RETRY_SCHEDULE_SECONDS: z
+    .string()
+    .default("5,300,1800,7200,18000,36000,36000")
+    .transform((text, context) => {
+      const delays = text.split(",").map((part) => Number(part.trim()));
+      if (text.trim() === "" || delays.some((delay) => !Number.isFinite(delay) || delay < 0)) {
+        context.addIssue({ code: "custom", message: "must be non-negative numbers of seconds separated by commas" });
+        return z.NEVER;
+      }
+      return Object.freeze(delays);
+    }),
+  /** Deliveries ending failed in a row (see README) that disable a webhook (`failing`). The spec's 100. */
+  WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(1).default(100),
   /** Loads the bundled demo project when the database holds no project. */
   DEMO: z.enum(["auto", "off"]).default("auto"),
 });

@@ -3,7 +3,7 @@
  * the in-process stores, and the logger. `close()` releases all of it.
  */
 import pino, { type Logger } from "pino";
-import { migrateToLatest, openDatabase, pgliteDatabaseExists } from "../db/connect.ts";
+import { type DatabaseHandle, migrateToLatest, openDatabase, pgliteDatabaseExists } from "../db/connect.ts";
 import type { Config } from "./config.ts";
 import type { AppDeps } from "./lib/context.ts";
 import { createAppCaches, listenForCacheInvalidation } from "./lib/app-caches.ts";
@@ -33,6 +33,8 @@ export function createLogger(level: Config["LOG_LEVEL"]): Logger {
 export interface OpenedDeps extends AppDeps {
   /** True when this start created the embedded database (see DatabaseHandle.created). */
   databaseCreated: boolean;
+  /** Subscribes to a Postgres NOTIFY channel (DatabaseHandle.listen): the webhook worker's wake-up. */
+  listen: DatabaseHandle["listen"];
   close(): Promise<void>;
 }
 
@@ -85,6 +87,7 @@ export async function openDeps(
     return {
       db: database.db,
       databaseCreated: database.created,
+      listen: database.listen,
       config,
       logger,
       rateLimiter,
@@ -107,6 +110,7 @@ export async function openDeps(
   return {
     db: database.db,
     databaseCreated: database.created,
+    listen: database.listen,
     config,
     logger,
     rateLimiter,

@@ -13,6 +13,7 @@ import { createLogger, openDeps } from "./deps.ts";
 import { demoProject, ensureDemoProject } from "./admin/demo-bootstrap.ts";
 import { describeDemoCounts, preparedDemoDatabase } from "./admin/demo-database.ts";
 import { httpServerOptions, listenFailureLine } from "./lib/node-http.ts";
+import { startWebhookWorker } from "./webhooks/worker.ts";
 
 /** Prints one line on stderr (no stack trace) and exits 1: for failures the operator fixes. */
 function fail(line: string): never {
@@ -67,6 +68,8 @@ if (config.DEMO === "auto") {
 }
 
 const app = createApp(deps);
+// Webhook dispatcher and delivery worker (WEBHOOK_WORKER=off leaves them to `npm run worker`).
+const worker = config.WEBHOOK_WORKER === "on" ? await startWebhookWorker(deps) : undefined;
 let listening = false;
 // serve() is typed for HTTP/2 too; this server is always HTTP/1.1 (no createServer option).
 const server = serve(
@@ -124,8 +127,11 @@ async function shutdown(signal: string): Promise<void> {
   server.closeIdleConnections();
   const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
   idleSweep.unref();
+  // Attempts under way get half the grace period (at most 5 s), then give their claims back.
+  const workerStopped = worker?.stop(Math.min(5000, config.SHUTDOWN_GRACE_SECONDS * 500));
   await new Promise<void>((resolve) => server.close(() => resolve()));
   clearInterval(idleSweep);
+  await workerStopped;
   await deps.close();
   clearTimeout(deadline);
   logger.info("stopped");

@@ -15,6 +15,7 @@ import { createTiersRouter } from "./tiers/index.ts";
 import { createVotersRouter } from "./voters/index.ts";
 import { createTagsRouter } from "./tags/index.ts";
 import { createVotesRouter } from "./votes/index.ts";
+import { createWebhooksRouter } from "./webhooks/index.ts";
 
 export function registerApiRouters(app: OpenAPIHono<AppEnv>, prefix: string): void {
   app.route(prefix, createBoardRouter());
@@ -31,4 +32,5 @@ export function registerApiRouters(app: OpenAPIHono<AppEnv>, prefix: string): vo
   app.route(prefix, createKeysRouter());
   app.route(prefix, createTagsRouter());
   app.route(prefix, createBillingRouter());
+  app.route(prefix, createWebhooksRouter());
 }

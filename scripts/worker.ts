@@ -1,0 +1,45 @@
+/**
+ * `npm run worker`: the webhook dispatcher and delivery worker alone, without the HTTP server,
+ * for deployments that run it apart (then set WEBHOOK_WORKER=off on the servers). Same
+ * configuration as the server (DATABASE_URL, WEBHOOK_*); stops on SIGTERM/SIGINT after the
+ * attempts under way finish (at most SHUTDOWN_GRACE_SECONDS, then their claims are given back).
+ */
+import { ZodError } from "zod";
+import { type Config, parseConfig } from "../src/config.ts";
+import { createLogger, openDeps } from "../src/deps.ts";
+import { startWebhookWorker } from "../src/webhooks/worker.ts";
+
+let config: Config;
+try {
+  config = parseConfig(process.env);
+} catch (error) {
+  if (!(error instanceof ZodError)) throw error;
+  process.stderr.write(
+    `error: invalid configuration: ${error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}\n`,
+  );
+  process.exit(1);
+}
+if (!config.DATABASE_URL) {
+  // The embedded database is single-process: a worker apart from the server cannot share it.
+  process.stderr.write(
+    "error: npm run worker needs DATABASE_URL (the embedded database serves one process: the server runs its own worker)\n",
+  );
+  process.exit(1);
+}
+const logger = createLogger(config.LOG_LEVEL);
+const deps = await openDeps(config, logger);
+const worker = await startWebhookWorker(deps);
+logger.info({ concurrency: config.WEBHOOK_CONCURRENCY }, "webhook worker started");
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, "webhook worker stopping");
+  await worker.stop(Math.max(0, config.SHUTDOWN_GRACE_SECONDS * 1000 - 1000));
+  await deps.close();
+  logger.info("webhook worker stopped");
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -1,0 +1,37 @@
+/** Rows to WebhookObject and DeliveryObject (owner-api-v3.md, "Webhooks"). */
+import { rfc3339, rfc3339OrNull } from "../../lib/timestamps.ts";
+import type { DeliveryRow, WebhookRow } from "./webhooks.owner.repository.ts";
+import type { Delivery, Webhook } from "./webhooks.owner.schemas.ts";
+
+export function toWebhook(row: WebhookRow): Webhook {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    description: row.description,
+    enabled: row.enabled,
+    disabled_reason: row.disabled_reason,
+    created_at: rfc3339(row.created_at),
+  };
+}
+
+/** The WebhookObject with its secret: the answers of create and rotate-secret only. */
+export function toWebhookWithSecret(row: WebhookRow, secret: string): Webhook & { secret: string } {
+  return { ...toWebhook(row), secret };
+}
+
+export function toDelivery(row: DeliveryRow): Delivery {
+  return {
+    id: Number(row.id),
+    webhook_id: row.webhook_id,
+    event_id: row.event_id,
+    event_type: row.event_type,
+    status: row.status,
+    attempts: row.attempts,
+    last_status_code: row.last_status_code,
+    last_error: row.last_error,
+    last_duration_ms: row.last_duration_ms,
+    next_attempt_at: rfc3339OrNull(row.status === "pending" ? row.next_attempt_at : null),
+    created_at: rfc3339(row.created_at),
+  };
+}

@@ -1,0 +1,165 @@
+/** Handlers of the owner's webhook routes: parse -> checks -> repository (one transaction per write) -> map -> envelope. */
+import { page, success } from "../../lib/envelope.ts";
+import { ApiError } from "../../lib/errors.ts";
+import type { AppRouteHandler } from "../../lib/openapi.ts";
+import { pageMeta } from "../../lib/pagination.ts";
+import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import { attemptRecord, sendDelivery } from "../../webhooks/attempt.ts";
+import { recordAttempt } from "../../webhooks/deliveries.repository.ts";
+import { pingId } from "../../webhooks/payload.ts";
+import { generateWebhookSecret } from "../../webhooks/signing.ts";
+import { checkWebhookUrl, WebhookUrlRefused } from "../../webhooks/url-guard.ts";
+import { attemptOptions, leaseSeconds } from "../../webhooks/worker.ts";
+import { toDelivery, toWebhook, toWebhookWithSecret } from "./webhooks.mapper.ts";
+import {
+  createWebhook,
+  deleteWebhook,
+  findDelivery,
+  findWebhook,
+  insertClaimedPing,
+  listDeliveries,
+  listWebhooks,
+  redeliver,
+  rotateWebhookSecret,
+  updateWebhook,
+  webhookSigningRow,
+} from "./webhooks.owner.repository.ts";
+import type {
+  adminCreateWebhook,
+  adminDeleteWebhook,
+  adminGetWebhook,
+  adminListDeliveries,
+  adminListWebhooks,
+  adminRedeliver,
+  adminRotateWebhookSecret,
+  adminTestWebhook,
+  adminUpdateWebhook,
+} from "./webhooks.owner.routes.ts";
+
+const webhookNotFound = () => new ApiError("not_found", "no webhook with this id in the project");
+
+/** The URL after the SSRF guard, or the 422 it earns (naming `url`). */
+async function checkedUrl(url: string, allowPrivate: boolean): Promise<string> {
+  try {
+    return await checkWebhookUrl(url, { allowPrivate });
+  } catch (error) {
+    if (error instanceof WebhookUrlRefused) throw new ApiError(error.code, `url: ${error.message}`, { field: "url" });
+    throw error;
+  }
+}
+
+export const listWebhooksHandler: AppRouteHandler<typeof adminListWebhooks> = async (c) => {
+  const { page: pageNumber, per_page } = c.req.valid("query");
+  const request = { page: pageNumber, per_page };
+  const { rows, total } = await listWebhooks(c.get("deps").db, c.get("project").id, request);
+  return c.json(page(rows.map(toWebhook), pageMeta(request, total)), 200);
+};
+
+export const createWebhookHandler: AppRouteHandler<typeof adminCreateWebhook> = async (c) => {
+  const input = c.req.valid("json");
+  const deps = c.get("deps");
+  const projectId = c.get("project").id;
+  const url = await checkedUrl(input.url, deps.config.WEBHOOK_ALLOW_PRIVATE_URLS);
+  const secret = generateWebhookSecret();
+  const row = await withProjectWriteLock(deps.db, projectId, (trx) => createWebhook(trx, projectId, { ...input, url }, secret));
+  c.set("contentUnchanged", true);
+  return c.json(success(toWebhookWithSecret(row, secret)), 201);
+};
+
+export const getWebhookHandler: AppRouteHandler<typeof adminGetWebhook> = async (c) => {
+  const { webhook_id } = c.req.valid("param");
+  const row = await findWebhook(c.get("deps").db, c.get("project").id, webhook_id);
+  if (!row) throw webhookNotFound();
+  return c.json(success(toWebhook(row)), 200);
+};
+
+export const updateWebhookHandler: AppRouteHandler<typeof adminUpdateWebhook> = async (c) => {
+  const patch = c.req.valid("json");
+  const deps = c.get("deps");
+  const projectId = c.get("project").id;
+  const { webhook_id } = c.req.valid("param");
+  // A webhook of another project is not found before its URL is judged.
+  if (!(await findWebhook(deps.db, projectId, webhook_id))) throw webhookNotFound();
+  const checked = patch.url === undefined ? patch : { ...patch, url: await checkedUrl(patch.url, deps.config.WEBHOOK_ALLOW_PRIVATE_URLS) };
+  const row = await withProjectWriteLock(deps.db, projectId, (trx) => updateWebhook(trx, projectId, webhook_id, checked));
+  if (!row) throw webhookNotFound();
+  c.set("contentUnchanged", true);
+  return c.json(success(toWebhook(row)), 200);
+};
+
+export const deleteWebhookHandler: AppRouteHandler<typeof adminDeleteWebhook> = async (c) => {
+  const { webhook_id } = c.req.valid("param");
+  const projectId = c.get("project").id;
+  const deleted = await withProjectWriteLock(c.get("deps").db, projectId, (trx) => deleteWebhook(trx, projectId, webhook_id));
+  if (!deleted) throw webhookNotFound();
+  c.set("contentUnchanged", true);
+  return c.json(success({ deleted: true as const, id: webhook_id }), 200);
+};
+
+export const rotateWebhookSecretHandler: AppRouteHandler<typeof adminRotateWebhookSecret> = async (c) => {
+  const { webhook_id } = c.req.valid("param");
+  const projectId = c.get("project").id;
+  const secret = generateWebhookSecret();
+  const row = await withProjectWriteLock(c.get("deps").db, projectId, (trx) => rotateWebhookSecret(trx, projectId, webhook_id, secret));
+  if (!row) throw webhookNotFound();
+  c.set("contentUnchanged", true);
+  return c.json(success(toWebhookWithSecret(row, secret)), 200);
+};
+
+/**
+ * POST test: a ping, attempted once here (not by the worker) so the answer can carry its
+ * outcome. The delivery row is inserted already claimed and committed before the request, like
+ * a worker's claim, and its outcome is recorded the same way (a 410 disables the webhook).
+ */
+export const testWebhookHandler: AppRouteHandler<typeof adminTestWebhook> = async (c) => {
+  const { webhook_id } = c.req.valid("param");
+  const deps = c.get("deps");
+  const project = c.get("project");
+  const webhook = await findWebhook(deps.db, project.id, webhook_id);
+  if (!webhook) throw webhookNotFound();
+  const id = pingId();
+  const body = JSON.stringify({
+    id,
+    type: "ping",
+    created_at: new Date().toISOString(),
+    project: project.slug,
+    data: { object: toWebhook(webhook), changes: null },
+  });
+  const claim = await withProjectWriteLock(deps.db, project.id, (trx) =>
+    insertClaimedPing(trx, webhook_id, id, body, leaseSeconds(deps.config)),
+  );
+  const signing = await webhookSigningRow(deps.db, webhook_id);
+  const options = attemptOptions(deps.config);
+  if (signing) {
+    const delivery = { ...claim, webhook_id, event_id: id, event_type: "ping", body, attempts: 1, ...signing };
+    const { response, durationMs } = await sendDelivery(delivery, options);
+    await recordAttempt(deps.db, claim.id, claim.claim_token, attemptRecord(delivery, response, durationMs, options), options);
+  }
+  const row = await findDelivery(deps.db, webhook_id, Number(claim.id));
+  // Deleted while the ping was under way: the delivery went with it.
+  if (!row) throw webhookNotFound();
+  c.set("contentUnchanged", true);
+  return c.json(success(toDelivery(row)), 200);
+};
+
+export const listDeliveriesHandler: AppRouteHandler<typeof adminListDeliveries> = async (c) => {
+  const { webhook_id } = c.req.valid("param");
+  const { status, page: pageNumber, per_page } = c.req.valid("query");
+  const db = c.get("deps").db;
+  if (!(await findWebhook(db, c.get("project").id, webhook_id))) throw webhookNotFound();
+  const request = { page: pageNumber, per_page };
+  const { rows, total } = await listDeliveries(db, webhook_id, status, request);
+  return c.json(page(rows.map(toDelivery), pageMeta(request, total)), 200);
+};
+
+export const redeliverHandler: AppRouteHandler<typeof adminRedeliver> = async (c) => {
+  const { webhook_id, delivery_id } = c.req.valid("param");
+  const projectId = c.get("project").id;
+  const row = await withProjectWriteLock(c.get("deps").db, projectId, async (trx) => {
+    if (!(await findWebhook(trx, projectId, webhook_id))) throw webhookNotFound();
+    return redeliver(trx, webhook_id, delivery_id);
+  });
+  if (!row) throw new ApiError("not_found", "no delivery with this id for this webhook");
+  c.set("contentUnchanged", true);
+  return c.json(success(toDelivery(row)), 202);
+};

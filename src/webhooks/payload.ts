@@ -1,0 +1,40 @@
+/**
+ * The body of a delivery: the EventObject (owner-api-v3.md, "Events"), serialized once when the
+ * delivery is made and sent byte for byte at every attempt (the signature covers these bytes).
+ */
+import { randomBytes } from "node:crypto";
+import type { EventData } from "../../db/schema.ts";
+
+/** EventObject as delivered. */
+export interface EventPayload {
+  /** `evt_` id of the event (a ping: a `msg_` id, see pingId). */
+  id: string;
+  type: string;
+  /** RFC 3339. */
+  created_at: string;
+  /** The project's slug. */
+  project: string;
+  data: EventData;
+}
+
+/** The JSON body of an event delivery. */
+export function eventBody(event: { id: string; type: string; createdAt: Date; data: EventData }, projectSlug: string): string {
+  const payload: EventPayload = {
+    id: event.id,
+    type: event.type,
+    created_at: event.createdAt.toISOString(),
+    project: projectSlug,
+    data: { object: event.data.object, changes: event.data.changes ?? null },
+  };
+  return JSON.stringify(payload);
+}
+
+/**
+ * The id of a ping (POST /webhooks/{id}/test), its `webhook-id` and EventObject id: `msg_` and
+ * 26 random base32 characters. Not an `evt_` id: a ping is no event of the feed (GET /events
+ * never lists it, and `after=` could not take it).
+ */
+export function pingId(): string {
+  const alphabet = "0123456789abcdefghjkmnpqrstvwxyz";
+  return `msg_${Array.from(randomBytes(26), (byte) => alphabet[byte & 31]).join("")}`;
+}
