@@ -4,6 +4,7 @@ import type { AppEnv } from "../lib/context.ts";
 import { createBoardRouter } from "./board/index.ts";
 import { createChangelogRouter } from "./changelog/index.ts";
 import { createCommentsRouter } from "./comments/index.ts";
+import { createEventsRouter } from "./events/index.ts";
 import { createFeaturesRouter } from "./features/index.ts";
 import { createIdentityRouter } from "./identity/index.ts";
 import { createKeysRouter } from "./keys/index.ts";
@@ -29,4 +30,5 @@ export function registerApiRouters(app: OpenAPIHono<AppEnv>, prefix: string): vo
   app.route(prefix, createSettingsRouter());
   app.route(prefix, createKeysRouter());
   app.route(prefix, createTagsRouter());
+  app.route(prefix, createEventsRouter());
 }

@@ -111,7 +111,7 @@ export const createFeature: AppRouteHandler<typeof routes.createFeature> = async
     description: body.description,
     authorVoterId: voter.id,
     now: at,
-  });
+  }, project.settings);
   const row = await findFeature(db, project, id, { voterId: voter.id, now: at });
   if (!row) throw new ApiError("internal", "the new suggestion could not be read back");
   return c.json(success(toFeatureObject(row, project.settings)), 201);

@@ -10,12 +10,21 @@
  * on the feature row instead of deadlocking. Both statements are QueryTemplates: compiled once
  * per visibility shape. Each is one statement (one round trip) that takes the project's write lock
  * in shared mode before any row lock (sharedProjectWriteLock), so a vote never races a replace.
+ *
+ * Events (owner-api-v3.md, "Events"): each statement also inserts its vote.created / vote.deleted
+ * row into the outbox (a data-modifying CTE reading the voter step, so only a vote that changed
+ * something records one, and it commits or rolls back with the vote). A cast that would bring
+ * vote_count to a milestone not yet announced (src/events/milestones.ts) changes nothing in the
+ * one statement and is cast again inside a transaction that also records feature.vote_milestone
+ * with the AdminFeatureObject (built in the application, not in SQL): a few votes per feature
+ * ever take that path, every other vote stays one round trip.
  */
-import { type Kysely, type RawBuilder, sql } from "kysely";
+import { type Kysely, type RawBuilder, sql, type Transaction } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import { QueryTemplate } from "../../../db/query-template.ts";
 import { type Database, type ProjectSettings, VOTER_COUNT_SHARDS } from "../../../db/schema.ts";
-import { answeringVanishedRows, sharedProjectWriteLock } from "../../lib/project-write-lock.ts";
+import { isVoteMilestoneSql } from "../../events/milestones.ts";
+import { answeringVanishedRows, sharedProjectWriteLock, withProjectWriteLock } from "../../lib/project-write-lock.ts";
 import { retryingConflicts } from "../../lib/transaction.ts";
 import { addVoteToTrending, recomputedTrending, removeVoteFromTrending, trendingFromVotes, voteExponent } from "../../lib/trending.ts";
 import { visibilityShapeKey, visibleFeatureQuery } from "../features/features.visibility.ts";
@@ -58,12 +67,41 @@ interface OutcomeRow {
   weighted_score: number | null;
 }
 
-const castStatement = new QueryTemplate<ProjectSettings, VoteValues & { now: Date }, OutcomeRow>(
+/** A cast's row: also whether it stopped short of a milestone, or which one it reached. */
+interface CastRow extends OutcomeRow {
+  /** The vote would reach an unannounced milestone and `allowMilestone` was false: nothing changed. */
+  milestone_due: boolean;
+  /** The feature's announced milestone before and after the statement. */
+  milestone_before: number;
+  milestone_after: number | null;
+}
+
+/** The vote.created / vote.deleted row of the outbox, built from the feature and voter steps. */
+function voteEventRow(type: "vote.created" | "vote.deleted", target: { projectId: unknown; featureId: unknown }) {
+  return [
+    sql<number>`${target.projectId}::int`.as("project_id"),
+    sql<string>`${sql.lit(type)}`.as("type"),
+    // data: {object: {feature_id, voter_id, vote_count}, changes: null}; voter_id is the public id.
+    sql<string>`jsonb_build_object('object', jsonb_build_object('feature_id', ${target.featureId}::int,
+      'voter_id', ${sql.ref("voter.public_id")}, 'vote_count', ${sql.ref("feature.vote_count")}), 'changes', null)`.as("data"),
+  ];
+}
+
+const castStatement = new QueryTemplate<ProjectSettings, VoteValues & { now: Date; allowMilestone: boolean }, CastRow>(
   visibilityShapeKey,
   (db, settings, param) => {
     const target = { projectId: param("projectId"), featureId: param("featureId"), voterId: param("voterId") };
+    // Whether this vote, if it lands, brings vote_count to a threshold not yet announced; the
+    // feature row is locked by `visible`, so its count is the one the vote will move.
+    const reachesMilestone = sql<boolean>`(${isVoteMilestoneSql(sql`${sql.ref("visible.vote_count")} + 1`)}
+      AND ${sql.ref("visible.vote_count")} + 1 > ${sql.ref("visible.vote_milestone")})`;
     return db
-      .with("visible", (q) => lockedVisibleFeature(q, settings, { ...target, allowVoting: param("allowVoting") }))
+      .with("visible", (q) =>
+        lockedVisibleFeature(q, settings, { ...target, allowVoting: param("allowVoting") }).select([
+          "features.vote_count",
+          "features.vote_milestone",
+        ]),
+      )
       .with("vote", (q) =>
         q
           .insertInto("votes")
@@ -75,6 +113,7 @@ const castStatement = new QueryTemplate<ProjectSettings, VoteValues & { now: Dat
               .where("voters.id", "=", target.voterId)
               .where("voters.project_id", "=", target.projectId)
               .where("visible.is_votable", "=", true)
+              .where(sql<boolean>`(${param("allowMilestone")}::boolean OR NOT ${reachesMilestone})`)
               .select([
                 "visible.id",
                 "voters.id as voter_id",
@@ -91,9 +130,22 @@ const castStatement = new QueryTemplate<ProjectSettings, VoteValues & { now: Dat
       .with("feature", (q) => moveFeatureCounters(q, target, 1, addVoteToTrending(sql<number>`${sql.ref("vote.x")}`)))
       .with("voter", (q) => moveVoterCount(q, target, 1))
       .with("project", (q) => moveVoterCountOfProject(q, target, 1))
+      .with("event", (q) =>
+        (q as unknown as QueryWithVoter)
+          .insertInto("events")
+          .columns(["project_id", "type", "data"])
+          .expression((eb) => eb.selectFrom(["feature", "voter"]).select(voteEventRow("vote.created", target))),
+      )
       .selectFrom("visible")
       .leftJoin("feature", (join) => join.onTrue())
-      .select(["visible.is_votable", "feature.vote_count", "feature.weighted_score"]);
+      .select([
+        "visible.is_votable",
+        "feature.vote_count",
+        "feature.weighted_score",
+        sql<boolean>`(NOT ${param("allowMilestone")}::boolean AND ${reachesMilestone})`.as("milestone_due"),
+        "visible.vote_milestone as milestone_before",
+        "feature.vote_milestone as milestone_after",
+      ]);
   },
 );
 
@@ -124,6 +176,12 @@ const withdrawStatement = new QueryTemplate<ProjectSettings, VoteValues, Outcome
     )
     .with("voter", (q) => moveVoterCount(q, target, -1))
     .with("project", (q) => moveVoterCountOfProject(q, target, -1))
+    .with("event", (q) =>
+      (q as unknown as QueryWithVoter)
+        .insertInto("events")
+        .columns(["project_id", "type", "data"])
+        .expression((eb) => eb.selectFrom(["feature", "voter"]).select(voteEventRow("vote.deleted", target))),
+    )
     .selectFrom("visible")
     .leftJoin("feature", (join) => join.onTrue())
     .select(["visible.is_votable", "feature.vote_count", "feature.weighted_score"]);
@@ -153,7 +211,7 @@ function lockedVisibleFeature(
  * project, and the vote waits for the replace and succeeds instead of answering 404. Only the
  * 404 path pays for it. Deadlock victims are retried; a vanished row answers 404.
  */
-async function onceMoreWhenHidden(run: () => Promise<OutcomeRow | undefined>): Promise<OutcomeRow | undefined> {
+async function onceMoreWhenHidden<Row extends OutcomeRow>(run: () => Promise<Row | undefined>): Promise<Row | undefined> {
   const attempt = () => answeringVanishedRows(() => retryingConflicts(run));
   return (await attempt()) ?? (await attempt());
 }
@@ -166,14 +224,33 @@ function outcomeOf(row: OutcomeRow | undefined, requireVotable: boolean): VoteOu
 }
 
 /**
- * Records the voter's vote on a feature they can see that takes votes, with weight = the
- * voter's tier multiplier (1 without a tier), cast at `now`.
+ * Records feature.vote_milestone for `threshold` inside `trx`, the transaction of the vote that
+ * reached it (the caller reads the feature as the owner API shows it).
  */
-export async function castVote(db: Db, settings: ProjectSettings, target: VoteTarget, now: Date): Promise<VoteOutcome> {
-  const row = await onceMoreWhenHidden(() =>
-    castStatement.executeTakeFirst(db, settings, { ...target, allowVoting: settings.allow_voting, now }),
-  );
-  return outcomeOf(row, true);
+export type MilestoneRecorder = (trx: Transaction<Database>, threshold: number) => Promise<void>;
+
+/**
+ * Records the voter's vote on a feature they can see that takes votes, with weight = the
+ * voter's tier multiplier (1 without a tier), cast at `now`, and its vote.created event. A vote
+ * that brings vote_count to a milestone not yet announced is cast in a transaction (holding the
+ * project's write lock) in which `recordMilestone` adds feature.vote_milestone.
+ */
+export async function castVote(
+  db: Db,
+  settings: ProjectSettings,
+  target: VoteTarget,
+  now: Date,
+  recordMilestone: MilestoneRecorder,
+): Promise<VoteOutcome> {
+  const values = { ...target, allowVoting: settings.allow_voting, now };
+  const row = await onceMoreWhenHidden(() => castStatement.executeTakeFirst(db, settings, { ...values, allowMilestone: false }));
+  if (!row?.milestone_due) return outcomeOf(row, true);
+  const final = await withProjectWriteLock(db, target.projectId, async (trx) => {
+    const cast = await castStatement.executeTakeFirst(trx, settings, { ...values, allowMilestone: true });
+    if (cast?.milestone_after != null && cast.milestone_after > cast.milestone_before) await recordMilestone(trx, cast.milestone_after);
+    return cast;
+  });
+  return outcomeOf(final, true);
 }
 
 /**
@@ -191,7 +268,7 @@ export async function withdrawVote(db: Db, settings: ProjectSettings, target: Vo
 // COMMIT) also shortens how long the feature row stays locked. Each step reads the one before
 // it (visible -> vote -> feature -> voter -> voter-count shard), so a step runs only when the
 // vote row really changed, and rows are locked in the order feature, voter, voter-count shard.
-type FeatureStep = { vote_count: number; weighted_score: number };
+type FeatureStep = { vote_count: number; weighted_score: number; vote_milestone: number };
 type VoteStep = { weight: number; x: number };
 
 /**
@@ -205,6 +282,7 @@ function moveFeatureCounters<Q extends { updateTable: Db["updateTable"] }>(
   trending: RawBuilder<number | null>,
 ) {
   const by = delta === 1 ? "+" : "-";
+  const reached = sql<number>`features.vote_count + 1`;
   return (q as unknown as QueryWithVote)
     .updateTable("features")
     .from("vote")
@@ -212,9 +290,17 @@ function moveFeatureCounters<Q extends { updateTable: Db["updateTable"] }>(
       vote_count: eb("features.vote_count", by, 1),
       weighted_score: eb("features.weighted_score", by, eb.ref("vote.weight")),
       trending_score: trending,
+      // A cast reaching a threshold above the one announced raises it (the cast statement's
+      // gate let it through only when the caller records the milestone's event with it).
+      ...(delta === 1
+        ? {
+            vote_milestone: sql<number>`CASE WHEN ${isVoteMilestoneSql(reached)} AND ${reached} > features.vote_milestone
+              THEN ${reached} ELSE features.vote_milestone END`,
+          }
+        : {}),
     }))
     .where("features.id", "=", target.featureId)
-    .returning(["features.vote_count", "features.weighted_score"]);
+    .returning(["features.vote_count", "features.weighted_score", "features.vote_milestone"]);
 }
 
 /** Moves the voter's vote_count by `delta` once the feature row has been updated. */
@@ -224,7 +310,7 @@ function moveVoterCount<Q extends { updateTable: Db["updateTable"] }>(q: Q, targ
     .from("feature")
     .set((eb) => ({ vote_count: eb("voters.vote_count", "+", delta) }))
     .where("voters.id", "=", target.voterId)
-    .returning("voters.vote_count");
+    .returning(["voters.vote_count", "voters.public_id"]);
 }
 
 /**
@@ -267,7 +353,7 @@ function moveVoterCountOfProject<Q extends { updateTable: Db["updateTable"]; ins
 
 type QueryWithVote = Kysely<Database & { vote: VoteStep }>;
 type QueryWithFeature = Kysely<Database & { feature: FeatureStep }>;
-type QueryWithVoter = Kysely<Database & { feature: FeatureStep; voter: { vote_count: number } }>;
+type QueryWithVoter = Kysely<Database & { feature: FeatureStep; voter: { vote_count: number; public_id: string } }>;
 
 /**
  * Sets vote_count, weighted_score and trending_score of the features `featureIds` from their
