@@ -133,9 +133,10 @@ export async function committedEvents(db: Kysely<Database>, query: CommittedEven
     select = select.where(sql<boolean>`(txid, seq) > (${query.after.txid}::xid8, ${query.after.seq}::bigint)`);
   }
   if (query.types && query.types.length > 0) select = select.where("type", "in", [...query.types]);
+  // Qualified: a bare "txid" / "seq" would name the text columns selected above and sort as text.
   const rows = await select
-    .orderBy("txid")
-    .orderBy("seq")
+    .orderBy("events.txid")
+    .orderBy("events.seq")
     .limit(query.limit)
     .offset(query.offset ?? 0)
     .execute();
