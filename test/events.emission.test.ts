@@ -80,7 +80,10 @@ describe("feature.vote_milestone", () => {
     expect(types(events)).toEqual(["vote.created", "vote.created", "feature.vote_milestone", "vote.deleted", "vote.created"]);
     const milestone = events[2];
     expect(milestone.data.changes).toEqual({ vote_count: { from: 9, to: 10 } });
-    expect(milestone.data.object).toEqual({ ...(await adminGet(project, `/features/${featureId(project, "hot")}`)), updated_at: expect.any(String) });
+    expect(milestone.data.object).toEqual({
+      ...(await adminGet(project, `/features/${featureId(project, "hot")}`)),
+      updated_at: expect.any(String),
+    });
     expect(milestone.data.object.vote_count).toBe(10);
   });
 
@@ -104,7 +107,13 @@ describe("feature events", () => {
   it("feature.created for a suggestion and for an owner's feature, with the AdminFeatureObject", async () => {
     const project = await importEventsProject(ctx);
     const suggested = await expectStatus(
-      await ctx.send("POST", publicPath(project, "/features"), project.secretKey, { heading: "Idea", description: "Please" }, as(project, "cy")),
+      await ctx.send(
+        "POST",
+        publicPath(project, "/features"),
+        project.secretKey,
+        { heading: "Idea", description: "Please" },
+        as(project, "cy"),
+      ),
       201,
     );
     const created = await adminSend(project, "POST", "/features", { heading: "Owner's", status: "planned" }, 201);
@@ -179,7 +188,13 @@ describe("comment events", () => {
     const project = await importEventsProject(ctx);
     const plain = featureId(project, "plain");
     const written = await expectStatus(
-      await ctx.send("POST", publicPath(project, `/features/${plain}/comments`), project.secretKey, { content: "Hello" }, as(project, "cy")),
+      await ctx.send(
+        "POST",
+        publicPath(project, `/features/${plain}/comments`),
+        project.secretKey,
+        { content: "Hello" },
+        as(project, "cy"),
+      ),
       201,
     );
     const reply = await adminSend(
@@ -193,7 +208,13 @@ describe("comment events", () => {
     const asListed = (id: number) => listed.find((comment: Json) => comment.id === id);
     expect(reply.author_role).toBe("editor");
     // The author deletes the thread: the comment, then its reply.
-    const deleted = await ctx.send("DELETE", publicPath(project, `/comments/${written.data.id}`), project.secretKey, undefined, as(project, "cy"));
+    const deleted = await ctx.send(
+      "DELETE",
+      publicPath(project, `/comments/${written.data.id}`),
+      project.secretKey,
+      undefined,
+      as(project, "cy"),
+    );
     expect(deleted.status).toBe(200);
     const c1 = listed.find((comment: Json) => comment.content === "First");
     await adminSend(project, "DELETE", `/comments/${c1.id}`, undefined);
@@ -216,7 +237,13 @@ describe("comment events", () => {
 describe("release.published", () => {
   it("is recorded when an owner publishes at once, and once when a scheduled time comes, whoever runs the task", async () => {
     const project = await importEventsProject(ctx);
-    const now = await adminSend(project, "POST", "/releases", { name: "1.0", body: "Now", published_at: new Date(Date.now() - 1000).toISOString() }, 201);
+    const now = await adminSend(
+      project,
+      "POST",
+      "/releases",
+      { name: "1.0", body: "Now", published_at: new Date(Date.now() - 1000).toISOString() },
+      201,
+    );
     const draft = await adminSend(project, "POST", "/releases", { name: "1.1", body: "Draft", published_at: null }, 201);
     const at = new Date(Date.now() + 3_600_000);
     const scheduled = await adminSend(project, "POST", "/releases", { name: "1.2", body: "Later", published_at: at.toISOString() }, 201);
@@ -284,7 +311,9 @@ describe("changes that record no event", () => {
     await adminSend(project, "POST", "/tiers", { name: "Team", mrr_cents: 9900 }, 201);
     await adminSend(project, "PATCH", "/settings", { settings: { show_votes: false } });
     const c1 = (await adminGet(project, "/comments"))[0];
-    expect((await ctx.send("POST", publicPath(project, `/comments/${c1.id}/like`), project.secretKey, undefined, as(project, "cy"))).status).toBe(200);
+    expect(
+      (await ctx.send("POST", publicPath(project, `/comments/${c1.id}/like`), project.secretKey, undefined, as(project, "cy"))).status,
+    ).toBe(200);
     expect(await allEvents(ctx, project)).toEqual([]);
   });
 });
@@ -299,14 +328,23 @@ describe("GET /events", () => {
     expect(types(all)).toEqual(["vote.created", "vote.created", "vote.created", "vote.deleted", "feature.updated"]);
     expect([...all.map((event) => event.id)].sort()).toEqual(all.map((event) => event.id));
 
-    const filtered = await expectStatus(await ctx.get(adminPath(project, "/events?type=vote.deleted&type=feature.updated"), project.secretKey), 200);
+    const filtered = await expectStatus(
+      await ctx.get(adminPath(project, "/events?type=vote.deleted&type=feature.updated"), project.secretKey),
+      200,
+    );
     expect(types(filtered.data)).toEqual(["vote.deleted", "feature.updated"]);
     expect(filtered.meta).toEqual({ page: 1, per_page: 20, total: 2, total_pages: 1, has_more: false });
 
-    const afterSecond = await expectStatus(await ctx.get(adminPath(project, `/events?after=${all[1].id}&per_page=2`), project.secretKey), 200);
+    const afterSecond = await expectStatus(
+      await ctx.get(adminPath(project, `/events?after=${all[1].id}&per_page=2`), project.secretKey),
+      200,
+    );
     expect(afterSecond.data.map((event: Json) => event.id)).toEqual([all[2].id, all[3].id]);
     expect(afterSecond.meta).toEqual({ page: 1, per_page: 2, total: 3, total_pages: 2, has_more: true });
-    const page2 = await expectStatus(await ctx.get(adminPath(project, `/events?after=${all[1].id}&per_page=2&page=2`), project.secretKey), 200);
+    const page2 = await expectStatus(
+      await ctx.get(adminPath(project, `/events?after=${all[1].id}&per_page=2&page=2`), project.secretKey),
+      200,
+    );
     expect(page2.data.map((event: Json) => event.id)).toEqual([all[4].id]);
     const afterLast = await expectStatus(await ctx.get(adminPath(project, `/events?after=${all[4].id}`), project.secretKey), 200);
     expect(afterLast.data).toEqual([]);

@@ -23,8 +23,12 @@ export const castVote: AppRouteHandler<typeof routes.castVote> = async (c) => {
   const project = c.get("project");
   const voter = requireVoter(c.get("voter"));
   const at = now();
-  const outcome = await votes.castVote(db, project.settings, { projectId: project.id, featureId: id, voterId: voter.id }, at, (trx, threshold) =>
-    recordVoteMilestone(trx, project, id, threshold, at),
+  const outcome = await votes.castVote(
+    db,
+    project.settings,
+    { projectId: project.id, featureId: id, voterId: voter.id },
+    at,
+    (trx, threshold) => recordVoteMilestone(trx, project, id, threshold, at),
   );
   switch (outcome.kind) {
     case "hidden":
