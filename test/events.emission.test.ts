@@ -386,7 +386,6 @@ describe("GET /events", () => {
     expect(await allEvents(ctx, project)).toEqual([]);
     expect(await allEvents(ctx, other, 1)).toHaveLength(1);
     await adminSend(project, "PATCH", `/features/${ids.ids.features.again}`, { heading: "Again and again" });
-    const after = await expectStatus(await ctx.get(adminPath(project, `/events?after=${seen.id}`), project.secretKey), 200);
-    expect(types(after.data)).toEqual(["feature.updated"]);
+    expect(types(await allEvents(ctx, project, 1, `after=${seen.id}`))).toEqual(["feature.updated"]);
   });
 });
