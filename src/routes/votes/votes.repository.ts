@@ -24,8 +24,8 @@ import type { Db } from "../../../db/connect.ts";
 import { QueryTemplate } from "../../../db/query-template.ts";
 import { type Database, type ProjectSettings, VOTER_COUNT_SHARDS } from "../../../db/schema.ts";
 import { isVoteMilestoneSql } from "../../events/milestones.ts";
-import { answeringVanishedRows, sharedProjectWriteLock, withProjectWriteLock } from "../../lib/project-write-lock.ts";
-import { retryingConflicts } from "../../lib/transaction.ts";
+import { answeringVanishedRows, sharedProjectWriteLock } from "../../lib/project-write-lock.ts";
+import { inTransaction, retryingConflicts } from "../../lib/transaction.ts";
 import { addVoteToTrending, recomputedTrending, removeVoteFromTrending, trendingFromVotes, voteExponent } from "../../lib/trending.ts";
 import { visibilityShapeKey, visibleFeatureQuery } from "../features/features.visibility.ts";
 
@@ -232,8 +232,8 @@ export type MilestoneRecorder = (trx: Transaction<Database>, threshold: number) 
 /**
  * Records the voter's vote on a feature they can see that takes votes, with weight = the
  * voter's tier multiplier (1 without a tier), cast at `now`, and its vote.created event. A vote
- * that brings vote_count to a milestone not yet announced is cast in a transaction (holding the
- * project's write lock) in which `recordMilestone` adds feature.vote_milestone.
+ * that brings vote_count to a milestone not yet announced is cast again in a transaction (the
+ * statement takes the project's write lock) in which `recordMilestone` adds feature.vote_milestone.
  */
 export async function castVote(
   db: Db,
@@ -245,11 +245,14 @@ export async function castVote(
   const values = { ...target, allowVoting: settings.allow_voting, now };
   const row = await onceMoreWhenHidden(() => castStatement.executeTakeFirst(db, settings, { ...values, allowMilestone: false }));
   if (!row?.milestone_due) return outcomeOf(row, true);
-  const final = await withProjectWriteLock(db, target.projectId, async (trx) => {
-    const cast = await castStatement.executeTakeFirst(trx, settings, { ...values, allowMilestone: true });
-    if (cast?.milestone_after != null && cast.milestone_after > cast.milestone_before) await recordMilestone(trx, cast.milestone_after);
-    return cast;
-  });
+  // The statement takes the project's write lock itself (its first row filter), before the event reads.
+  const final = await answeringVanishedRows(() =>
+    inTransaction(db, async (trx) => {
+      const cast = await castStatement.executeTakeFirst(trx, settings, { ...values, allowMilestone: true });
+      if (cast?.milestone_after != null && cast.milestone_after > cast.milestone_before) await recordMilestone(trx, cast.milestone_after);
+      return cast;
+    }),
+  );
   return outcomeOf(final, true);
 }
 
