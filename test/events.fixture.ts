@@ -2,7 +2,8 @@
  * Fixture of the events tests: a project whose changes are read back through GET /events.
  *
  * Voters: ada (tier pro x3), bob (role editor), cy, and v0..v29 (plain), each with an anonymous
- * token. Features: hot (8 imported votes by v0..v7, milestone 10 two votes away), dup (16 votes by
+ * token. Features: hot (8 imported votes by v0..v7, milestone 10 two votes away; tags mobile and
+ * api, linked to plain, in release r0, with description, progress, effort, start date), dup (16 votes by
  * v10..v25, to merge into hot), plain (no votes), pending (a suggestion by cy awaiting approval).
  * Comment c1 by ada on plain. Release r0 published in the past.
  */
@@ -35,14 +36,37 @@ export async function importEventsProject(ctx: Pick<TestContext, "importProject"
       role: ref === "bob" ? "editor" : null,
     })),
     features: [
-      { ref: "hot", board: "roadmap", column: "c-planned", heading: "Hot" },
+      {
+        ref: "hot",
+        board: "roadmap",
+        column: "c-planned",
+        heading: "Hot",
+        description: "Often asked",
+        tags: ["mobile", "api"],
+        linked_feature: "plain",
+        progress: 30,
+        effort: 5,
+        start_date: "2026-09-01T10:00:00Z",
+      },
       { ref: "dup", board: "roadmap", column: "c-planned", heading: "Duplicate of hot" },
       { ref: "plain", board: "roadmap", column: "c-planned", heading: "Plain" },
       { ref: "pending", board: "roadmap", column: "c-open", heading: "Pending", is_approved: false, author: "cy" },
     ],
     votes,
     comments: [{ ref: "c1", feature: "plain", voter: "ada", content: "First" }],
-    releases: [{ ref: "r0", name: "0.9", body: "Old", published_at: "2026-01-01T00:00:00Z", features: [] }],
+    tags: [
+      { ref: "mobile", name: "Mobile" },
+      { ref: "api", name: "api" },
+    ],
+    releases: [
+      {
+        ref: "r0",
+        name: "0.9",
+        body: "Old",
+        published_at: "2026-01-01T00:00:00Z",
+        features: [{ feature: "hot", changelog_type: "improvement" }],
+      },
+    ],
   });
   return { ...project, tokens };
 }

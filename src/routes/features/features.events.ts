@@ -5,7 +5,7 @@
  * was for feature.deleted), read inside the transaction of the change, and each is recorded in
  * that transaction (recordEvents), so it commits or rolls back with it.
  */
-import { sql } from "kysely";
+import { type Expression, type RawBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { ProjectSettings } from "../../../db/schema.ts";
 import { changesBetween } from "../../events/changes.ts";
@@ -13,7 +13,7 @@ import { milestoneAtOrBelowSql, voteMilestoneEvent } from "../../events/mileston
 import { type NewEvent, recordEvents } from "../../events/outbox.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { toAdminFeatureObject } from "./features.mapper.ts";
-import { findAdminFeature } from "./features.owner.repository.ts";
+import { adminRows, findAdminFeature } from "./features.owner.repository.ts";
 import type { AdminFeatureObjectType } from "./features.owner.schemas.ts";
 
 type Project = { id: number; settings: ProjectSettings };
@@ -102,4 +102,52 @@ export async function recordReachedMilestones(trx: Db, project: Project, feature
     .returning(["id", "vote_milestone"])
     .execute();
   for (const row of reached.sort((a, b) => a.id - b.id)) await recordVoteMilestone(trx, project, row.id, row.vote_milestone, now);
+}
+
+/** SQL of rfc3339 (src/lib/timestamps.ts): a timestamptz as Date.toISOString() writes it, or null. */
+function isoTimestamp(column: string): RawBuilder<string | null> {
+  return sql`to_char(${sql.ref(column)} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
+/**
+ * SQL of the AdminFeatureObject of feature `featureId` (toAdminFeatureObject, in jsonb), for an
+ * event inserted by a single statement (a vote reaching a milestone): a scalar subquery over the
+ * same row selection findAdminFeature reads. It sees the rows as they were when the statement
+ * began, so the counters the statement moves are passed in (`counters`, from its own RETURNING).
+ * test/events.emission.test.ts compares it with GET /admin/features/{id}.
+ */
+export function adminFeatureJsonSql(
+  db: Db,
+  project: Project,
+  featureId: unknown,
+  now: unknown,
+  counters: { vote_count: Expression<number>; weighted_score: Expression<number>; score_is_weighted: unknown },
+): RawBuilder<unknown> {
+  const row = adminRows(db, db.selectFrom("features").where("features.id", "=", featureId as number), project, now as Date).as("a");
+  const ref = (column: string) => sql.ref(`a.${column}`);
+  const nullableRef = (id: string, fields: RawBuilder<unknown>) => sql`CASE WHEN ${ref(id)} IS NULL THEN NULL ELSE ${fields} END`;
+  const weighted = sql`${counters.score_is_weighted}::boolean`;
+  return sql`(SELECT jsonb_build_object(
+    'id', ${ref("id")}, 'heading', ${ref("heading")}, 'description', ${ref("description")}, 'status', ${ref("status")},
+    'board', jsonb_build_object('id', CASE WHEN ${ref("board_kind")} = 'roadmap' THEN 0 ELSE ${ref("board_id")} END,
+      'kind', ${ref("board_kind")}, 'name', ${ref("board_name")}, 'slug', ${ref("board_slug")}),
+    'column', CASE WHEN ${ref("column_id")} IS NULL THEN jsonb_build_object('id', -1, 'name', 'Archived', 'color', NULL)
+      ELSE jsonb_build_object('id', ${ref("column_id")}, 'name', coalesce(${ref("column_name")}, ''), 'color', ${ref("column_color")}) END,
+    'changelog_type', ${nullableRef("release_id", sql`${ref("changelog_type")}`)},
+    'comment_count', ${ref("comment_count")},
+    'vote_count', ${counters.vote_count},
+    'score', CASE WHEN ${weighted} THEN ${counters.weighted_score} ELSE ${counters.vote_count} END,
+    'score_is_weighted', ${weighted},
+    'view_count', ${ref("view_count")}, 'progress', ${ref("progress")}, 'has_voted', false,
+    'is_approved', ${ref("is_approved")}, 'is_pinned', ${ref("is_pinned")},
+    'developer_response', ${ref("developer_response")}, 'response_is_denial', ${ref("response_is_denial")},
+    'linked_feature', ${nullableRef("linked_id", sql`jsonb_build_object('id', ${ref("linked_id")}, 'heading', coalesce(${ref("linked_heading")}, ''))`)},
+    'release', ${nullableRef("release_id", sql`jsonb_build_object('id', ${ref("release_id")}, 'name', coalesce(${ref("release_name")}, ''))`)},
+    'tags', ${ref("tags")}::jsonb,
+    'start_date', ${isoTimestamp("a.start_date")}, 'target_date', ${isoTimestamp("a.target_date")},
+    'created_at', ${isoTimestamp("a.created_at")}, 'updated_at', ${isoTimestamp("a.updated_at")},
+    'is_public', ${ref("is_public")}, 'position', ${ref("position")}, 'effort', ${ref("effort")},
+    'author_voter_id', ${ref("author_public_id")}, 'weighted_score', ${counters.weighted_score},
+    'merged_into', ${nullableRef("merged_into_id", sql`jsonb_build_object('id', ${ref("merged_into_id")}, 'heading', coalesce(${ref("merged_into_heading")}, ''))`)}
+  ) FROM ${row})`;
 }

@@ -1,13 +1,12 @@
 /**
  * Handlers of the votes area: one statement (visibility check + vote + counters + its event) ->
- * VoteObject; a vote reaching a vote milestone also records feature.vote_milestone.
+ * VoteObject (a vote reaching a vote milestone records feature.vote_milestone in it too).
  */
 import { requireVoter } from "../../middleware/voter.ts";
 import type { ProjectSettings } from "../../../db/schema.ts";
 import { success } from "../../lib/envelope.ts";
 import { ApiError, notFound } from "../../lib/errors.ts";
 import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { recordVoteMilestone } from "../features/features.events.ts";
 import { scoreOf } from "../features/features.mapper.ts";
 import * as votes from "./votes.repository.ts";
 import type * as routes from "./votes.routes.ts";
@@ -22,14 +21,7 @@ export const castVote: AppRouteHandler<typeof routes.castVote> = async (c) => {
   const { db, now } = c.get("deps");
   const project = c.get("project");
   const voter = requireVoter(c.get("voter"));
-  const at = now();
-  const outcome = await votes.castVote(
-    db,
-    project.settings,
-    { projectId: project.id, featureId: id, voterId: voter.id },
-    at,
-    (trx, threshold) => recordVoteMilestone(trx, project, id, threshold, at),
-  );
+  const outcome = await votes.castVote(db, project.settings, { projectId: project.id, featureId: id, voterId: voter.id }, now());
   switch (outcome.kind) {
     case "hidden":
       throw notFound("feature");

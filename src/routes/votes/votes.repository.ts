@@ -13,20 +13,21 @@
  *
  * Events (owner-api-v3.md, "Events"): each statement also inserts its vote.created / vote.deleted
  * row into the outbox (a data-modifying CTE reading the voter step, so only a vote that changed
- * something records one, and it commits or rolls back with the vote). A cast that would bring
- * vote_count to a milestone not yet announced (src/events/milestones.ts) changes nothing in the
- * one statement and is cast again inside a transaction that also records feature.vote_milestone
- * with the AdminFeatureObject (built in the application, not in SQL): a few votes per feature
- * ever take that path, every other vote stays one round trip.
+ * something records one, and it commits or rolls back with the vote). A cast that brings
+ * vote_count to a milestone not yet announced (src/events/milestones.ts) raises
+ * features.vote_milestone and inserts feature.vote_milestone in the same INSERT, after the
+ * vote's event, with the AdminFeatureObject built in SQL (features.events.ts
+ * adminFeatureJsonSql; its subquery runs only for such a vote).
  */
-import { type Kysely, type RawBuilder, sql, type Transaction } from "kysely";
+import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import { QueryTemplate } from "../../../db/query-template.ts";
 import { type Database, type ProjectSettings, VOTER_COUNT_SHARDS } from "../../../db/schema.ts";
 import { isVoteMilestoneSql } from "../../events/milestones.ts";
 import { answeringVanishedRows, sharedProjectWriteLock } from "../../lib/project-write-lock.ts";
-import { inTransaction, retryingConflicts } from "../../lib/transaction.ts";
+import { retryingConflicts } from "../../lib/transaction.ts";
 import { addVoteToTrending, recomputedTrending, removeVoteFromTrending, trendingFromVotes, voteExponent } from "../../lib/trending.ts";
+import { adminFeatureJsonSql } from "../features/features.events.ts";
 import { visibilityShapeKey, visibleFeatureQuery } from "../features/features.visibility.ts";
 
 export interface VoteTarget {
@@ -67,85 +68,77 @@ interface OutcomeRow {
   weighted_score: number | null;
 }
 
-/** A cast's row: also whether it stopped short of a milestone, or which one it reached. */
-interface CastRow extends OutcomeRow {
-  /** The vote would reach an unannounced milestone and `allowMilestone` was false: nothing changed. */
-  milestone_due: boolean;
-  /** The feature's announced milestone before and after the statement. */
-  milestone_before: number;
-  milestone_after: number | null;
-}
-
 /** The vote.created / vote.deleted row of the outbox, built from the feature and voter steps. */
 function voteEventRow(type: "vote.created" | "vote.deleted", target: { projectId: unknown; featureId: unknown }) {
   return [
-    sql<number>`${target.projectId}::int`.as("project_id"),
-    sql<string>`${sql.lit(type)}`.as("type"),
+    sql<number>`${target.projectId}::int`,
+    sql<string>`${sql.lit(type)}`,
     // data: {object: {feature_id, voter_id, vote_count}, changes: null}; voter_id is the public id.
     sql<string>`jsonb_build_object('object', jsonb_build_object('feature_id', ${target.featureId}::int,
-      'voter_id', ${sql.ref("voter.public_id")}, 'vote_count', ${sql.ref("feature.vote_count")}), 'changes', null)`.as("data"),
-  ];
+      'voter_id', ${sql.ref("voter.public_id")}, 'vote_count', ${sql.ref("feature.vote_count")}), 'changes', null)`,
+  ] as const;
 }
 
-const castStatement = new QueryTemplate<ProjectSettings, VoteValues & { now: Date; allowMilestone: boolean }, CastRow>(
+const castStatement = new QueryTemplate<ProjectSettings, VoteValues & { now: Date; scoreIsWeighted: boolean }, OutcomeRow>(
   visibilityShapeKey,
   (db, settings, param) => {
     const target = { projectId: param("projectId"), featureId: param("featureId"), voterId: param("voterId") };
-    // Whether this vote, if it lands, brings vote_count to a threshold not yet announced; the
-    // feature row is locked by `visible`, so its count is the one the vote will move.
-    const reachesMilestone = sql<boolean>`(${isVoteMilestoneSql(sql`${sql.ref("visible.vote_count")} + 1`)}
-      AND ${sql.ref("visible.vote_count")} + 1 > ${sql.ref("visible.vote_milestone")})`;
-    return db
-      .with("visible", (q) =>
-        lockedVisibleFeature(q, settings, { ...target, allowVoting: param("allowVoting") }).select([
-          "features.vote_count",
-          "features.vote_milestone",
-        ]),
-      )
-      .with("vote", (q) =>
-        q
-          .insertInto("votes")
-          .columns(["feature_id", "voter_id", "project_id", "weight", "created_at"])
-          .expression((eb) =>
-            eb
-              .selectFrom(["visible", "voters"])
-              .leftJoin("tiers", "tiers.id", "voters.tier_id")
-              .where("voters.id", "=", target.voterId)
-              .where("voters.project_id", "=", target.projectId)
-              .where("visible.is_votable", "=", true)
-              .where(sql<boolean>`(${param("allowMilestone")}::boolean OR NOT ${reachesMilestone})`)
-              .select([
-                "visible.id",
-                "voters.id as voter_id",
-                "voters.project_id",
-                // weight = the voter's tier multiplier, 1 without a tier
-                sql<number>`coalesce(${sql.ref("tiers.multiplier")}, 1)`.as("weight"),
-                sql<Date>`${param("now")}::timestamptz`.as("created_at"),
-              ]),
-          )
-          .onConflict((oc) => oc.columns(["feature_id", "voter_id"]).doNothing())
-          // The exponent is taken from the stored timestamp so a withdrawal removes exactly it.
-          .returning(["votes.weight", voteExponent(sql.ref("votes.created_at")).as("x")]),
-      )
-      .with("feature", (q) => moveFeatureCounters(q, target, 1, addVoteToTrending(sql<number>`${sql.ref("vote.x")}`)))
-      .with("voter", (q) => moveVoterCount(q, target, 1))
-      .with("project", (q) => moveVoterCountOfProject(q, target, 1))
-      .with("event", (q) =>
-        (q as unknown as QueryWithVoter)
-          .insertInto("events")
-          .columns(["project_id", "type", "data"])
-          .expression((eb) => eb.selectFrom(["feature", "voter"]).select(voteEventRow("vote.created", target))),
-      )
-      .selectFrom("visible")
-      .leftJoin("feature", (join) => join.onTrue())
-      .select([
-        "visible.is_votable",
-        "feature.vote_count",
-        "feature.weighted_score",
-        sql<boolean>`(NOT ${param("allowMilestone")}::boolean AND ${reachesMilestone})`.as("milestone_due"),
-        "visible.vote_milestone as milestone_before",
-        "feature.vote_milestone as milestone_after",
-      ]);
+    const feature = adminFeatureJsonSql(db, { id: target.projectId, settings }, target.featureId, param("now"), {
+      vote_count: sql.ref("feature.vote_count"),
+      weighted_score: sql.ref("feature.weighted_score"),
+      score_is_weighted: param("scoreIsWeighted"),
+    });
+    const [projectId, voteType, voteData] = voteEventRow("vote.created", target);
+    return (
+      db
+        .with("visible", (q) =>
+          lockedVisibleFeature(q, settings, { ...target, allowVoting: param("allowVoting") }).select("features.vote_milestone"),
+        )
+        .with("vote", (q) =>
+          q
+            .insertInto("votes")
+            .columns(["feature_id", "voter_id", "project_id", "weight", "created_at"])
+            .expression((eb) =>
+              eb
+                .selectFrom(["visible", "voters"])
+                .leftJoin("tiers", "tiers.id", "voters.tier_id")
+                .where("voters.id", "=", target.voterId)
+                .where("voters.project_id", "=", target.projectId)
+                .where("visible.is_votable", "=", true)
+                .select([
+                  "visible.id",
+                  "voters.id as voter_id",
+                  "voters.project_id",
+                  // weight = the voter's tier multiplier, 1 without a tier
+                  sql<number>`coalesce(${sql.ref("tiers.multiplier")}, 1)`.as("weight"),
+                  sql<Date>`${param("now")}::timestamptz`.as("created_at"),
+                ]),
+            )
+            .onConflict((oc) => oc.columns(["feature_id", "voter_id"]).doNothing())
+            // The exponent is taken from the stored timestamp so a withdrawal removes exactly it.
+            .returning(["votes.weight", voteExponent(sql.ref("votes.created_at")).as("x")]),
+        )
+        .with("feature", (q) => moveFeatureCounters(q, target, 1, addVoteToTrending(sql<number>`${sql.ref("vote.x")}`)))
+        .with("voter", (q) => moveVoterCount(q, target, 1))
+        .with("project", (q) => moveVoterCountOfProject(q, target, 1))
+        // One INSERT, so the vote's event precedes the milestone's in the feed (rows in UNION ALL order).
+        .with("event", (q) =>
+          (q as unknown as QueryWithVoter)
+            .insertInto("events")
+            .columns(["project_id", "type", "data"])
+            .expression(
+              sql`SELECT ${projectId}, ${voteType}, ${voteData} FROM feature, voter
+            UNION ALL
+            SELECT ${target.projectId}::int, 'feature.vote_milestone',
+              jsonb_build_object('object', ${feature}, 'changes', jsonb_build_object('vote_count',
+                jsonb_build_object('from', feature.vote_milestone - 1, 'to', feature.vote_milestone)))
+            FROM feature, voter, visible WHERE feature.vote_milestone > visible.vote_milestone`,
+            ),
+        )
+        .selectFrom("visible")
+        .leftJoin("feature", (join) => join.onTrue())
+        .select(["visible.is_votable", "feature.vote_count", "feature.weighted_score"])
+    );
   },
 );
 
@@ -180,7 +173,7 @@ const withdrawStatement = new QueryTemplate<ProjectSettings, VoteValues, Outcome
       (q as unknown as QueryWithVoter)
         .insertInto("events")
         .columns(["project_id", "type", "data"])
-        .expression((eb) => eb.selectFrom(["feature", "voter"]).select(voteEventRow("vote.deleted", target))),
+        .expression(sql`SELECT ${sql.join(voteEventRow("vote.deleted", target))} FROM feature, voter`),
     )
     .selectFrom("visible")
     .leftJoin("feature", (join) => join.onTrue())
@@ -211,7 +204,7 @@ function lockedVisibleFeature(
  * project, and the vote waits for the replace and succeeds instead of answering 404. Only the
  * 404 path pays for it. Deadlock victims are retried; a vanished row answers 404.
  */
-async function onceMoreWhenHidden<Row extends OutcomeRow>(run: () => Promise<Row | undefined>): Promise<Row | undefined> {
+async function onceMoreWhenHidden(run: () => Promise<OutcomeRow | undefined>): Promise<OutcomeRow | undefined> {
   const attempt = () => answeringVanishedRows(() => retryingConflicts(run));
   return (await attempt()) ?? (await attempt());
 }
@@ -224,36 +217,20 @@ function outcomeOf(row: OutcomeRow | undefined, requireVotable: boolean): VoteOu
 }
 
 /**
- * Records feature.vote_milestone for `threshold` inside `trx`, the transaction of the vote that
- * reached it (the caller reads the feature as the owner API shows it).
- */
-export type MilestoneRecorder = (trx: Transaction<Database>, threshold: number) => Promise<void>;
-
-/**
  * Records the voter's vote on a feature they can see that takes votes, with weight = the
- * voter's tier multiplier (1 without a tier), cast at `now`, and its vote.created event. A vote
- * that brings vote_count to a milestone not yet announced is cast again in a transaction (the
- * statement takes the project's write lock) in which `recordMilestone` adds feature.vote_milestone.
+ * voter's tier multiplier (1 without a tier), cast at `now`, its vote.created event and, when it
+ * brings vote_count to a milestone not yet announced, feature.vote_milestone: one statement.
  */
-export async function castVote(
-  db: Db,
-  settings: ProjectSettings,
-  target: VoteTarget,
-  now: Date,
-  recordMilestone: MilestoneRecorder,
-): Promise<VoteOutcome> {
-  const values = { ...target, allowVoting: settings.allow_voting, now };
-  const row = await onceMoreWhenHidden(() => castStatement.executeTakeFirst(db, settings, { ...values, allowMilestone: false }));
-  if (!row?.milestone_due) return outcomeOf(row, true);
-  // The statement takes the project's write lock itself (its first row filter), before the event reads.
-  const final = await answeringVanishedRows(() =>
-    inTransaction(db, async (trx) => {
-      const cast = await castStatement.executeTakeFirst(trx, settings, { ...values, allowMilestone: true });
-      if (cast?.milestone_after != null && cast.milestone_after > cast.milestone_before) await recordMilestone(trx, cast.milestone_after);
-      return cast;
+export async function castVote(db: Db, settings: ProjectSettings, target: VoteTarget, now: Date): Promise<VoteOutcome> {
+  const row = await onceMoreWhenHidden(() =>
+    castStatement.executeTakeFirst(db, settings, {
+      ...target,
+      allowVoting: settings.allow_voting,
+      now,
+      scoreIsWeighted: settings.score_is_weighted,
     }),
   );
-  return outcomeOf(final, true);
+  return outcomeOf(row, true);
 }
 
 /**
@@ -293,8 +270,8 @@ function moveFeatureCounters<Q extends { updateTable: Db["updateTable"] }>(
       vote_count: eb("features.vote_count", by, 1),
       weighted_score: eb("features.weighted_score", by, eb.ref("vote.weight")),
       trending_score: trending,
-      // A cast reaching a threshold above the one announced raises it (the cast statement's
-      // gate let it through only when the caller records the milestone's event with it).
+      // A cast reaching a threshold above the one announced raises it; the cast statement
+      // records feature.vote_milestone from the difference.
       ...(delta === 1
         ? {
             vote_milestone: sql<number>`CASE WHEN ${isVoteMilestoneSql(reached)} AND ${reached} > features.vote_milestone
