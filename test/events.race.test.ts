@@ -2,12 +2,13 @@
  * Vote events under concurrency (owner-api-v3.md, "Events": no change without its event, no
  * event without its change): hundreds of racing votes and withdrawals, then per (feature, voter)
  * vote.created minus vote.deleted equals the vote rows, the events of a feature step vote_count
- * by exactly one each in feed order ending at the stored count, and each milestone reached is
- * announced exactly once.
+ * by exactly one each in insertion order ending at the stored count, and each milestone reached
+ * is announced exactly once.
  */
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { milestoneAtOrBelow } from "../src/events/milestones.ts";
+import { eventPosition } from "../src/events/outbox.ts";
 import { allEvents } from "./events.fixture.ts";
 import { createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./harness.ts";
 
@@ -49,7 +50,7 @@ function plan(count: number): { method: "POST" | "DELETE"; voter: number; featur
 }
 
 describe("racing votes and withdrawals", () => {
-  it("record exactly one event per vote row change, in a per-feature order that matches the counts", async () => {
+  it("record exactly one event per vote row change, in a per-feature insertion order that matches the counts", async () => {
     const project: ImportedProject = await ctx.importProject(crowd());
     const features = project.ids.ids.features as Record<string, number>;
     const voters = project.ids.ids.voters as Record<string, string>;
@@ -70,8 +71,16 @@ describe("racing votes and withdrawals", () => {
       ctx.db,
     );
     const events = await allEvents(ctx, project, changed);
-    const voteEvents = events.filter((event) => event.type === "vote.created" || event.type === "vote.deleted");
-    expect(voteEvents).toHaveLength(changed);
+    expect(events.filter((event) => event.type === "vote.created" || event.type === "vote.deleted")).toHaveLength(changed);
+    // The feed orders by (transaction id, insertion number); concurrent transactions on one
+    // feature may list in another order than they took its row lock (a statement can be given its
+    // transaction id before it waits). The insertion number (seq) is taken under the feature's
+    // row lock, so per feature it is the order of the changes: the checks below follow it.
+    const { rows: inserted } = await sql<{ seq: string }>`SELECT e.seq::text AS seq FROM events e
+      JOIN projects p ON p.id = e.project_id WHERE p.slug = ${project.slug} ORDER BY e.seq`.execute(ctx.db);
+    expect(inserted).toHaveLength(events.length);
+    const bySeq = [...events].sort((a, b) => Number(eventPosition(a.id)!.seq) - Number(eventPosition(b.id)!.seq));
+    const voteEvents = bySeq.filter((event) => event.type === "vote.created" || event.type === "vote.deleted");
 
     // Per (feature, voter): created and deleted alternate, starting from the imported state, and
     // what is left equals the vote rows.
@@ -99,7 +108,7 @@ describe("racing votes and withdrawals", () => {
       }
       const stored = await sql<{ vote_count: number }>`SELECT vote_count FROM features WHERE id = ${id}`.execute(ctx.db);
       expect(stored.rows[0]!.vote_count).toBe(count);
-      const milestones = events
+      const milestones = bySeq
         .filter((event) => event.type === "feature.vote_milestone" && event.data.object.id === id)
         .map((event) => event.data.changes.vote_count.to);
       const expected = [10, 25].filter((threshold) => threshold <= highest && threshold > milestoneAtOrBelow(ref === "a" ? 9 : 0));

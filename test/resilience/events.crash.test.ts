@@ -8,8 +8,8 @@
  * its row; each event names its change exactly once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { committedEvents } from "../../src/events/outbox.ts";
-import { type LoadRun, send, startLoad } from "./support/http.ts";
+import { committedEvents, eventPosition } from "../../src/events/outbox.ts";
+import { type LoadRun, startLoad } from "./support/http.ts";
 import { sleep, waitUntil } from "./support/processes.ts";
 import { importVotingProject } from "./support/seed.ts";
 import { type ServerInstance, startServer } from "./support/server.ts";
@@ -102,8 +102,11 @@ describe("events survive crashes 1:1 with their changes", () => {
       .execute();
     const commentRows = await db.selectFrom("comments").select("id").where("project_id", "=", projectId).execute();
 
+    // Per feature, insertion order (seq, taken under the feature's row lock) is the order of the
+    // changes; the feed's (transaction id, seq) order may interleave concurrent ones differently.
+    const bySeq = [...events].sort((a, b) => Number(BigInt(eventPosition(a.id)!.seq) - BigInt(eventPosition(b.id)!.seq)));
     const voted = new Map<string, boolean>();
-    for (const event of events.filter((e) => e.type === "vote.created" || e.type === "vote.deleted")) {
+    for (const event of bySeq.filter((e) => e.type === "vote.created" || e.type === "vote.deleted")) {
       const object = event.data.object as { feature_id: number; voter_id: string };
       const key = `${object.feature_id}/${object.voter_id}`;
       // A created follows nothing or a deleted, a deleted follows a created: one event per change.
