@@ -178,6 +178,11 @@ export interface FeaturesTable {
   /** ln of the sum of exp(vote age in decay units); see src/lib/trending.ts. */
   trending_score: number | null;
   comment_count: Generated<number>;
+  /**
+   * The highest vote_count threshold feature.vote_milestone has announced (or the feature had
+   * passed when it arrived): 0, 10, 25, 50, 100, 250, 500, 1000, 2000... (migration 2026-11-23T12-10).
+   */
+  vote_milestone: Generated<number>;
   created_at: TimestampDefault;
   updated_at: TimestampDefault;
 }
@@ -250,6 +255,8 @@ export interface ReleasesTable {
   is_featured: Generated<boolean>;
   published_at: NullableTimestamp;
   view_count: Generated<number>;
+  /** release.published is recorded for the current publication (migration 2026-11-23T12-10). */
+  publication_recorded: Generated<boolean>;
   created_at: TimestampDefault;
 }
 

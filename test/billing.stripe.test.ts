@@ -84,7 +84,6 @@ describe("customer.subscription.* events", () => {
       subscription_status: { from: null, to: "trialing" },
       subscribed_at: { from: null, to: "2026-11-01T09:59:58.000Z" },
       trial_ends_at: { from: null, to: "2026-11-15T10:00:00.000Z" },
-      last_synced_at: { from: null, to: "2026-11-01T10:00:00.000Z" },
       mrr_cents: { from: 0, to: 9900 },
       mrr_source: { from: "none", to: "tier" },
       tier: { from: null, to: ids.tiers.team },

@@ -10,6 +10,7 @@ import * as projectVoterCountShards from "./2026-11-23T01-00-00-project-voter-co
 import * as featureMerges from "./2026-11-23T10-00-00-feature-merges.ts";
 import * as ownerAccounts from "./2026-11-23T11-00-00-owner-accounts.ts";
 import * as events from "./2026-11-23T12-00-00-events.ts";
+import * as eventMilestonesAndPublications from "./2026-11-23T12-10-00-event-milestones-and-publications.ts";
 import * as webhooks from "./2026-11-23T12-20-00-webhooks.ts";
 import * as billingSync from "./2026-11-23T12-30-00-billing-sync.ts";
 
@@ -24,6 +25,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-23T10-00-00-feature-merges": featureMerges,
   "2026-11-23T11-00-00-owner-accounts": ownerAccounts,
   "2026-11-23T12-00-00-events": events,
+  "2026-11-23T12-10-00-event-milestones-and-publications": eventMilestonesAndPublications,
   "2026-11-23T12-20-00-webhooks": webhooks,
   "2026-11-23T12-30-00-billing-sync": billingSync,
 };

@@ -2,9 +2,11 @@
  * Stored counters of an imported project, recomputed in SQL from its rows (design.md, "Data
  * rules worth designing for"): features.vote_count, weighted_score, trending_score and
  * comment_count, comments.like_count, voters.vote_count and the project's voter count
- * (project_voter_counts, one row per shard).
+ * (project_voter_counts, one row per shard), and features.vote_milestone (the vote milestone
+ * each feature has passed, src/events/milestones.ts).
  */
 import { sql } from "kysely";
+import { milestoneAtOrBelowSql } from "../events/milestones.ts";
 import { voteExponent } from "../lib/trending.ts";
 import { VOTER_COUNT_SHARDS } from "../../db/schema.ts";
 import type { Trx } from "./snapshot-chunks.ts";
@@ -29,6 +31,9 @@ export async function computeCounters(trx: Trx, projectId: number) {
       GROUP BY feature_id
     ) AS s
     WHERE f.id = s.feature_id`.execute(trx);
+  // Milestones the imported counts have passed are not announced later (an import records no events).
+  await sql`UPDATE features SET vote_milestone = ${milestoneAtOrBelowSql(sql.ref("vote_count"))}
+    WHERE project_id = ${projectId} AND vote_count >= 10`.execute(trx);
   await sql`UPDATE features AS f SET comment_count = s.n
     FROM (SELECT feature_id, count(*)::int AS n FROM comments WHERE project_id = ${projectId} GROUP BY feature_id) AS s
     WHERE f.id = s.feature_id`.execute(trx);

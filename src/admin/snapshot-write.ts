@@ -291,6 +291,9 @@ export async function writeProject(
       body_html: renderMarkdown(r.body),
       is_featured: r.is_featured,
       published_at: r.published_at,
+      // An import records no events (a restore or a seed): a release already public counts as
+      // announced; one scheduled later is announced by the publication task at its time.
+      publication_recorded: r.published_at !== null && Date.parse(r.published_at) <= Date.parse(now),
       view_count: r.view_count,
       created_at: now,
     }),

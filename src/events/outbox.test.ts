@@ -52,4 +52,13 @@ describe("committedEvents", () => {
     const votes = await committedEvents(ctx.db, { projectId, types: ["vote.created"], limit: 100 });
     expect(votes.map((e) => e.id)).toEqual([all[1]!.id]);
   });
+
+  it("orders by position as numbers, not as text (seq 9 before seq 10)", async () => {
+    const events = Array.from({ length: 12 }, (_, i) => ({ type: "vote.created" as const, object: { n: i } }));
+    await ctx.db.transaction().execute((trx) => recordEvents(trx, projectId, events));
+    const listed = await committedEvents(ctx.db, { projectId, types: ["vote.created"], limit: 100 });
+    const numbered = listed.filter((event) => typeof event.data.object.n === "number");
+    expect(numbered.map((event) => event.data.object.n)).toEqual(events.map((_, i) => i));
+    expect(numbered.map((event) => event.id)).toEqual(numbered.map((event) => event.id).sort());
+  });
 });

@@ -5,6 +5,7 @@ import { createBillingRouter } from "./billing/index.ts";
 import { createBoardRouter } from "./board/index.ts";
 import { createChangelogRouter } from "./changelog/index.ts";
 import { createCommentsRouter } from "./comments/index.ts";
+import { createEventsRouter } from "./events/index.ts";
 import { createFeaturesRouter } from "./features/index.ts";
 import { createIdentityRouter } from "./identity/index.ts";
 import { createKeysRouter } from "./keys/index.ts";
@@ -33,4 +34,5 @@ export function registerApiRouters(app: OpenAPIHono<AppEnv>, prefix: string): vo
   app.route(prefix, createTagsRouter());
   app.route(prefix, createBillingRouter());
   app.route(prefix, createWebhooksRouter());
+  app.route(prefix, createEventsRouter());
 }

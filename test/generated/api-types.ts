@@ -1093,6 +1093,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/projects/{slug}/admin/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description The project's events, oldest first: every change of the kinds in the Events table, recorded in the transaction that made it. Ids increase in feed order, and paging with `after` (the id of the last event read) never skips an event, not even one whose transaction committed after a later-numbered one: an event is listed once every transaction older than it has ended (usually milliseconds later). 422 type for an unknown type, 422 after for a string that is not an event id.
+         */
+        get: operations["adminListEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3649,6 +3669,61 @@ export interface components {
              * @example 2026-11-23T12:00:01.000Z
              */
             created_at: string;
+        };
+        EventObject: {
+            /**
+             * @description Event id: `evt_` and 26 base32 characters; ids sort in feed order and are stable
+             * @example evt_00000000000fw00000000000q
+             */
+            id: string;
+            /**
+             * @description What happened (owner-api-v3.md, Events table)
+             * @example feature.status_changed
+             * @enum {string}
+             */
+            type: "feature.created" | "feature.updated" | "feature.status_changed" | "feature.approved" | "feature.merged" | "feature.unmerged" | "feature.deleted" | "feature.vote_milestone" | "vote.created" | "vote.deleted" | "comment.created" | "comment.deleted" | "release.published" | "voter.banned" | "voter.unbanned" | "voter.deleted" | "voter.billing_changed";
+            /**
+             * @description When the change was made, RFC 3339 UTC
+             * @example 2026-11-23T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Slug of the project
+             * @example lumen
+             */
+            project: string;
+            /** @description What changed */
+            data: {
+                /**
+                 * @description The object after the change as the owner API shows it (AdminFeatureObject, CommentObject with author_role, AdminReleaseObject, AdminVoterObject; for votes {feature_id, voter_id, vote_count}); for feature.deleted and voter.deleted the object as it was
+                 * @example {
+                 *       "feature_id": 41,
+                 *       "voter_id": "v_3k9x2m",
+                 *       "vote_count": 12
+                 *     }
+                 */
+                object: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * @description For updates, {field: {from, to}} of each changed field; null otherwise
+                 * @example {
+                 *       "status": {
+                 *         "from": "planned",
+                 *         "to": "in_progress"
+                 *       }
+                 *     }
+                 */
+                changes: {
+                    [key: string]: components["schemas"]["EventChange"];
+                } | null;
+            };
+        };
+        EventChange: {
+            /** @description Value before the change (references as ids) */
+            from?: unknown;
+            /** @description Value after the change (references as ids) */
+            to?: unknown;
         };
     };
     responses: never;
@@ -15751,6 +15826,164 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminListEvents: {
+        parameters: {
+            query?: {
+                /** @description Event type; repeat to match any of several (type=a&type=b); omitted: every type */
+                type?: ("feature.created" | "feature.updated" | "feature.status_changed" | "feature.approved" | "feature.merged" | "feature.unmerged" | "feature.deleted" | "feature.vote_milestone" | "vote.created" | "vote.deleted" | "comment.created" | "comment.deleted" | "release.published" | "voter.banned" | "voter.unbanned" | "voter.deleted" | "voter.billing_changed")[];
+                /** @description Only events after this one in feed order (the id of the last event a reader has); page and per_page then page through what follows it */
+                after?: string;
+                /** @description Page, one based */
+                page?: number;
+                /** @description Items per page, at most 100 */
+                per_page?: number;
+            };
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events with Meta */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EventObject"][];
+                        meta: components["schemas"]["Meta"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -15,7 +15,7 @@
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { BillingSystem } from "../../../db/schema.ts";
-import { changesBetween } from "../../events/changes.ts";
+import { voterChangeEvents } from "../../events/voter-events.ts";
 import { recordEvents } from "../../events/outbox.ts";
 import { toAdminVoter } from "../voters/voters.mapper.ts";
 import { findAdminVoter, writeVoterFields } from "../voters/voters.owner.repository.ts";
@@ -113,19 +113,13 @@ export async function applyBillingChange(trx: Db, project: BillingProject, chang
     votersWritten++;
     const after = await findAdminVoter(trx, project.id, voter.public_id);
     const afterObject = toAdminVoter(after!, project.currency_symbol);
-    const changes = changesBetween(withTierId(toAdminVoter(before, project.currency_symbol)), withTierId(afterObject));
-    // A sync that only moved last_synced_at (a renewal's invoice) is not a billing change.
-    if (changes && Object.keys(changes).some((field) => field !== "last_synced_at")) {
-      await recordEvents(trx, project.id, [{ type: "voter.billing_changed", object: afterObject, changes }]);
-      eventsRecorded++;
-    }
+    // voter.billing_changed from the same rule as the owner's PATCH (src/events/voter-events.ts):
+    // a sync that only moved last_synced_at (a renewal's invoice) records none.
+    const events = voterChangeEvents(toAdminVoter(before, project.currency_symbol), afterObject);
+    await recordEvents(trx, project.id, events);
+    eventsRecorded += events.length;
   }
   return { outcome: "applied", votersWritten, eventsRecorded };
-}
-
-/** The object with its tier as the tier's id: references appear as ids in `changes` ("Events"). */
-function withTierId(voter: AdminVoter): Omit<AdminVoter, "tier"> & { tier: number | null } {
-  return { ...voter, tier: voter.tier?.id ?? null };
 }
 
 /**

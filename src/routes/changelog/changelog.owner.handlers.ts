@@ -1,6 +1,7 @@
 /**
  * Handlers of the owner release routes: one transaction per write, slugs unique under the
- * project's "releases" advisory lock (owner-api-v3.md, Routes /releases; Rule 4).
+ * project's "releases" advisory lock (owner-api-v3.md, Routes /releases; Rule 4); a write that
+ * makes a release public at once records release.published with it (changelog.publication.ts).
  */
 import type { Db } from "../../../db/connect.ts";
 import { slugify } from "../../admin/snapshot-validate.ts";
@@ -12,6 +13,7 @@ import { lockProjectScope } from "../../lib/owner-locks.ts";
 import { pageMeta, pageOffset } from "../../lib/pagination.ts";
 import { byRelease } from "./changelog.handlers.ts";
 import { toAdminReleaseObject } from "./changelog.mapper.ts";
+import { settleReleasePublication } from "./changelog.publication.ts";
 import {
   countReleases,
   deleteRelease,
@@ -103,6 +105,7 @@ export const adminCreateRelease: AppRouteHandler<AdminCreateReleaseRoute> = asyn
   const projectId = c.get("project").id;
   const slug = values.slug ?? defaultReleaseSlug(values.name);
   const bodyHtml = renderMarkdown(values.body);
+  const at = now();
   const release = await withProjectWriteLock(db, c.get("project").id, async (trx) => {
     await lockProjectScope(trx, "releases", projectId);
     await assertFeatures(trx, projectId, values.features);
@@ -117,7 +120,8 @@ export const adminCreateRelease: AppRouteHandler<AdminCreateReleaseRoute> = asyn
       published_at: values.published_at,
     });
     await replaceReleaseFeatures(trx, id, values.features);
-    return adminRelease(trx, projectId, id, now());
+    await settleReleasePublication(trx, projectId, id, at);
+    return adminRelease(trx, projectId, id, at);
   });
   return c.json(success(release), 201);
 };
@@ -127,6 +131,7 @@ export const adminUpdateRelease: AppRouteHandler<AdminUpdateReleaseRoute> = asyn
   const { features, body, ...fields } = c.req.valid("json");
   const { db, now } = c.get("deps");
   const projectId = c.get("project").id;
+  const at = now();
   const release = await withProjectWriteLock(db, c.get("project").id, async (trx) => {
     await lockProjectScope(trx, "releases", projectId);
     if (!(await findRelease(trx, projectId, id))) throw notFound("release");
@@ -134,7 +139,8 @@ export const adminUpdateRelease: AppRouteHandler<AdminUpdateReleaseRoute> = asyn
     if (fields.slug !== undefined) await assertSlugFree(trx, projectId, fields.slug, id);
     await updateRelease(trx, id, { ...fields, ...(body === undefined ? {} : { body, body_html: renderMarkdown(body) }) });
     if (features !== undefined) await replaceReleaseFeatures(trx, id, features);
-    return adminRelease(trx, projectId, id, now());
+    await settleReleasePublication(trx, projectId, id, at);
+    return adminRelease(trx, projectId, id, at);
   });
   return c.json(success(release), 200);
 };

@@ -2,7 +2,6 @@
  * Handlers of the comment routes: settings gate -> feature visibility -> repository -> mapper.
  * Contract: "Reading a board" (comments query), "Taking part" rules 3-5, CommentObject.
  */
-import { rfc3339 } from "../../lib/timestamps.ts";
 import { requireVoter } from "../../middleware/voter.ts";
 import type { ProjectContext } from "../../lib/context.ts";
 import { page, success } from "../../lib/envelope.ts";
@@ -10,29 +9,10 @@ import { ApiError, notFound } from "../../lib/errors.ts";
 import type { AppRouteHandler } from "../../lib/openapi.ts";
 import { pageMeta } from "../../lib/pagination.ts";
 import { findVisibleFeature } from "../features/features.visibility.ts";
-import { type CommentRow, listCommentThreads } from "./comments.repository.ts";
+import { type CommentOut, toCommentObject } from "./comments.mapper.ts";
+import { listCommentThreads } from "./comments.repository.ts";
 import type * as routes from "./comments.routes.ts";
-import type { CommentObject } from "./comments.schemas.ts";
 import { createComment as insertComment, deleteOwnComment, toggleCommentLike } from "./comments.writes.repository.ts";
-
-type CommentOut = ReturnType<(typeof CommentObject)["parse"]>;
-
-/** Maps a row to CommentObject; only owner and editor are reported as author_role. */
-export function toCommentObject(row: CommentRow, replies: CommentOut[]): CommentOut {
-  return {
-    id: row.id,
-    feature_id: row.feature_id,
-    parent_id: row.parent_id,
-    content: row.content,
-    author_name: row.author_name,
-    author_role: row.author_role === "owner" || row.author_role === "editor" ? row.author_role : null,
-    created_at: rfc3339(row.created_at),
-    like_count: row.like_count,
-    has_liked: Boolean(row.has_liked),
-    is_own: Boolean(row.is_own),
-    replies,
-  };
-}
 
 /** 403 not_allowed unless every named setting is on (display.show_comments closes all routes). */
 function requireSettings(project: ProjectContext, ...names: ("show_comments" | "allow_comments" | "allow_likes")[]): void {

@@ -6,16 +6,10 @@ import { page, success } from "../../lib/envelope.ts";
 import { notFound, validationError } from "../../lib/errors.ts";
 import type { AppRouteHandler } from "../../lib/openapi.ts";
 import { pageMeta } from "../../lib/pagination.ts";
-import { toCommentObject } from "./comments.handlers.ts";
+import { ownerCommentObject } from "./comments.mapper.ts";
 import { findStaffVoter, listProjectComments } from "./comments.owner.repository.ts";
 import type * as routes from "./comments.owner.routes.ts";
-import type { CommentRow } from "./comments.repository.ts";
 import { createComment, deleteCommentThread } from "./comments.writes.repository.ts";
-
-/** A comment row as the owner sees it: nobody's own, liked by nobody in particular. */
-function asOwnerSees(row: CommentRow) {
-  return toCommentObject({ ...row, has_liked: false, is_own: false }, []);
-}
 
 export const adminListComments: AppRouteHandler<typeof routes.adminListComments> = async (c) => {
   const query = c.req.valid("query");
@@ -26,7 +20,7 @@ export const adminListComments: AppRouteHandler<typeof routes.adminListComments>
     { featureId: query.feature_id, voterPublicId: query.voter_id },
     paging,
   );
-  return c.json(page(rows.map(asOwnerSees), pageMeta(paging, total)), 200);
+  return c.json(page(rows.map(ownerCommentObject), pageMeta(paging, total)), 200);
 };
 
 export const adminCreateComment: AppRouteHandler<typeof routes.adminCreateComment> = async (c) => {
@@ -46,7 +40,7 @@ export const adminCreateComment: AppRouteHandler<typeof routes.adminCreateCommen
   if (result.kind === "no_feature") throw notFound("feature");
   if (result.kind === "bad_parent")
     throw validationError("parent_id", "parent_id must be the id of a top-level comment on the same feature");
-  return c.json(success(asOwnerSees(result.row)), 201);
+  return c.json(success(ownerCommentObject(result.row)), 201);
 };
 
 export const adminDeleteComment: AppRouteHandler<typeof routes.adminDeleteComment> = async (c) => {

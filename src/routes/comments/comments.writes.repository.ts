@@ -6,13 +6,18 @@
  * a comment racing its feature's deletion waits and then finds it gone (404) instead of failing
  * a foreign key, and nothing waits in a cycle. Concurrent deletes, replies and likes serialise on
  * the comment row: a delete never misses a reply written meanwhile, a reply never lands under a
- * deleted parent, and like_count always equals the number of like rows.
+ * deleted parent, and like_count always equals the number of like rows. Writing a comment
+ * records comment.created and deleting one records comment.deleted for it and for each reply
+ * removed with it, in the same transaction (owner-api-v3.md, "Events"; the object is the
+ * CommentObject as the owner API shows it). Likes record no event.
  */
 import type { Transaction } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { Database, ProjectSettings } from "../../../db/schema.ts";
 import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
 import { findVisibleFeature } from "../features/features.visibility.ts";
+import { recordEvents } from "../../events/outbox.ts";
+import { ownerCommentObject } from "./comments.mapper.ts";
 import { type CommentRow, selectCommentRow } from "./comments.repository.ts";
 
 type ProjectRef = { id: number; settings: ProjectSettings };
@@ -74,6 +79,7 @@ export async function createComment(
     const row = await selectCommentRow(trx.selectFrom("comments"), input.voterId)
       .where("comments.id", "=", inserted.id)
       .executeTakeFirstOrThrow();
+    await recordEvents(trx, input.projectId, [{ type: "comment.created", object: { ...ownerCommentObject(row) } }]);
     return { kind: "created", row } as const;
   });
 }
@@ -113,12 +119,28 @@ export async function deleteCommentThread(
     if (!target) return { kind: "not_found" } as const;
     const verdict = await allowed(trx, target);
     if (verdict !== "yes") return { kind: verdict } as const;
+    // The thread as it was, for its comment.deleted events: no reply can join it meanwhile
+    // (a reply key-share locks its parent, which this transaction holds FOR UPDATE).
+    const thread = await selectCommentRow(trx.selectFrom("comments"), null)
+      .where((eb) => eb.or([eb("comments.id", "=", commentId), eb("comments.parent_id", "=", commentId)]))
+      .orderBy("comments.id")
+      .execute();
     // Explicit rather than left to the FK cascade, so the count of removed rows is exact.
     const removed = await trx
       .deleteFrom("comments")
       .where((eb) => eb.or([eb("id", "=", commentId), eb("parent_id", "=", commentId)]))
       .returning("id")
       .execute();
+    const removedIds = new Set(removed.map((row) => row.id));
+    // One comment.deleted per comment row removed: the comment first, then its replies.
+    await recordEvents(
+      trx,
+      projectId,
+      thread
+        .filter((row) => removedIds.has(row.id))
+        .sort((a, b) => Number(a.id !== commentId) - Number(b.id !== commentId) || a.id - b.id)
+        .map((row) => ({ type: "comment.deleted" as const, object: { ...ownerCommentObject(row) } })),
+    );
     const feature = await trx
       .updateTable("features")
       .set((eb) => ({ comment_count: eb("comment_count", "-", removed.length) }))

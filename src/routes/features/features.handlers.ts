@@ -102,15 +102,19 @@ export const createFeature: AppRouteHandler<typeof routes.createFeature> = async
   const column = await findSuggestionColumn(db, project.id);
   if (!column) throw new ApiError("not_allowed", "the roadmap has no open column to take suggestions");
   const at = now();
-  const id = await insertSuggestion(db, {
-    projectId: project.id,
-    boardId: column.board_id,
-    columnId: column.column_id,
-    heading: body.heading,
-    description: body.description,
-    authorVoterId: voter.id,
-    now: at,
-  });
+  const id = await insertSuggestion(
+    db,
+    {
+      projectId: project.id,
+      boardId: column.board_id,
+      columnId: column.column_id,
+      heading: body.heading,
+      description: body.description,
+      authorVoterId: voter.id,
+      now: at,
+    },
+    project.settings,
+  );
   const row = await findFeature(db, project, id, { voterId: voter.id, now: at });
   if (!row) throw new ApiError("internal", "the new suggestion could not be read back");
   return c.json(success(toFeatureObject(row, project.settings)), 201);

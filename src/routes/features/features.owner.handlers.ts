@@ -1,7 +1,8 @@
 /**
  * Handlers of the owner's feature routes (owner-api-v3.md): parse -> the repositories in one
  * transaction holding the project write lock (withProjectWriteLock: retried
- * on a deadlock victim, never racing a replace) -> AdminFeatureObject read back in it.
+ * on a deadlock victim, never racing a replace) -> AdminFeatureObject read back in it, with the
+ * change's events recorded in the same transaction (features.events.ts).
  */
 import type { Transaction } from "kysely";
 import type { Database } from "../../../db/schema.ts";
@@ -11,6 +12,8 @@ import { ApiError, notFound, validationError } from "../../lib/errors.ts";
 import type { AppRouteHandler } from "../../lib/openapi.ts";
 import { pageMeta } from "../../lib/pagination.ts";
 import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import { recordEvents } from "../../events/outbox.ts";
+import { adminFeatureObject, featureChangeEvents, recordFeatureCreated, recordReachedMilestones } from "./features.events.ts";
 import { toAdminFeatureObject } from "./features.mapper.ts";
 import { mergeFeature, unmergeFeature } from "./features.merge.repository.ts";
 import {
@@ -20,6 +23,7 @@ import {
   findAdminFeature,
   findBoardBySlug,
   listAdminFeatures,
+  lockFeature,
   updateAdminFeature,
 } from "./features.owner.repository.ts";
 import type * as routes from "./features.owner.routes.ts";
@@ -74,7 +78,7 @@ export const adminCreateFeature: AppRouteHandler<typeof routes.adminCreateFeatur
   const project = c.get("project");
   const at = now();
   const feature = await withProjectWriteLock(db, project.id, async (trx) =>
-    readBack(trx, project, await createAdminFeature(trx, project.id, body, at), at),
+    recordFeatureCreated(trx, project, await createAdminFeature(trx, project.id, body, at), at),
   );
   return c.json(success(feature), 201);
 };
@@ -86,17 +90,28 @@ export const adminUpdateFeature: AppRouteHandler<typeof routes.adminUpdateFeatur
   const project = c.get("project");
   const at = now();
   const feature = await withProjectWriteLock(db, project.id, async (trx) => {
+    // Locked before it is read, so `before` is the state this edit replaces.
+    if (!(await lockFeature(trx, project.id, id))) throw notFound("feature");
+    const before = await adminFeatureObject(trx, project, id, at);
     if (!(await updateAdminFeature(trx, project.id, id, body, at))) throw notFound("feature");
-    return readBack(trx, project, id, at);
+    const after = await adminFeatureObject(trx, project, id, at);
+    await recordEvents(trx, project.id, featureChangeEvents("feature.updated", before, after));
+    return after;
   });
   return c.json(success(feature), 200);
 };
 
 export const adminDeleteFeature: AppRouteHandler<typeof routes.adminDeleteFeature> = async (c) => {
   const { id } = c.req.valid("param");
-  const { db } = c.get("deps");
+  const { db, now } = c.get("deps");
   const project = c.get("project");
-  const deleted = await withProjectWriteLock(db, project.id, (trx) => deleteAdminFeature(trx, project.id, id));
+  const deleted = await withProjectWriteLock(db, project.id, async (trx) => {
+    if (!(await lockFeature(trx, project.id, id))) return false;
+    const feature = await adminFeatureObject(trx, project, id, now());
+    if (!(await deleteAdminFeature(trx, project.id, id))) return false;
+    await recordEvents(trx, project.id, [{ type: "feature.deleted", object: feature }]);
+    return true;
+  });
   if (!deleted) throw notFound("feature");
   return c.json(success({ deleted: true as const, id }), 200);
 };
@@ -108,10 +123,17 @@ export const adminMergeFeature: AppRouteHandler<typeof routes.adminMergeFeature>
   const project = c.get("project");
   const at = now();
   const target = await withProjectWriteLock(db, project.id, async (trx) => {
+    // Both rows locked in id order (the order mergeFeature takes them), so `before` is the
+    // duplicate this merge changes, not one a racing vote has changed since.
+    for (const featureId of [id, into_id].sort((a, b) => a - b)) await lockFeature(trx, project.id, featureId);
+    const before = await findAdminFeature(trx, project, id, at);
     const outcome = await mergeFeature(trx, project.id, id, into_id, at);
-    if (outcome.kind === "source_missing") throw notFound("feature");
+    if (outcome.kind === "source_missing" || !before) throw notFound("feature");
     if (outcome.kind === "target_missing") throw validationError("into_id", `no feature ${into_id} in this project`);
     if (outcome.kind === "conflict") throw new ApiError("already_exists", outcome.message);
+    const after = await adminFeatureObject(trx, project, id, at);
+    await recordEvents(trx, project.id, featureChangeEvents("feature.merged", toAdminFeatureObject(before, project.settings), after));
+    await recordReachedMilestones(trx, project, [into_id], at);
     return readBack(trx, project, into_id, at);
   });
   return c.json(success(target), 200);
@@ -123,10 +145,16 @@ export const adminUnmergeFeature: AppRouteHandler<typeof routes.adminUnmergeFeat
   const project = c.get("project");
   const at = now();
   const source = await withProjectWriteLock(db, project.id, async (trx) => {
+    // Read before unmergeFeature locks the pair: a merged duplicate is archived (no votes reach
+    // it), so only an owner edit racing this unmerge could make `before` stale.
+    const before = await findAdminFeature(trx, project, id, at);
     const outcome = await unmergeFeature(trx, project.id, id, at);
-    if (outcome.kind === "source_missing") throw notFound("feature");
+    if (outcome.kind === "source_missing" || !before) throw notFound("feature");
     if (outcome.kind === "not_merged") throw new ApiError("not_found", "this feature is not merged", { status: 409 });
-    return readBack(trx, project, id, at);
+    const after = await adminFeatureObject(trx, project, id, at);
+    await recordEvents(trx, project.id, featureChangeEvents("feature.unmerged", toAdminFeatureObject(before, project.settings), after));
+    await recordReachedMilestones(trx, project, [id], at);
+    return after;
   });
   return c.json(success(source), 200);
 };

@@ -42,7 +42,7 @@ export function everythingShown(settings: ProjectSettings): ProjectSettings {
 }
 
 /** The AdminFeatureRow selection over `query` (features of `project` already filtered). */
-function adminRows(db: Db, query: FeatureQuery, project: Project, now: Date) {
+export function adminRows(db: Db, query: FeatureQuery, project: Project, now: Date) {
   return withFeatureColumns(db, query, { id: project.id, settings: everythingShown(project.settings) }, null, now)
     .leftJoin("voters as author", "author.id", "features.author_voter_id")
     .leftJoin("feature_merges as merge", "merge.source_id", "features.id")

@@ -4,7 +4,9 @@
  */
 import { sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
+import type { ProjectSettings } from "../../../db/schema.ts";
 import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import { recordFeatureCreated } from "./features.events.ts";
 
 /** The roadmap's first open column (lowest position, then id); undefined when it has none. */
 export async function findSuggestionColumn(db: Db, projectId: number): Promise<{ board_id: number; column_id: number } | undefined> {
@@ -33,13 +35,13 @@ export interface NewSuggestion {
 
 /**
  * Inserts the suggestion (status open, is_approved false, position one past the board's
- * highest) and returns its id. The position is computed in the INSERT itself; two suggestions
- * racing may share a position, which sort=board breaks by id. Holds the project's write lock
- * (src/lib/project-write-lock.ts).
+ * highest) with its feature.created event, and returns its id. The position is computed in the
+ * INSERT itself; two suggestions racing may share a position, which sort=board breaks by id.
+ * Holds the project's write lock (src/lib/project-write-lock.ts).
  */
-export async function insertSuggestion(db: Db, suggestion: NewSuggestion): Promise<number> {
-  const row = await withProjectWriteLock(db, suggestion.projectId, (trx) =>
-    trx
+export async function insertSuggestion(db: Db, suggestion: NewSuggestion, settings: ProjectSettings): Promise<number> {
+  return withProjectWriteLock(db, suggestion.projectId, async (trx) => {
+    const row = await trx
       .insertInto("features")
       .values({
         project_id: suggestion.projectId,
@@ -60,7 +62,8 @@ export async function insertSuggestion(db: Db, suggestion: NewSuggestion): Promi
         updated_at: suggestion.now,
       })
       .returning("id")
-      .executeTakeFirstOrThrow(),
-  );
-  return row.id;
+      .executeTakeFirstOrThrow();
+    await recordFeatureCreated(trx, { id: suggestion.projectId, settings }, row.id, suggestion.now);
+    return row.id;
+  });
 }

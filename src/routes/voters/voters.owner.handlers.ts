@@ -2,13 +2,17 @@
  * Handlers of the owner's voter routes: parse -> repository (one transaction per write) ->
  * toAdminVoter -> envelope. Caches of every instance are cleared after a successful write by
  * src/middleware/owner-change.ts, so a ban or an erasure holds from the next request anywhere.
+ * Events (owner-api-v3.md): voter.banned / unbanned / billing_changed from the AdminVoterObject
+ * before and after a PATCH (src/events/voter-events.ts), voter.deleted with the voter as it was.
  */
+import { recordEvents } from "../../events/outbox.ts";
+import { voterChangeEvents } from "../../events/voter-events.ts";
 import { page, success } from "../../lib/envelope.ts";
 import { ApiError } from "../../lib/errors.ts";
 import type { AppRouteHandler } from "../../lib/openapi.ts";
 import { pageMeta } from "../../lib/pagination.ts";
 import { toAdminVoter } from "./voters.mapper.ts";
-import { eraseVoter, findAdminVoter, listAdminVoters, updateVoter } from "./voters.owner.repository.ts";
+import { eraseVoter, findAdminVoter, listAdminVoters, lockAdminVoter, updateVoter } from "./voters.owner.repository.ts";
 import type { adminDeleteVoter, adminGetVoter, adminListVoters, adminUpdateVoter } from "./voters.owner.routes.ts";
 import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
 
@@ -39,9 +43,17 @@ export const updateVoterHandler: AppRouteHandler<typeof adminUpdateVoter> = asyn
   const project = c.get("project");
   const { db, now } = c.get("deps");
   const patch = c.req.valid("json");
-  const result = await withProjectWriteLock(db, project.id, (trx) =>
-    updateVoter(trx, project.id, c.req.valid("param").voter_id, patch, now()),
-  );
+  const voterId = c.req.valid("param").voter_id;
+  const result = await withProjectWriteLock(db, project.id, async (trx) => {
+    // Locked, then read: `before` is the state this PATCH replaces.
+    const before = await lockAdminVoter(trx, project.id, voterId);
+    const outcome = await updateVoter(trx, project.id, voterId, patch, now());
+    if (outcome.kind === "updated" && before) {
+      const events = voterChangeEvents(toAdminVoter(before, project.currency_symbol), toAdminVoter(outcome.row, project.currency_symbol));
+      await recordEvents(trx, project.id, events);
+    }
+    return outcome;
+  });
   if (result.kind === "not_found") throw voterNotFound();
   if (result.kind === "bad_tier")
     throw new ApiError("validation_failed", "tier_id: no tier with this id in the project", { field: "tier_id" });
@@ -51,7 +63,12 @@ export const updateVoterHandler: AppRouteHandler<typeof adminUpdateVoter> = asyn
 export const deleteVoter: AppRouteHandler<typeof adminDeleteVoter> = async (c) => {
   const project = c.get("project");
   const { voter_id } = c.req.valid("param");
-  const erased = await withProjectWriteLock(c.get("deps").db, project.id, (trx) => eraseVoter(trx, project.id, voter_id));
+  const erased = await withProjectWriteLock(c.get("deps").db, project.id, async (trx) => {
+    const before = await lockAdminVoter(trx, project.id, voter_id);
+    if (!before || !(await eraseVoter(trx, project.id, voter_id))) return false;
+    await recordEvents(trx, project.id, [{ type: "voter.deleted", object: toAdminVoter(before, project.currency_symbol) }]);
+    return true;
+  });
   if (!erased) throw voterNotFound();
   return c.json(success({ deleted: true as const, voter_id }), 200);
 };

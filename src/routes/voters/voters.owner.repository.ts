@@ -77,6 +77,16 @@ export async function findAdminVoter(db: Db, projectId: number, publicId: string
   return selectAdminVoters(db).where("voters.project_id", "=", projectId).where("voters.public_id", "=", publicId).executeTakeFirst();
 }
 
+/**
+ * The voter `publicId` of the project row-locked (FOR UPDATE, the lock updateVoter and
+ * eraseVoter take) and read as AdminVoterRow: the state a change is about to replace, for its
+ * events. Undefined when the project has no such voter.
+ */
+export async function lockAdminVoter(trx: Db, projectId: number, publicId: string): Promise<AdminVoterRow | undefined> {
+  if (!(await lockVoter(trx, projectId, publicId))) return undefined;
+  return findAdminVoter(trx, projectId, publicId);
+}
+
 /** The voter's internal id, row-locked (FOR UPDATE) for the rest of `trx`; undefined if none. */
 async function lockVoter(trx: Db, projectId: number, publicId: string) {
   return trx

@@ -1,4 +1,7 @@
-/** Handlers of the votes area: one statement (visibility check + vote + counters) -> VoteObject. */
+/**
+ * Handlers of the votes area: one statement (visibility check + vote + counters + its event) ->
+ * VoteObject (a vote reaching a vote milestone records feature.vote_milestone in it too).
+ */
 import { requireVoter } from "../../middleware/voter.ts";
 import type { ProjectSettings } from "../../../db/schema.ts";
 import { success } from "../../lib/envelope.ts";

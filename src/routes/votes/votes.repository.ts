@@ -10,14 +10,24 @@
  * on the feature row instead of deadlocking. Both statements are QueryTemplates: compiled once
  * per visibility shape. Each is one statement (one round trip) that takes the project's write lock
  * in shared mode before any row lock (sharedProjectWriteLock), so a vote never races a replace.
+ *
+ * Events (owner-api-v3.md, "Events"): each statement also inserts its vote.created / vote.deleted
+ * row into the outbox (a data-modifying CTE reading the voter step, so only a vote that changed
+ * something records one, and it commits or rolls back with the vote). A cast that brings
+ * vote_count to a milestone not yet announced (src/events/milestones.ts) raises
+ * features.vote_milestone and inserts feature.vote_milestone in the same INSERT, after the
+ * vote's event, with the AdminFeatureObject built in SQL (features.events.ts
+ * adminFeatureJsonSql; its subquery runs only for such a vote).
  */
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import { QueryTemplate } from "../../../db/query-template.ts";
 import { type Database, type ProjectSettings, VOTER_COUNT_SHARDS } from "../../../db/schema.ts";
+import { isVoteMilestoneSql } from "../../events/milestones.ts";
 import { answeringVanishedRows, sharedProjectWriteLock } from "../../lib/project-write-lock.ts";
 import { retryingConflicts } from "../../lib/transaction.ts";
 import { addVoteToTrending, recomputedTrending, removeVoteFromTrending, trendingFromVotes, voteExponent } from "../../lib/trending.ts";
+import { adminFeatureJsonSql } from "../features/features.events.ts";
 import { visibilityShapeKey, visibleFeatureQuery } from "../features/features.visibility.ts";
 
 export interface VoteTarget {
@@ -58,42 +68,77 @@ interface OutcomeRow {
   weighted_score: number | null;
 }
 
-const castStatement = new QueryTemplate<ProjectSettings, VoteValues & { now: Date }, OutcomeRow>(
+/** The vote.created / vote.deleted row of the outbox, built from the feature and voter steps. */
+function voteEventRow(type: "vote.created" | "vote.deleted", target: { projectId: unknown; featureId: unknown }) {
+  return [
+    sql<number>`${target.projectId}::int`,
+    sql<string>`${sql.lit(type)}`,
+    // data: {object: {feature_id, voter_id, vote_count}, changes: null}; voter_id is the public id.
+    sql<string>`jsonb_build_object('object', jsonb_build_object('feature_id', ${target.featureId}::int,
+      'voter_id', ${sql.ref("voter.public_id")}, 'vote_count', ${sql.ref("feature.vote_count")}), 'changes', null)`,
+  ] as const;
+}
+
+const castStatement = new QueryTemplate<ProjectSettings, VoteValues & { now: Date; scoreIsWeighted: boolean }, OutcomeRow>(
   visibilityShapeKey,
   (db, settings, param) => {
     const target = { projectId: param("projectId"), featureId: param("featureId"), voterId: param("voterId") };
-    return db
-      .with("visible", (q) => lockedVisibleFeature(q, settings, { ...target, allowVoting: param("allowVoting") }))
-      .with("vote", (q) =>
-        q
-          .insertInto("votes")
-          .columns(["feature_id", "voter_id", "project_id", "weight", "created_at"])
-          .expression((eb) =>
-            eb
-              .selectFrom(["visible", "voters"])
-              .leftJoin("tiers", "tiers.id", "voters.tier_id")
-              .where("voters.id", "=", target.voterId)
-              .where("voters.project_id", "=", target.projectId)
-              .where("visible.is_votable", "=", true)
-              .select([
-                "visible.id",
-                "voters.id as voter_id",
-                "voters.project_id",
-                // weight = the voter's tier multiplier, 1 without a tier
-                sql<number>`coalesce(${sql.ref("tiers.multiplier")}, 1)`.as("weight"),
-                sql<Date>`${param("now")}::timestamptz`.as("created_at"),
-              ]),
-          )
-          .onConflict((oc) => oc.columns(["feature_id", "voter_id"]).doNothing())
-          // The exponent is taken from the stored timestamp so a withdrawal removes exactly it.
-          .returning(["votes.weight", voteExponent(sql.ref("votes.created_at")).as("x")]),
-      )
-      .with("feature", (q) => moveFeatureCounters(q, target, 1, addVoteToTrending(sql<number>`${sql.ref("vote.x")}`)))
-      .with("voter", (q) => moveVoterCount(q, target, 1))
-      .with("project", (q) => moveVoterCountOfProject(q, target, 1))
-      .selectFrom("visible")
-      .leftJoin("feature", (join) => join.onTrue())
-      .select(["visible.is_votable", "feature.vote_count", "feature.weighted_score"]);
+    const feature = adminFeatureJsonSql(db, { id: target.projectId, settings }, target.featureId, param("now"), {
+      vote_count: sql.ref("feature.vote_count"),
+      weighted_score: sql.ref("feature.weighted_score"),
+      score_is_weighted: param("scoreIsWeighted"),
+    });
+    const [projectId, voteType, voteData] = voteEventRow("vote.created", target);
+    return (
+      db
+        .with("visible", (q) =>
+          lockedVisibleFeature(q, settings, { ...target, allowVoting: param("allowVoting") }).select("features.vote_milestone"),
+        )
+        .with("vote", (q) =>
+          q
+            .insertInto("votes")
+            .columns(["feature_id", "voter_id", "project_id", "weight", "created_at"])
+            .expression((eb) =>
+              eb
+                .selectFrom(["visible", "voters"])
+                .leftJoin("tiers", "tiers.id", "voters.tier_id")
+                .where("voters.id", "=", target.voterId)
+                .where("voters.project_id", "=", target.projectId)
+                .where("visible.is_votable", "=", true)
+                .select([
+                  "visible.id",
+                  "voters.id as voter_id",
+                  "voters.project_id",
+                  // weight = the voter's tier multiplier, 1 without a tier
+                  sql<number>`coalesce(${sql.ref("tiers.multiplier")}, 1)`.as("weight"),
+                  sql<Date>`${param("now")}::timestamptz`.as("created_at"),
+                ]),
+            )
+            .onConflict((oc) => oc.columns(["feature_id", "voter_id"]).doNothing())
+            // The exponent is taken from the stored timestamp so a withdrawal removes exactly it.
+            .returning(["votes.weight", voteExponent(sql.ref("votes.created_at")).as("x")]),
+        )
+        .with("feature", (q) => moveFeatureCounters(q, target, 1, addVoteToTrending(sql<number>`${sql.ref("vote.x")}`)))
+        .with("voter", (q) => moveVoterCount(q, target, 1))
+        .with("project", (q) => moveVoterCountOfProject(q, target, 1))
+        // One INSERT, so the vote's event precedes the milestone's in the feed (rows in UNION ALL order).
+        .with("event", (q) =>
+          (q as unknown as QueryWithVoter)
+            .insertInto("events")
+            .columns(["project_id", "type", "data"])
+            .expression(
+              sql`SELECT ${projectId}, ${voteType}, ${voteData} FROM feature, voter
+            UNION ALL
+            SELECT ${target.projectId}::int, 'feature.vote_milestone',
+              jsonb_build_object('object', ${feature}, 'changes', jsonb_build_object('vote_count',
+                jsonb_build_object('from', feature.vote_milestone - 1, 'to', feature.vote_milestone)))
+            FROM feature, voter, visible WHERE feature.vote_milestone > visible.vote_milestone`,
+            ),
+        )
+        .selectFrom("visible")
+        .leftJoin("feature", (join) => join.onTrue())
+        .select(["visible.is_votable", "feature.vote_count", "feature.weighted_score"])
+    );
   },
 );
 
@@ -124,6 +169,12 @@ const withdrawStatement = new QueryTemplate<ProjectSettings, VoteValues, Outcome
     )
     .with("voter", (q) => moveVoterCount(q, target, -1))
     .with("project", (q) => moveVoterCountOfProject(q, target, -1))
+    .with("event", (q) =>
+      (q as unknown as QueryWithVoter)
+        .insertInto("events")
+        .columns(["project_id", "type", "data"])
+        .expression(sql`SELECT ${sql.join(voteEventRow("vote.deleted", target))} FROM feature, voter`),
+    )
     .selectFrom("visible")
     .leftJoin("feature", (join) => join.onTrue())
     .select(["visible.is_votable", "feature.vote_count", "feature.weighted_score"]);
@@ -167,11 +218,17 @@ function outcomeOf(row: OutcomeRow | undefined, requireVotable: boolean): VoteOu
 
 /**
  * Records the voter's vote on a feature they can see that takes votes, with weight = the
- * voter's tier multiplier (1 without a tier), cast at `now`.
+ * voter's tier multiplier (1 without a tier), cast at `now`, its vote.created event and, when it
+ * brings vote_count to a milestone not yet announced, feature.vote_milestone: one statement.
  */
 export async function castVote(db: Db, settings: ProjectSettings, target: VoteTarget, now: Date): Promise<VoteOutcome> {
   const row = await onceMoreWhenHidden(() =>
-    castStatement.executeTakeFirst(db, settings, { ...target, allowVoting: settings.allow_voting, now }),
+    castStatement.executeTakeFirst(db, settings, {
+      ...target,
+      allowVoting: settings.allow_voting,
+      now,
+      scoreIsWeighted: settings.score_is_weighted,
+    }),
   );
   return outcomeOf(row, true);
 }
@@ -191,7 +248,7 @@ export async function withdrawVote(db: Db, settings: ProjectSettings, target: Vo
 // COMMIT) also shortens how long the feature row stays locked. Each step reads the one before
 // it (visible -> vote -> feature -> voter -> voter-count shard), so a step runs only when the
 // vote row really changed, and rows are locked in the order feature, voter, voter-count shard.
-type FeatureStep = { vote_count: number; weighted_score: number };
+type FeatureStep = { vote_count: number; weighted_score: number; vote_milestone: number };
 type VoteStep = { weight: number; x: number };
 
 /**
@@ -205,6 +262,7 @@ function moveFeatureCounters<Q extends { updateTable: Db["updateTable"] }>(
   trending: RawBuilder<number | null>,
 ) {
   const by = delta === 1 ? "+" : "-";
+  const reached = sql<number>`features.vote_count + 1`;
   return (q as unknown as QueryWithVote)
     .updateTable("features")
     .from("vote")
@@ -212,9 +270,17 @@ function moveFeatureCounters<Q extends { updateTable: Db["updateTable"] }>(
       vote_count: eb("features.vote_count", by, 1),
       weighted_score: eb("features.weighted_score", by, eb.ref("vote.weight")),
       trending_score: trending,
+      // A cast reaching a threshold above the one announced raises it; the cast statement
+      // records feature.vote_milestone from the difference.
+      ...(delta === 1
+        ? {
+            vote_milestone: sql<number>`CASE WHEN ${isVoteMilestoneSql(reached)} AND ${reached} > features.vote_milestone
+              THEN ${reached} ELSE features.vote_milestone END`,
+          }
+        : {}),
     }))
     .where("features.id", "=", target.featureId)
-    .returning(["features.vote_count", "features.weighted_score"]);
+    .returning(["features.vote_count", "features.weighted_score", "features.vote_milestone"]);
 }
 
 /** Moves the voter's vote_count by `delta` once the feature row has been updated. */
@@ -224,7 +290,7 @@ function moveVoterCount<Q extends { updateTable: Db["updateTable"] }>(q: Q, targ
     .from("feature")
     .set((eb) => ({ vote_count: eb("voters.vote_count", "+", delta) }))
     .where("voters.id", "=", target.voterId)
-    .returning("voters.vote_count");
+    .returning(["voters.vote_count", "voters.public_id"]);
 }
 
 /**
@@ -267,7 +333,7 @@ function moveVoterCountOfProject<Q extends { updateTable: Db["updateTable"]; ins
 
 type QueryWithVote = Kysely<Database & { vote: VoteStep }>;
 type QueryWithFeature = Kysely<Database & { feature: FeatureStep }>;
-type QueryWithVoter = Kysely<Database & { feature: FeatureStep; voter: { vote_count: number } }>;
+type QueryWithVoter = Kysely<Database & { feature: FeatureStep; voter: { vote_count: number; public_id: string } }>;
 
 /**
  * Sets vote_count, weighted_score and trending_score of the features `featureIds` from their
