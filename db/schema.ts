@@ -361,7 +361,7 @@ export interface BillingSubscriptionsTable {
 /** The two billing systems of owner-api-v3.md, "Billing sync". */
 export type BillingSystem = "stripe" | "paddle";
 
-/** A project's webhook (migration 2026-11-23T12-20-00-webhooks; src/webhooks/). */
+/** A project's webhook (migration 2026-11-23T12-20-00-webhooks; src/events/). */
 export interface WebhooksTable {
   id: Generated<number>;
   project_id: number;
@@ -379,7 +379,7 @@ export interface WebhooksTable {
   created_at: TimestampDefault;
 }
 
-/** One event for one webhook, with its attempts' outcome (src/webhooks/deliveries.repository.ts). */
+/** One event for one webhook, with its attempts' outcome (src/events/deliveries.repository.ts). */
 export interface WebhookDeliveriesTable {
   /** bigint, as a decimal string. */
   id: Generated<string>;

@@ -7,7 +7,8 @@
 import { ZodError } from "zod";
 import { type Config, parseConfig } from "../src/config.ts";
 import { createLogger, openDeps } from "../src/deps.ts";
-import { startWebhookWorker } from "../src/webhooks/worker.ts";
+import { BACKGROUND_TASKS } from "../src/events/background-tasks.ts";
+import { startWebhookWorker } from "../src/events/webhook-worker.ts";
 
 let config: Config;
 try {
@@ -28,7 +29,7 @@ if (!config.DATABASE_URL) {
 }
 const logger = createLogger(config.LOG_LEVEL);
 const deps = await openDeps(config, logger);
-const worker = await startWebhookWorker(deps);
+const worker = await startWebhookWorker(deps, { tasks: BACKGROUND_TASKS });
 logger.info({ concurrency: config.WEBHOOK_CONCURRENCY }, "webhook worker started");
 
 let stopping = false;

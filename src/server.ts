@@ -13,7 +13,8 @@ import { createLogger, openDeps } from "./deps.ts";
 import { demoProject, ensureDemoProject } from "./admin/demo-bootstrap.ts";
 import { describeDemoCounts, preparedDemoDatabase } from "./admin/demo-database.ts";
 import { httpServerOptions, listenFailureLine } from "./lib/node-http.ts";
-import { startWebhookWorker } from "./webhooks/worker.ts";
+import { BACKGROUND_TASKS } from "./events/background-tasks.ts";
+import { startWebhookWorker } from "./events/webhook-worker.ts";
 
 /** Prints one line on stderr (no stack trace) and exits 1: for failures the operator fixes. */
 function fail(line: string): never {
@@ -68,8 +69,8 @@ if (config.DEMO === "auto") {
 }
 
 const app = createApp(deps);
-// Webhook dispatcher and delivery worker (WEBHOOK_WORKER=off leaves them to `npm run worker`).
-const worker = config.WEBHOOK_WORKER === "on" ? await startWebhookWorker(deps) : undefined;
+// Webhook dispatcher, delivery worker and periodic tasks (WEBHOOK_WORKER=off leaves them to `npm run worker`).
+const worker = config.WEBHOOK_WORKER === "on" ? await startWebhookWorker(deps, { tasks: BACKGROUND_TASKS }) : undefined;
 let listening = false;
 // serve() is typed for HTTP/2 too; this server is always HTTP/1.1 (no createServer option).
 const server = serve(

@@ -12,10 +12,10 @@
 import { performance } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type NewEvent, recordEvents } from "../src/events/outbox.ts";
-import { sendDelivery } from "../src/webhooks/attempt.ts";
-import type { ClaimedDelivery } from "../src/webhooks/deliveries.repository.ts";
-import { generateWebhookSecret } from "../src/webhooks/signing.ts";
-import { WebhookWorker } from "../src/webhooks/worker.ts";
+import { sendDelivery } from "../src/events/attempt.ts";
+import type { ClaimedDelivery } from "../src/events/deliveries.repository.ts";
+import { generateWebhookSecret } from "../src/events/signing.ts";
+import { WebhookWorker } from "../src/events/webhook-worker.ts";
 import { createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
 import { expectStatus } from "./owner-accounts.fixture.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "./support/webhook-receiver.ts";

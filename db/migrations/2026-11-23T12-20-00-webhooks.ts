@@ -1,5 +1,5 @@
 /**
- * Webhooks and their deliveries (owner-api-v3.md, "Webhooks"; src/webhooks/).
+ * Webhooks and their deliveries (owner-api-v3.md, "Webhooks"; src/events/).
  * - webhooks: a project's receiver. `secret` signs every delivery, so it is kept as written
  *   (never returned except by create and rotate-secret); `previous_secret` signs too until
  *   `previous_secret_expires_at` (24 h after a rotation). `consecutive_failures` counts the

@@ -4,12 +4,12 @@ import { ApiError } from "../../lib/errors.ts";
 import type { AppRouteHandler } from "../../lib/openapi.ts";
 import { pageMeta } from "../../lib/pagination.ts";
 import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
-import { attemptRecord, sendDelivery } from "../../webhooks/attempt.ts";
-import { recordAttempt } from "../../webhooks/deliveries.repository.ts";
-import { pingId } from "../../webhooks/payload.ts";
-import { generateWebhookSecret } from "../../webhooks/signing.ts";
-import { checkWebhookUrl, WebhookUrlRefused } from "../../webhooks/url-guard.ts";
-import { attemptOptions, leaseSeconds } from "../../webhooks/worker.ts";
+import { attemptRecord, sendDelivery } from "../../events/attempt.ts";
+import { recordAttempt } from "../../events/deliveries.repository.ts";
+import { pingId } from "../../events/payload.ts";
+import { generateWebhookSecret } from "../../events/signing.ts";
+import { checkWebhookUrl, WebhookUrlRefused } from "../../events/url-guard.ts";
+import { attemptOptions, leaseSeconds } from "../../events/webhook-worker.ts";
 import { toDelivery, toWebhook, toWebhookWithSecret } from "./webhooks.mapper.ts";
 import {
   createWebhook,

@@ -6,8 +6,8 @@
 import { sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import { type PageRequest, pageOffset } from "../../lib/pagination.ts";
-import { newClaimToken, notifyDeliveriesDue, pauseDeliveries, resumeDeliveries } from "../../webhooks/deliveries.repository.ts";
-import { SECRET_OVERLAP_HOURS } from "../../webhooks/signing.ts";
+import { newClaimToken, notifyDeliveriesDue, pauseDeliveries, resumeDeliveries } from "../../events/deliveries.repository.ts";
+import { SECRET_OVERLAP_HOURS } from "../../events/signing.ts";
 import type { CreateWebhook, PatchWebhook } from "./webhooks.owner.schemas.ts";
 
 const webhookColumns = ["id", "project_id", "url", "events", "description", "enabled", "disabled_reason", "created_at"] as const;

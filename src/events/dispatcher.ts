@@ -10,7 +10,7 @@
  */
 import { sql } from "kysely";
 import type { Db } from "../../db/connect.ts";
-import { committedEvents, eventPosition } from "../events/outbox.ts";
+import { committedEvents, eventPosition } from "./outbox.ts";
 import { notifyDeliveriesDue } from "./deliveries.repository.ts";
 import { eventBody } from "./payload.ts";
 

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { EventData } from "../../db/schema.ts";
+import { rfc3339 } from "../lib/timestamps.ts";
 
 /** EventObject as delivered. */
 export interface EventPayload {
@@ -17,16 +18,20 @@ export interface EventPayload {
   data: EventData;
 }
 
-/** The JSON body of an event delivery. */
-export function eventBody(event: { id: string; type: string; createdAt: Date; data: EventData }, projectSlug: string): string {
-  const payload: EventPayload = {
+/** A stored event as the EventObject of project `projectSlug`: what GET /events lists and a delivery sends. */
+export function toEventObject(event: { id: string; type: string; createdAt: Date; data: EventData }, projectSlug: string): EventPayload {
+  return {
     id: event.id,
     type: event.type,
-    created_at: event.createdAt.toISOString(),
+    created_at: rfc3339(event.createdAt),
     project: projectSlug,
     data: { object: event.data.object, changes: event.data.changes ?? null },
   };
-  return JSON.stringify(payload);
+}
+
+/** The JSON body of an event delivery. */
+export function eventBody(event: { id: string; type: string; createdAt: Date; data: EventData }, projectSlug: string): string {
+  return JSON.stringify(toEventObject(event, projectSlug));
 }
 
 /**

@@ -1,0 +1,20 @@
+/**
+ * The periodic tasks every webhook worker runs besides deliveries (src/events/webhook-worker.ts):
+ * today the scheduled publication of releases, which records `release.published` exactly once
+ * when a release's `published_at` arrives, whichever instance runs first (owner-api-v3.md,
+ * "Events"; the claim is in changelog.publication.ts). An event is recorded at most
+ * RELEASE_PUBLICATION_INTERVAL_SECONDS after its time; the release itself is public at its time
+ * exactly (src/lib/scheduled-publication.ts).
+ */
+import { publishDueReleaseEvents, RELEASE_PUBLICATION_INTERVAL_SECONDS } from "../routes/changelog/changelog.publication.ts";
+import type { PeriodicTask } from "./webhook-worker.ts";
+
+export const BACKGROUND_TASKS: readonly PeriodicTask[] = [
+  {
+    name: "release publication",
+    intervalMs: RELEASE_PUBLICATION_INTERVAL_SECONDS * 1000,
+    async run(deps) {
+      await publishDueReleaseEvents(deps.db, new Date());
+    },
+  },
+];
