@@ -72,57 +72,68 @@ export async function openDeps(
   const caches = createAppCaches(config);
   // Other instances' admin changes (key regeneration, import) clear this app's caches.
   const stopListening = await listenForCacheInvalidation(database.listen, caches);
-  if (config.REDIS_URL) {
-    const redis = connectRedis(config.REDIS_URL, config.REDIS_COMMAND_TIMEOUT_MS, config.REDIS_KEY_PREFIX);
-    // A connection of its own: its own (longer) command timeout, and no queue behind the
-    // rate limiter's commands.
-    const idempotencyRedis = connectRedis(config.REDIS_URL, config.REDIS_IDEMPOTENCY_TIMEOUT_MS, config.REDIS_KEY_PREFIX);
-    for (const client of [redis, idempotencyRedis]) {
-      client.on("error", () => {
-        // Failures are reported by the stores when a call fails; the client reconnects itself.
-      });
-    }
-    const rateLimiter = new RedisRateLimiter(redis, logger, config.RATE_LIMIT_FALLBACK_FACTOR);
-    const idempotencyStore = new RedisIdempotencyStore(idempotencyRedis, logger);
-    return {
-      db: database.db,
-      databaseCreated: database.created,
-      listen: database.listen,
-      config,
-      logger,
-      rateLimiter,
-      contentRevisions: rateLimiter,
-      idempotencyStore,
-      caches,
-      now: () => new Date(),
-      async close() {
-        await rateLimiter.close();
-        await idempotencyStore.close();
-        redis.disconnect();
-        idempotencyRedis.disconnect();
-        await stopListening();
-        await database.close();
-      },
-    };
-  }
-  const rateLimiter = new MemoryRateLimiter();
-  const idempotencyStore = new MemoryIdempotencyStore();
+  const stores = config.REDIS_URL ? openRedisStores(config, logger, config.REDIS_URL) : openMemoryStores();
   return {
     db: database.db,
     databaseCreated: database.created,
     listen: database.listen,
     config,
     logger,
-    rateLimiter,
-    contentRevisions: rateLimiter,
-    idempotencyStore,
+    rateLimiter: stores.rateLimiter,
+    contentRevisions: stores.rateLimiter,
+    idempotencyStore: stores.idempotencyStore,
     caches,
     now: () => new Date(),
     async close() {
-      await rateLimiter.close();
-      await idempotencyStore.close();
+      await stores.close();
       await stopListening();
       await database.close();
+    },
+  };
+}
+
+/** The shared stores and how to close them. */
+interface Stores {
+  rateLimiter: RedisRateLimiter | MemoryRateLimiter;
+  idempotencyStore: RedisIdempotencyStore | MemoryIdempotencyStore;
+  close(): Promise<void>;
+}
+
+/** The stores on Redis, shared by every instance (design.md). */
+function openRedisStores(config: Config, logger: Logger, url: string): Stores {
+  const redis = connectRedis(url, config.REDIS_COMMAND_TIMEOUT_MS, config.REDIS_KEY_PREFIX);
+  // A connection of its own: its own (longer) command timeout, and no queue behind the
+  // rate limiter's commands.
+  const idempotencyRedis = connectRedis(url, config.REDIS_IDEMPOTENCY_TIMEOUT_MS, config.REDIS_KEY_PREFIX);
+  for (const client of [redis, idempotencyRedis]) {
+    client.on("error", () => {
+      // Failures are reported by the stores when a call fails; the client reconnects itself.
+    });
+  }
+  const rateLimiter = new RedisRateLimiter(redis, logger, config.RATE_LIMIT_FALLBACK_FACTOR);
+  const idempotencyStore = new RedisIdempotencyStore(idempotencyRedis, logger);
+  return {
+    rateLimiter,
+    idempotencyStore,
+    async close() {
+      await rateLimiter.close();
+      await idempotencyStore.close();
+      redis.disconnect();
+      idempotencyRedis.disconnect();
+    },
+  };
+}
+
+/** The in-process stores of the embedded default (one instance). */
+function openMemoryStores(): Stores {
+  const rateLimiter = new MemoryRateLimiter();
+  const idempotencyStore = new MemoryIdempotencyStore();
+  return {
+    rateLimiter,
+    idempotencyStore,
+    async close() {
+      await rateLimiter.close();
+      await idempotencyStore.close();
     },
   };
 }

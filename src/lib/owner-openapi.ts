@@ -4,8 +4,8 @@
  * bodies are partial and strict (an unknown key is 422 validation_failed naming it).
  * Paths are written in full: `/projects/{slug}/admin/...` (OWNER_PATH).
  */
-import { z } from "@hono/zod-openapi";
-import { describedRoute, ownerErrorResponses, SlugParam } from "./openapi.ts";
+import { createRoute, z } from "@hono/zod-openapi";
+import { describedRoute, envelopeOf, jsonContent, ownerErrorResponses, SlugParam } from "./openapi.ts";
 
 export const OWNER_TAG = "owner";
 /** Prefix of every owner path under /api/v3. */
@@ -55,4 +55,28 @@ export function patchBodyOf<T extends z.ZodRawShape>(shape: T) {
 export function ownerRoute<C extends { method: string; responses: Record<string | number, unknown> }>(config: C): C {
   const access = config.method === "get" ? ({ kind: "read" } as const) : ({ kind: "write", voter: "none" } as const);
   return describedRoute(access, { ...config, tags: [OWNER_TAG] });
+}
+
+/**
+ * The definition of an owner DELETE route: `params` name the object, and a 200 answers the
+ * envelope of `deleted` (`{deleted: true, id}` by default) described as `gone`; the owner's write
+ * errors otherwise (owner-api-v3.md, "Routes").
+ */
+export function ownerDeleteRoute<
+  const Path extends string,
+  Params extends z.ZodObject<z.ZodRawShape>,
+  Deleted extends z.ZodTypeAny = typeof DeletedObject,
+>(definition: { path: Path; operationId: string; summary: string; description: string; params: Params; deleted?: Deleted; gone: string }) {
+  const deleted = (definition.deleted ?? DeletedObject) as Deleted;
+  return createRoute(
+    ownerRoute({
+      method: "delete" as const,
+      path: definition.path,
+      operationId: definition.operationId,
+      summary: definition.summary,
+      description: definition.description,
+      request: { params: definition.params },
+      responses: { 200: jsonContent(envelopeOf(deleted), definition.gone), ...ownerWriteErrors },
+    }),
+  );
 }

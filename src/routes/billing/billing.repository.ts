@@ -19,7 +19,6 @@ import { voterChangeEvents } from "../../events/voter-events.ts";
 import { recordEvents } from "../../events/outbox.ts";
 import { toAdminVoter } from "../voters/voters.mapper.ts";
 import { findAdminVoter, writeVoterFields } from "../voters/voters.owner.repository.ts";
-import type { AdminVoter } from "../voters/voters.owner.schemas.ts";
 import { billingFieldsAfter, changedFields } from "./billing.fields.ts";
 import type { BillingChange } from "./billing.schemas.ts";
 

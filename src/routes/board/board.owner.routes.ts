@@ -4,7 +4,7 @@
  */
 import { createRoute } from "@hono/zod-openapi";
 import { envelopeOf, idParam, integerParam, jsonContent, MAX_ID } from "../../lib/openapi.ts";
-import { DeletedObject, OWNER_PATH, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../lib/owner-openapi.ts";
+import { OWNER_PATH, OwnerSlugParams, ownerWriteErrors, ownerDeleteRoute, ownerRoute } from "../../lib/owner-openapi.ts";
 import { BoardCreateBody, BoardPatchBody, ColumnCreateBody, ColumnPatchBody } from "./board.owner.schemas.ts";
 import { BoardEntry, Column } from "./board.schemas.ts";
 
@@ -45,17 +45,14 @@ export const adminUpdateBoard = createRoute(
   }),
 );
 
-export const adminDeleteBoard = createRoute(
-  ownerRoute({
-    method: "delete",
-    path: `${OWNER_PATH}/boards/{board_id}`,
-    operationId: "adminDeleteBoard",
-    summary: "Delete a custom board",
-    description: "Deletes an empty custom board with its columns. A board that holds features, or the roadmap, answers 409 in_use.",
-    request: { params: BoardParams },
-    responses: { 200: jsonContent(envelopeOf(DeletedObject), "The board is gone"), ...ownerWriteErrors },
-  }),
-);
+export const adminDeleteBoard = ownerDeleteRoute({
+  path: `${OWNER_PATH}/boards/{board_id}`,
+  operationId: "adminDeleteBoard",
+  summary: "Delete a custom board",
+  description: "Deletes an empty custom board with its columns. A board that holds features, or the roadmap, answers 409 in_use.",
+  params: BoardParams,
+  gone: "The board is gone",
+});
 
 export const adminCreateColumn = createRoute(
   ownerRoute({
@@ -86,17 +83,14 @@ export const adminUpdateColumn = createRoute(
   }),
 );
 
-export const adminDeleteColumn = createRoute(
-  ownerRoute({
-    method: "delete",
-    path: `${OWNER_PATH}/columns/{column_id}`,
-    operationId: "adminDeleteColumn",
-    summary: "Delete an empty column",
-    description: "A column that holds features answers 409 in_use (move or delete them first).",
-    request: { params: ColumnParams },
-    responses: { 200: jsonContent(envelopeOf(DeletedObject), "The column is gone"), ...ownerWriteErrors },
-  }),
-);
+export const adminDeleteColumn = ownerDeleteRoute({
+  path: `${OWNER_PATH}/columns/{column_id}`,
+  operationId: "adminDeleteColumn",
+  summary: "Delete an empty column",
+  description: "A column that holds features answers 409 in_use (move or delete them first).",
+  params: ColumnParams,
+  gone: "The column is gone",
+});
 
 export type AdminCreateBoardRoute = typeof adminCreateBoard;
 export type AdminUpdateBoardRoute = typeof adminUpdateBoard;

@@ -1,7 +1,7 @@
 /** Owner release routes (owner-api-v3.md, Routes: GET/POST /releases, GET/PATCH/DELETE /releases/{id}; Rule 4). */
 import { createRoute, z } from "@hono/zod-openapi";
 import { envelopeOf, idParam, jsonContent, listEnvelopeOf, notModified, PageQuery } from "../../lib/openapi.ts";
-import { DeletedObject, OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../lib/owner-openapi.ts";
+import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerDeleteRoute, ownerRoute } from "../../lib/owner-openapi.ts";
 import { AdminReleaseObject, ReleaseCreateBody, ReleasePatchBody } from "./changelog.owner.schemas.ts";
 
 const ReleaseParams = OwnerSlugParams.extend({ id: idParam("id", "Release id") });
@@ -81,17 +81,14 @@ export const adminUpdateRelease = createRoute(
   }),
 );
 
-export const adminDeleteRelease = createRoute(
-  ownerRoute({
-    method: "delete",
-    path: `${OWNER_PATH}/releases/{id}`,
-    operationId: "adminDeleteRelease",
-    summary: "Delete a release",
-    description: "Deletes the release; its features stay and no longer show it as their release.",
-    request: { params: ReleaseParams },
-    responses: { 200: jsonContent(envelopeOf(DeletedObject), "The release is gone"), ...ownerWriteErrors },
-  }),
-);
+export const adminDeleteRelease = ownerDeleteRoute({
+  path: `${OWNER_PATH}/releases/{id}`,
+  operationId: "adminDeleteRelease",
+  summary: "Delete a release",
+  description: "Deletes the release; its features stay and no longer show it as their release.",
+  params: ReleaseParams,
+  gone: "The release is gone",
+});
 
 export type AdminListReleasesRoute = typeof adminListReleases;
 export type AdminCreateReleaseRoute = typeof adminCreateRelease;

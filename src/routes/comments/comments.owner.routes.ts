@@ -4,7 +4,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { envelopeOf, idParam, jsonContent, listEnvelopeOf, notModified, SlugParam } from "../../lib/openapi.ts";
-import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../lib/owner-openapi.ts";
+import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerDeleteRoute, ownerRoute } from "../../lib/owner-openapi.ts";
 import { CommentDeletedObject, CommentObject } from "./comments.schemas.ts";
 import { AdminCommentsQuery, AdminNewComment } from "./comments.owner.schemas.ts";
 
@@ -37,15 +37,13 @@ export const adminCreateComment = createRoute(
   }),
 );
 
-export const adminDeleteComment = createRoute(
-  ownerRoute({
-    method: "delete",
-    path: `${OWNER_PATH}/comments/{cid}`,
-    operationId: "adminDeleteComment",
-    summary: "Delete any comment (owner)",
-    description:
-      "Deletes a comment of the project, with its replies when it is a top-level one; the feature's comment_count drops by all of them.",
-    request: { params: z.object({ slug: SlugParam, cid: idParam("cid", "Comment id") }) },
-    responses: { 200: jsonContent(envelopeOf(CommentDeletedObject), "The comment is gone"), ...ownerWriteErrors },
-  }),
-);
+export const adminDeleteComment = ownerDeleteRoute({
+  path: `${OWNER_PATH}/comments/{cid}`,
+  operationId: "adminDeleteComment",
+  summary: "Delete any comment (owner)",
+  description:
+    "Deletes a comment of the project, with its replies when it is a top-level one; the feature's comment_count drops by all of them.",
+  params: z.object({ slug: SlugParam, cid: idParam("cid", "Comment id") }),
+  deleted: CommentDeletedObject,
+  gone: "The comment is gone",
+});

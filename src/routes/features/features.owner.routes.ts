@@ -4,7 +4,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { envelopeOf, idParam, jsonContent, listEnvelopeOf, notModified, SlugParam } from "../../lib/openapi.ts";
-import { DeletedObject, OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../lib/owner-openapi.ts";
+import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerDeleteRoute, ownerRoute } from "../../lib/owner-openapi.ts";
 import {
   AdminFeatureCreateBody,
   AdminFeatureListQuery,
@@ -75,18 +75,15 @@ export const adminUpdateFeature = createRoute(
   }),
 );
 
-export const adminDeleteFeature = createRoute(
-  ownerRoute({
-    method: "delete",
-    path: `${OWNER_PATH}/features/{id}`,
-    operationId: "adminDeleteFeature",
-    summary: "Delete a feature (owner)",
-    description:
-      "Removes the feature with its votes, comments, likes, tags and release links; every counter (voters' vote counts, the project's voter count) stays exact.",
-    request: { params: FeatureParams },
-    responses: { 200: jsonContent(envelopeOf(DeletedObject), "The feature is gone"), ...ownerWriteErrors },
-  }),
-);
+export const adminDeleteFeature = ownerDeleteRoute({
+  path: `${OWNER_PATH}/features/{id}`,
+  operationId: "adminDeleteFeature",
+  summary: "Delete a feature (owner)",
+  description:
+    "Removes the feature with its votes, comments, likes, tags and release links; every counter (voters' vote counts, the project's voter count) stays exact.",
+  params: FeatureParams,
+  gone: "The feature is gone",
+});
 
 export const adminMergeFeature = createRoute(
   ownerRoute({

@@ -1,7 +1,7 @@
 /** Owner message routes (owner-api-v3.md, Routes: GET/POST /messages, GET/PATCH/DELETE /messages/{id}). */
 import { createRoute, z } from "@hono/zod-openapi";
 import { envelopeOf, idParam, jsonContent, listEnvelopeOf, notModified, PageQuery } from "../../lib/openapi.ts";
-import { DeletedObject, OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../lib/owner-openapi.ts";
+import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerDeleteRoute, ownerRoute } from "../../lib/owner-openapi.ts";
 import { MessageCreateBody, MessagePatchBody } from "./messages.owner.schemas.ts";
 import { AdminMessageObject } from "./messages.schemas.ts";
 
@@ -72,17 +72,14 @@ export const adminUpdateMessage = createRoute(
   }),
 );
 
-export const adminDeleteMessage = createRoute(
-  ownerRoute({
-    method: "delete",
-    path: `${OWNER_PATH}/messages/{id}`,
-    operationId: "adminDeleteMessage",
-    summary: "Delete a message",
-    description: "Deletes the message and its dismissals.",
-    request: { params: MessageParams },
-    responses: { 200: jsonContent(envelopeOf(DeletedObject), "The message is gone"), ...ownerWriteErrors },
-  }),
-);
+export const adminDeleteMessage = ownerDeleteRoute({
+  path: `${OWNER_PATH}/messages/{id}`,
+  operationId: "adminDeleteMessage",
+  summary: "Delete a message",
+  description: "Deletes the message and its dismissals.",
+  params: MessageParams,
+  gone: "The message is gone",
+});
 
 export type AdminListMessagesRoute = typeof adminListMessages;
 export type AdminCreateMessageRoute = typeof adminCreateMessage;

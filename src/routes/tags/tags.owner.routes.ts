@@ -1,7 +1,7 @@
 /** Owner tag routes (owner-api-v3.md, Routes: GET/POST /tags, PATCH/DELETE /tags/{tag_id}). */
 import { createRoute, z } from "@hono/zod-openapi";
 import { envelopeOf, idParam, jsonContent, listEnvelopeOf, notModified, PageQuery } from "../../lib/openapi.ts";
-import { DeletedObject, OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../lib/owner-openapi.ts";
+import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerDeleteRoute, ownerRoute } from "../../lib/owner-openapi.ts";
 import { TagCreateBody, TagObject, TagPatchBody } from "./tags.schemas.ts";
 
 const TagParams = OwnerSlugParams.extend({ tag_id: idParam("tag_id", "Tag id") });
@@ -48,17 +48,14 @@ export const adminUpdateTag = createRoute(
   }),
 );
 
-export const adminDeleteTag = createRoute(
-  ownerRoute({
-    method: "delete",
-    path: `${OWNER_PATH}/tags/{tag_id}`,
-    operationId: "adminDeleteTag",
-    summary: "Delete a tag",
-    description: "Deletes the tag and removes it from every feature that carried it.",
-    request: { params: TagParams },
-    responses: { 200: jsonContent(envelopeOf(DeletedObject), "The tag is gone"), ...ownerWriteErrors },
-  }),
-);
+export const adminDeleteTag = ownerDeleteRoute({
+  path: `${OWNER_PATH}/tags/{tag_id}`,
+  operationId: "adminDeleteTag",
+  summary: "Delete a tag",
+  description: "Deletes the tag and removes it from every feature that carried it.",
+  params: TagParams,
+  gone: "The tag is gone",
+});
 
 export type AdminListTagsRoute = typeof adminListTags;
 export type AdminCreateTagRoute = typeof adminCreateTag;
