@@ -16,7 +16,11 @@ describe.skipIf(!existsSync(originals))("docs/contract", () => {
 
   it("holds a copy of every contract document", () => {
     expect(names.length).toBeGreaterThan(0);
-    expect(readdirSync(copies).filter((name) => name.endsWith(".md")).sort()).toEqual([...names].sort());
+    expect(
+      readdirSync(copies)
+        .filter((name) => name.endsWith(".md"))
+        .sort(),
+    ).toEqual([...names].sort());
   });
 
   it.each(names)("%s equals ../shared/spec", (name) => {
