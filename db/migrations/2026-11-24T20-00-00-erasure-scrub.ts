@@ -12,6 +12,8 @@
  *   each attempt (event_seq, the events row it delivers; NULL for a ping, built from its webhook),
  *   so an attempt made after an erasure sends the scrubbed event, and no body stays in the log.
  *   Existing rows get event_seq from their `evt_` id (its last 13 base32 characters).
+ * - events.data recorded as a JSON string scalar (postgres-js serialized the text it was given)
+ *   becomes the JSON object it holds, so SQL can reach data->'object'.
  * Frozen once shipped; add a new migration.
  */
 import { type Kysely, sql } from "kysely";
@@ -19,6 +21,9 @@ import { type Kysely, sql } from "kysely";
 const BASE32 = "0123456789abcdefghjkmnpqrstvwxyz";
 
 const statements = [
+  // Events recorded through postgres-js before this were stored as a JSON string holding the
+  // object (the driver serialized the text it was given): made the object itself.
+  "UPDATE events SET data = (data #>> '{}')::jsonb WHERE jsonb_typeof(data) = 'string'",
   "ALTER TABLE events ADD COLUMN subject_voter_id integer",
   `UPDATE events e SET subject_voter_id = v.id FROM voters v
     WHERE e.type LIKE 'voter.%' AND v.project_id = e.project_id AND v.public_id = e.data->'object'->>'voter_id'`,

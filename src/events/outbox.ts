@@ -72,7 +72,9 @@ export async function recordEvents(trx: Kysely<Database>, projectId: number, eve
       events.map((event) => ({
         project_id: projectId,
         type: event.type,
-        data: JSON.stringify({ object: event.object, changes: event.changes ?? null }),
+        // Cast from text: postgres-js would serialize a string bound to a jsonb column as a JSON
+        // string scalar, which SQL over data->'object' (the erasure's scrub) cannot see into.
+        data: sql<string>`${JSON.stringify({ object: event.object, changes: event.changes ?? null })}::text::jsonb`,
         subject_voter_id: event.subjectVoterId ?? null,
       })),
     )
