@@ -56,6 +56,8 @@ let mark: number;
 let logBefore: Json[];
 /** /echo's log right after the erasure, its failed attempts not yet made again. */
 let logErased: Json[];
+/** The event of /all's delivery redelivered after the erasure (Eve's first comment). */
+let redeliveredEventId: string;
 let eveBefore: Json;
 
 const annToken = `anon_${randomBytes(18).toString("base64url")}`;
@@ -87,7 +89,8 @@ beforeAll(async () => {
   ctx = await createTestContext({
     WEBHOOK_ALLOW_PRIVATE_URLS: "true",
     WEBHOOK_POLL_INTERVAL_MS: "50",
-    WEBHOOK_RETRY_SCHEDULE_SECONDS: "0.3,0.6,1,1.5",
+    // Long enough that /echo's failing deliveries are still pending when it is paused.
+    WEBHOOK_RETRY_SCHEDULE_SECONDS: "1,2,3,3,3",
     WEBHOOK_TIMEOUT_SECONDS: "1.5",
     WEBHOOK_DISABLE_AFTER_FAILURES: "100",
     WEBHOOK_CONCURRENCY: "8",
@@ -175,7 +178,12 @@ beforeAll(async () => {
   // No attempt under way (a paused delivery is pending with no next attempt), so every request
   // the receiver gets from here on was made after the erasure.
   await until(async () => (await deliveryLog(all.id)).filter((d) => d.status === "succeeded").length >= ids.length, "/all settled");
-  await until(async () => (await deliveryLog(echo.id)).every((d) => d.status === "pending" && d.next_attempt_at === null), "/echo paused");
+  // (On a shared Postgres another test file's worker, with a shorter retry schedule, may have
+  // failed some for good already: those are made, and stay as they are.)
+  await until(
+    async () => (await deliveryLog(echo.id)).every((d) => d.status === "failed" || (d.status === "pending" && d.next_attempt_at === null)),
+    "/echo paused",
+  );
   logBefore = await deliveryLog(echo.id);
   eveBefore = await adminGet(`/voters/${eveId}`);
 
@@ -183,19 +191,27 @@ beforeAll(async () => {
   await adminSend("DELETE", `/voters/${eveId}`, undefined);
   logErased = await deliveryLog(echo.id);
   echoFailing = false;
+  // voter.deleted dispatched (to /all) while /echo is still disabled: /echo never gets it.
+  await until(async () => (await deliveryLog(all.id)).some((d) => d.event_type === "voter.deleted"), "voter.deleted dispatched");
   await adminSend("PATCH", `/webhooks/${echo.id}`, { enabled: true });
   // A delivery of /all made before the erasure, asked again after it.
   const allLog = await deliveryLog(all.id);
   const commentDelivery = allLog.find((d) => d.event_id === events.find((e) => e.type === "comment.created")!.id);
+  redeliveredEventId = commentDelivery.event_id;
   await adminSend("POST", `/webhooks/${all.id}/deliveries/${commentDelivery.id}/redeliver`, undefined, 202);
 
-  await until(async () => {
-    const [toAll, toEcho] = await Promise.all([deliveryLog(all.id), deliveryLog(echo.id)]);
-    return (
-      [...toAll, ...toEcho].every((d) => d.status === "succeeded") && toAll.length === ids.length + 2 && toEcho.length === ids.length + 1
-    );
-  }, "every delivery made after the erasure");
-}, 60_000);
+  // Settled: nothing pending (a delivery whose retries ran out before the pause stays failed).
+  await until(
+    async () => {
+      const [toAll, toEcho] = await Promise.all([deliveryLog(all.id), deliveryLog(echo.id)]);
+      const settled = [...toAll, ...toEcho].every((d) => d.status !== "pending");
+      // /echo was disabled when voter.deleted was made: it is not queued for it (owner-api-v3.md).
+      return settled && toAll.length === ids.length + 2 && toEcho.length === ids.length;
+    },
+    "every delivery made after the erasure",
+    30_000,
+  );
+}, 90_000);
 
 afterAll(async () => {
   await worker?.stop(0);
@@ -269,21 +285,22 @@ describe("erasure scrubs the voter from stored events and deliveries (Rules 3)",
 
   it("sends only scrubbed events after the erasure: retries, a redelivery and voter.deleted", () => {
     const requests = after();
-    expect(requests.length).toBeGreaterThanOrEqual(13 + 2);
+    const waiting = logErased.filter((d) => d.status === "pending").map((d) => d.event_id);
+    // /echo's retries not yet made, /all's voter.deleted and its redelivery.
+    expect(requests.length).toBeGreaterThanOrEqual(waiting.length + 2);
     expect(requests.every((r) => r.verified)).toBe(true);
     expect(leaks(requests.map((r) => [r.body, r.headers]))).toEqual([]);
     const deletedTo = (path: string) => requests.filter((r) => r.path === path && r.payload.type === "voter.deleted");
-    for (const path of ["/all", "/echo"]) {
-      const [deleted] = deletedTo(path);
-      expect(deleted, path).toBeDefined();
-      expect(deleted!.payload.data.object).toMatchObject({ voter_id: eveId, display_name: null, email: null, company: null, sso_id: null });
-    }
+    const [deleted] = deletedTo("/all");
+    expect(deleted).toBeDefined();
+    expect(deleted!.payload.data.object).toMatchObject({ voter_id: eveId, display_name: null, email: null, company: null, sso_id: null });
     // /echo's retries of the events made before the erasure, with voter_id kept where there was one.
-    const echoed = requests.filter((r) => r.path === "/echo" && r.payload.type !== "voter.deleted");
-    expect(new Set(echoed.map((r) => r.id)).size).toBe(12);
+    const echoed = requests.filter((r) => r.path === "/echo");
+    expect(waiting.length).toBeGreaterThan(0);
+    expect(new Set(echoed.map((r) => r.id))).toEqual(new Set(waiting));
     expect(echoed.filter((r) => r.payload.type.startsWith("vote")).every((r) => r.payload.data.object.voter_id === eveId)).toBe(true);
-    const redelivered = requests.filter((r) => r.path === "/all" && r.payload.type === "comment.created");
-    expect(redelivered).toHaveLength(1);
+    const redelivered = requests.filter((r) => r.path === "/all" && r.id === redeliveredEventId);
+    expect(redelivered.length).toBeGreaterThanOrEqual(1);
     expect(redelivered[0]!.payload.data.object).toMatchObject({ content: null, author_name: null });
   });
 
@@ -307,5 +324,53 @@ describe("erasure scrubs the voter from stored events and deliveries (Rules 3)",
     const comments = await adminGet("/comments?per_page=100");
     expect(leaks(comments)).toEqual([]);
     expect(comments.map((c: Json) => c.content)).toEqual([ANN_TOPIC]);
+  });
+});
+
+describe("erasure racing the voter's own writes and the owner's", () => {
+  it("leaves no personal field in any event, whichever commits first (10 rounds)", async () => {
+    const rounds = 10;
+    const tokens = Array.from({ length: rounds }, () => `anon_${randomBytes(18).toString("base64url")}`);
+    const racing = await ctx.importProject({
+      voters: tokens.map((token, i) => ({
+        ref: `r${i}`,
+        kind: "anonymous",
+        anon_token: token,
+        display_name: `Racer ${tag} ${i}`,
+        email: `racer.${tag}.${i}@example.com`,
+        company: `Race Corp ${tag} ${i}`,
+      })),
+      features: [{ ref: "f", board: "roadmap", column: "c-planned", heading: "Race" }],
+    });
+    const feature = racing.ids.ids.features.f;
+    const send = (method: string, path: string, payload?: unknown, headers?: Record<string, string>) =>
+      ctx.send(method, path, racing.secretKey, payload, headers);
+    for (let i = 0; i < rounds; i++) {
+      const id = racing.ids.ids.voters[`r${i}`];
+      const answers = await Promise.all([
+        send(
+          "POST",
+          publicPath(racing, `/features/${feature}/comments`),
+          { content: `Racer text ${tag} ${i}` },
+          { "X-VF-Anon": tokens[i]! },
+        ),
+        send("PATCH", adminPath(racing, `/voters/${id}`), { banned: true }),
+        send("DELETE", adminPath(racing, `/voters/${id}`)),
+        send("PATCH", adminPath(racing, `/voters/${id}`), { mrr_override_cents: 100 + i }),
+      ]);
+      expect(answers[2]!.status).toBe(200);
+      // Before the erasure: done; after it: the voter is gone (401 for its token, 404 for the owner).
+      expect([201, 401, 404]).toContain(answers[0]!.status);
+      expect([200, 404]).toContain(answers[1]!.status);
+      expect([200, 404]).toContain(answers[3]!.status);
+    }
+    const events = await allEvents(ctx, racing, rounds);
+    expect(events.filter((e) => e.type === "voter.deleted")).toHaveLength(rounds);
+    const serialized = JSON.stringify(events);
+    for (let i = 0; i < rounds; i++) {
+      for (const text of [`Racer ${tag} ${i}`, `racer.${tag}.${i}@example.com`, `Race Corp ${tag} ${i}`, `Racer text ${tag} ${i}`]) {
+        expect(serialized.includes(text), text).toBe(false);
+      }
+    }
   });
 });
