@@ -330,6 +330,11 @@ export interface EventsTable {
   type: string;
   data: ColumnType<EventData, string, string>;
   created_at: Generated<Date>;
+  /**
+   * Internal id of the voter whose personal data the object carries (voter.*: the voter;
+   * comment.*: the author), null for other events: what an erasure scrubs (src/events/erasure.ts).
+   */
+  subject_voter_id: number | null;
 }
 
 /** The `data` of an EventObject: the object after the change and, for updates, what changed. */
@@ -386,8 +391,8 @@ export interface WebhookDeliveriesTable {
   webhook_id: number;
   event_id: string;
   event_type: string;
-  /** The exact JSON body sent (an EventObject). */
-  body: string;
+  /** The events row (seq) delivered, whose EventObject is built at each attempt; null for a ping. */
+  event_seq: string | null;
   status: ColumnType<
     "pending" | "succeeded" | "failed",
     "pending" | "succeeded" | "failed" | undefined,

@@ -300,7 +300,14 @@ describe("events to webhooks, end to end", () => {
     expect(billing.map((event) => event.data.object)).toEqual([seen.overridden, seen.untiered]);
     expect(billing[0].data.changes).toMatchObject({ mrr_override_cents: { from: null, to: 1200 } });
     expect(billing[1].data.changes).toMatchObject({ tier: { from: project.ids.ids.tiers.pro, to: null } });
-    expect(ofType("voter.deleted").map((event) => event.data)).toEqual([{ object: seen.voterBefore, changes: null }]);
+    // As it was, with the personal fields null (Rules 3); voter_id kept.
+    const scrubbed = Object.fromEntries(
+      ["display_name", "email", "company", "sso_id", "customer_id", "stripe_customer_id", "paddle_customer_id", "subscription_id"].map(
+        (field) => [field, null],
+      ),
+    );
+    expect(ofType("voter.deleted").map((event) => event.data)).toEqual([{ object: { ...seen.voterBefore, ...scrubbed }, changes: null }]);
+    expect(ofType("voter.deleted")[0].data.object.voter_id).toBe(voterId(project, "v29"));
   });
 
   it("honours a webhook's events filter: only vote.created and feature.deleted, each once", async () => {
@@ -335,6 +342,7 @@ describe("events to webhooks, end to end", () => {
       const [ping] = received;
       expect(ping!.verifiedBy).toEqual([webhook.secret]);
       expect(ping!.id).toBe(delivery.event_id);
+      expect(ping!.id).toMatch(/^evt_[0-9a-hjkmnp-tv-z]{26}$/);
       expect(ping!.payload).toEqual({
         id: ping!.id,
         type: "ping",

@@ -1,7 +1,9 @@
 /**
  * Migrations that move stored data: db/migrations/2026-11-23T01-00-00-project-voter-count-shards
  * counts each project's voters with votes into their shard rows (voter_id % 16) and drops
- * projects.voter_count; its down migration puts the sum back. Run on a fresh embedded database
+ * projects.voter_count; its down migration puts the sum back. 2026-11-24T20-00-00-erasure-scrub
+ * traces stored events to the voter they are about and gives deliveries their event's seq in
+ * place of a stored body. Run on a fresh embedded database
  * migrated to the step before, with rows written in that older schema.
  */
 import { Migrator, sql } from "kysely";
@@ -77,5 +79,75 @@ describe("project voter count shards migration", () => {
       { id: first, voter_count: 30 },
       { id: second, voter_count: 5 },
     ]);
+  });
+});
+
+describe("erasure scrub migration", () => {
+  const BEFORE_SCRUB = "2026-11-23T12-30-00-billing-sync";
+  const SCRUB = "2026-11-24T20-00-00-erasure-scrub";
+
+  it("traces voter and comment events to their voter, gives deliveries their event's seq and drops the bodies", async () => {
+    const db = handle.db;
+    expect((await migrator.migrateTo(BEFORE_SCRUB)).error).toBeUndefined();
+    const {
+      rows: [project],
+    } = await sql<{ id: number }>`INSERT INTO projects (slug, name, settings, theme)
+      VALUES ('scrub', 'scrub', '{}', '{}') RETURNING id`.execute(db);
+    const projectId = project!.id;
+    const {
+      rows: [board],
+    } = await sql<{ id: number }>`INSERT INTO boards (project_id, kind, name, slug)
+      VALUES (${projectId}, 'roadmap', 'Roadmap', 'roadmap') RETURNING id`.execute(db);
+    await sql`INSERT INTO features (project_id, board_id, status, heading) VALUES (${projectId}, ${board!.id}, 'open', 'f')`.execute(db);
+    await sql`INSERT INTO voters (public_id, project_id, kind, display_name)
+      VALUES ('v_scrub_ada', ${projectId}, 'anonymous', 'Ada'), ('v_scrub_bob', ${projectId}, 'anonymous', 'Bob')`.execute(db);
+    const { rows: voters } = await sql<{ id: number; public_id: string }>`
+      SELECT id, public_id FROM voters WHERE project_id = ${projectId} ORDER BY id`.execute(db);
+    const [ada, bob] = voters as [{ id: number; public_id: string }, { id: number; public_id: string }];
+    const { rows: features } = await sql<{ id: number }>`SELECT id FROM features WHERE project_id = ${projectId} LIMIT 1`.execute(db);
+    const {
+      rows: [comment],
+    } = await sql<{ id: number }>`INSERT INTO comments (project_id, feature_id, voter_id, content)
+      VALUES (${projectId}, ${features[0]!.id}, ${bob.id}, 'Hi') RETURNING id`.execute(db);
+    const event = (type: string, object: unknown) =>
+      sql<{ seq: string }>`INSERT INTO events (project_id, type, data)
+        VALUES (${projectId}, ${type}, ${JSON.stringify({ object, changes: null })}::jsonb) RETURNING seq::text AS seq`.execute(db);
+    const banned = (await event("voter.banned", { voter_id: ada.public_id, email: "a@example.com" })).rows[0]!.seq;
+    const commented = (await event("comment.created", { id: comment!.id, content: "Hi" })).rows[0]!.seq;
+    const voted = (await event("vote.created", { voter_id: ada.public_id, feature_id: features[0]!.id })).rows[0]!.seq;
+    const {
+      rows: [webhook],
+    } = await sql<{ id: number }>`INSERT INTO webhooks (project_id, url, secret)
+      VALUES (${projectId}, 'https://hooks.example/x', 'whsec_x') RETURNING id`.execute(db);
+    const { eventId } = await import("../src/events/outbox.ts");
+    const { rows: positions } = await sql<{ txid: string; seq: string }>`
+      SELECT txid::text AS txid, seq::text AS seq FROM events WHERE project_id = ${projectId} ORDER BY seq`.execute(db);
+    for (const position of positions) {
+      await sql`INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, body)
+        VALUES (${webhook!.id}, ${eventId(position.txid, position.seq)}, 'x', '{"secret":"data"}')`.execute(db);
+    }
+    await sql`INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, body)
+      VALUES (${webhook!.id}, 'msg_0123456789abcdefghjkmnpqrs', 'ping', '{}')`.execute(db);
+
+    expect((await migrator.migrateTo(SCRUB)).error).toBeUndefined();
+    const { rows: subjects } = await sql<{ seq: string; subject_voter_id: number | null }>`
+      SELECT seq::text AS seq, subject_voter_id FROM events WHERE project_id = ${projectId} ORDER BY seq`.execute(db);
+    expect(subjects).toEqual([
+      { seq: banned, subject_voter_id: ada.id },
+      { seq: commented, subject_voter_id: bob.id },
+      { seq: voted, subject_voter_id: null },
+    ]);
+    const { rows: deliveries } = await sql<{ event_type: string; event_seq: string | null }>`
+      SELECT event_type, event_seq::text AS event_seq FROM webhook_deliveries WHERE webhook_id = ${webhook!.id} ORDER BY id`.execute(db);
+    expect(deliveries).toEqual([
+      { event_type: "x", event_seq: banned },
+      { event_type: "x", event_seq: commented },
+      { event_type: "x", event_seq: voted },
+      { event_type: "ping", event_seq: null },
+    ]);
+    const { rows: bodyColumn } = await sql`SELECT 1 FROM information_schema.columns
+      WHERE table_name = 'webhook_deliveries' AND column_name = 'body'`.execute(db);
+    expect(bodyColumn).toHaveLength(0);
+    expect((await migrator.migrateTo(BEFORE_SCRUB)).error).toBeUndefined();
   });
 });

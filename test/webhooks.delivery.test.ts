@@ -470,17 +470,35 @@ describe("the dispatcher's cursor", () => {
     await quiet(500);
     const rows = await ctx.db
       .selectFrom("webhook_deliveries")
-      .select(["id", "body"])
+      .innerJoin("events", "events.seq", "webhook_deliveries.event_seq")
+      .select(["webhook_deliveries.id", "events.data"])
       .where("webhook_id", "=", created.id)
-      .orderBy("id")
+      .orderBy("webhook_deliveries.id")
       .execute();
-    expect(rows.map((row) => JSON.parse(row.body).data.object.id)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+    const objectId = (data: unknown) => (typeof data === "string" ? JSON.parse(data) : (data as Json)).object.id;
+    expect(rows.map((row) => objectId(row.data))).toEqual(Array.from({ length: 12 }, (_, i) => i));
     expect(receiver.on("/ordered")).toHaveLength(12);
   });
 });
 
+describe("redelivering a ping", () => {
+  it("sends the same EventObject again (same evt_ id, created_at and webhook), built by the worker with no stored body", async () => {
+    const project = await ctx.importProject();
+    const created = await createWebhook(project, { url: `${receiver.url}/ping-again`, events: ["vote.created"] });
+    const path = admin(project, `/webhooks/${created.id}`);
+    const ping = (await expectStatus(await ctx.send("POST", `${path}/test`, project.secretKey), 200)).data;
+    await expectStatus(await ctx.send("POST", `${path}/deliveries/${ping.id}/redeliver`, project.secretKey), 202);
+    await receiver.waitFor(() => receiver.on("/ping-again").length >= 2);
+    const [first, again] = receiver.on("/ping-again");
+    expect(again!.verified).toBe(true);
+    expect(again!.id).toBe(ping.event_id);
+    expect(again!.body).toBe(first!.body);
+    expect(again!.payload).toMatchObject({ id: ping.event_id, type: "ping", created_at: ping.created_at, project: project.slug });
+  });
+});
+
 describe("the SSRF guard and address pinning at delivery time", () => {
-  const claimed = (url: string, secret = generateWebhookSecret()): ClaimedDelivery => ({
+  const claimed = (url: string, secret = generateWebhookSecret()): ClaimedDelivery & { body: string } => ({
     id: "0",
     webhook_id: 0,
     event_id: "evt_pinned",

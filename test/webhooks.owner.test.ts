@@ -8,6 +8,7 @@
 import { sql } from "kysely";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventPosition } from "../src/events/outbox.ts";
 import { createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
 import { expectStatus } from "./owner-accounts.fixture.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "./support/webhook-receiver.ts";
@@ -249,7 +250,8 @@ describe("owner webhooks: ping, delivery log, redeliver", () => {
     expect(answered.data).toEqual({
       id: expect.any(Number),
       webhook_id: created.id,
-      event_id: expect.stringMatching(/^msg_[0-9a-z]{26}$/),
+      // An event id like every other (owner-api-v3.md lists ping among the event types).
+      event_id: expect.stringMatching(/^evt_[0-9a-hjkmnp-tv-z]{26}$/),
       event_type: "ping",
       status: "succeeded",
       attempts: 1,
@@ -263,12 +265,18 @@ describe("owner webhooks: ping, delivery log, redeliver", () => {
     expect(ping).toBeDefined();
     expect(ping!.verified).toBe(true);
     expect(ping!.id).toBe(answered.data.event_id);
-    expect(ping!.payload).toMatchObject({
+    expect(ping!.headers["webhook-id"]).toBe(answered.data.event_id);
+    // The EventObject: id, type, created_at, project, data; nothing else.
+    expect(ping!.payload).toEqual({
       id: answered.data.event_id,
       type: "ping",
+      created_at: answered.data.created_at,
       project: project.slug,
-      data: { object: { id: created.id, url: `${receiver.url}/ping-ok` }, changes: null },
+      data: { object: { ...created, secret: undefined }, changes: null },
     });
+    // Its id names a position GET /events takes as `after` (same format as the feed's ids).
+    expect(eventPosition(ping!.id)).not.toBeNull();
+    await expectStatus(await ctx.get(admin(project, `/events?after=${ping!.id}`), project.secretKey), 200);
     expect(ping!.payload.data.object.secret).toBeUndefined();
     expect(() => new Webhook(created.secret).verify(ping!.body, ping!.headers)).not.toThrow();
   });
@@ -305,7 +313,7 @@ describe("owner webhooks: ping, delivery log, redeliver", () => {
           webhook_id: created.id,
           event_id: `evt_test${index}`,
           event_type: "vote.created",
-          body: JSON.stringify({ id: `evt_test${index}` }),
+          event_seq: String(900_000_000 + index),
           status,
           attempts: status === "pending" ? 0 : 1,
           last_status_code: status === "succeeded" ? 200 : status === "failed" ? 503 : null,
@@ -337,12 +345,13 @@ describe("owner webhooks: ping, delivery log, redeliver", () => {
       next_attempt_at: null,
     });
     expect(again.data.id).not.toBe(source.id);
+    // The same event row (its EventObject is built when the attempt is made).
     const stored = await ctx.db
       .selectFrom("webhook_deliveries")
-      .select("body")
+      .select(sql<string>`event_seq::text`.as("event_seq"))
       .where("id", "=", String(again.data.id))
       .executeTakeFirstOrThrow();
-    expect(stored.body).toBe(JSON.stringify({ id: source.event_id }));
+    expect(stored.event_seq).toBe(String(900_000_000 + Number(source.event_id.slice("evt_test".length))));
     const missing = await expectStatus(await ctx.send("POST", `${path}/deliveries/999999999/redeliver`, project.secretKey), 404);
     expect(missing.error.code).toBe("not_found");
     const pending = await expectStatus(await ctx.get(`${path}/deliveries?status=pending`, project.secretKey), 200);

@@ -13,6 +13,7 @@ import * as events from "./2026-11-23T12-00-00-events.ts";
 import * as eventMilestonesAndPublications from "./2026-11-23T12-10-00-event-milestones-and-publications.ts";
 import * as webhooks from "./2026-11-23T12-20-00-webhooks.ts";
 import * as billingSync from "./2026-11-23T12-30-00-billing-sync.ts";
+import * as erasureScrub from "./2026-11-24T20-00-00-erasure-scrub.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026-11-22T19-00-00-initial-schema": initialSchema,
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-23T12-10-00-event-milestones-and-publications": eventMilestonesAndPublications,
   "2026-11-23T12-20-00-webhooks": webhooks,
   "2026-11-23T12-30-00-billing-sync": billingSync,
+  "2026-11-24T20-00-00-erasure-scrub": erasureScrub,
 };

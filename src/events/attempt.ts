@@ -55,7 +55,7 @@ export function describeResponse(response: WebhookResponse): string | null {
 
 /** Sends one claimed delivery and says what came of it (no database access). */
 export async function sendDelivery(
-  delivery: ClaimedDelivery,
+  delivery: ClaimedDelivery & { body: string },
   options: AttemptOptions,
 ): Promise<{ response: WebhookResponse; durationMs: number }> {
   const started = performance.now();
@@ -115,17 +115,19 @@ export function attemptRecord(
 
 /**
  * Makes the attempt of a claimed delivery and records it. A ping claimed again after its
- * attempt was cut short (a crash during POST /test) is not retried: it is recorded failed.
+ * attempt was cut short (a crash during POST /test) is not retried: it is recorded failed; so is
+ * a delivery whose event row is gone (nothing left to send).
  */
 export async function attemptDelivery(
   db: Kysely<Database>,
   delivery: ClaimedDelivery,
   options: AttemptOptions,
 ): Promise<RecordedAttempt & { record: AttemptRecord }> {
-  if (delivery.event_type === "ping" && delivery.attempts > 1) {
+  const interruptedPing = delivery.event_type === "ping" && delivery.attempts > 1;
+  if (interruptedPing || delivery.body === null) {
     const record: AttemptRecord = {
       statusCode: null,
-      error: "attempt interrupted; pings are not retried",
+      error: interruptedPing ? "attempt interrupted; pings are not retried" : "the event is no longer stored; nothing sent",
       durationMs: 0,
       retryInSeconds: null,
       succeeded: false,
@@ -133,7 +135,7 @@ export async function attemptDelivery(
     };
     return { ...(await recordAttempt(db, delivery.id, delivery.claim_token, record, options)), record };
   }
-  const { response, durationMs } = await sendDelivery(delivery, options);
+  const { response, durationMs } = await sendDelivery({ ...delivery, body: delivery.body }, options);
   if (options.signal?.aborted) {
     await releaseClaims(db, [delivery], "attempt interrupted: worker stopped");
     return { recorded: false, disabled: null, record: attemptRecord(delivery, response, durationMs, options) };

@@ -1,6 +1,7 @@
 /**
  * Delivery rows through their life (owner-api-v3.md, "Webhooks"): made pending by the
- * dispatcher, a test or a redeliver request; claimed by a worker under a lease (FOR UPDATE SKIP
+ * dispatcher, a test or a redeliver request (a row names its event, event_seq, and keeps no
+ * body: the claim builds the EventObject from the event row as stored then); claimed by a worker under a lease (FOR UPDATE SKIP
  * LOCKED, committed before the HTTP request, so two workers never make the same attempt and an
  * attempt cut short by a crash is made again once the lease ends); then succeeded, failed, or
  * due again at the next retry time. Times are the database's clock (now()), the one clock every
@@ -8,7 +9,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { sql, type Kysely } from "kysely";
-import type { Database } from "../../db/schema.ts";
+import type { Database, EventData } from "../../db/schema.ts";
+import { eventBody, pingPayload } from "./payload.ts";
 
 type Db = Kysely<Database>;
 
@@ -29,7 +31,11 @@ export interface ClaimedDelivery {
   webhook_id: number;
   event_id: string;
   event_type: string;
-  body: string;
+  /**
+   * The EventObject to send, serialized from the event row as stored at the claim (a ping's from
+   * its webhook); null when the event row is gone (the attempt is recorded failed, not sent).
+   */
+  body: string | null;
   /** Attempts begun, this one included. */
   attempts: number;
   claim_token: string;
@@ -58,7 +64,7 @@ export async function claimDueDeliveries(
   // Candidates are bounded (the CANDIDATES oldest due) before ranking, so a backlog of thousands
   // costs no more. Known limit: a webhook at its cap with more than CANDIDATES due deliveries
   // older than every other webhook's holds the others back until its attempts move on.
-  const result = await sql<ClaimedDelivery>`
+  const result = await sql<ClaimedRow>`
     WITH due AS (
       SELECT d.id, d.webhook_id, d.next_attempt_at
       FROM webhook_deliveries d
@@ -88,19 +94,88 @@ export async function claimDueDeliveries(
       ORDER BY d.next_attempt_at
       LIMIT ${options.limit}
       FOR UPDATE OF d SKIP LOCKED
+    ),
+    claimed AS (
+      UPDATE webhook_deliveries d
+      SET attempts = d.attempts + 1,
+          claim_token = ${token},
+          next_attempt_at = now() + make_interval(secs => ${options.leaseSeconds})
+      FROM picked, webhooks w
+      WHERE d.id = picked.id AND w.id = d.webhook_id
+      RETURNING d.id, d.webhook_id, d.event_id, d.event_type, d.event_seq, d.attempts, d.claim_token, w.project_id,
+                w.url, w.secret, w.previous_secret, w.previous_secret_expires_at,
+                w.events AS webhook_events, w.description AS webhook_description, w.enabled AS webhook_enabled,
+                w.disabled_reason AS webhook_disabled_reason, w.created_at AS webhook_created_at
     )
-    UPDATE webhook_deliveries d
-    SET attempts = d.attempts + 1,
-        claim_token = ${token},
-        next_attempt_at = now() + make_interval(secs => ${options.leaseSeconds})
-    FROM picked, webhooks w
-    WHERE d.id = picked.id AND w.id = d.webhook_id
-    RETURNING d.id::text AS id, d.webhook_id, d.event_id, d.event_type, d.body, d.attempts, d.claim_token,
-              w.url, w.secret, w.previous_secret, w.previous_secret_expires_at`.execute(db);
-  return result.rows.map((row) => ({
-    ...row,
-    previous_secret_expires_at: row.previous_secret_expires_at === null ? null : new Date(row.previous_secret_expires_at),
-  }));
+    -- The body's parts, read as stored now: an event scrubbed by an erasure is sent scrubbed.
+    SELECT c.id::text AS id, c.webhook_id, c.event_id, c.event_type, c.attempts, c.claim_token,
+           c.url, c.secret, c.previous_secret, c.previous_secret_expires_at,
+           c.webhook_events, c.webhook_description, c.webhook_enabled, c.webhook_disabled_reason, c.webhook_created_at,
+           p.slug AS project_slug, e.data AS event_data, e.created_at AS event_created_at,
+           CASE WHEN c.event_type = 'ping' THEN (SELECT min(o.created_at) FROM webhook_deliveries o
+             WHERE o.webhook_id = c.webhook_id AND o.event_id = c.event_id) END AS ping_created_at
+    FROM claimed c
+    JOIN projects p ON p.id = c.project_id
+    LEFT JOIN events e ON e.seq = c.event_seq`.execute(db);
+  return result.rows.map(claimedDelivery);
+}
+
+/** What the claim statement returns per delivery. */
+interface ClaimedRow {
+  id: string;
+  webhook_id: number;
+  event_id: string;
+  event_type: string;
+  attempts: number;
+  claim_token: string;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | string | null;
+  webhook_events: string[];
+  webhook_description: string | null;
+  webhook_enabled: boolean;
+  webhook_disabled_reason: "gone" | "failing" | null;
+  webhook_created_at: Date | string;
+  project_slug: string;
+  event_data: EventData | string | null;
+  event_created_at: Date | string | null;
+  ping_created_at: Date | string | null;
+}
+
+const asDate = (value: Date | string) => (value instanceof Date ? value : new Date(value));
+
+/** A claimed row with its body: the event's EventObject, a ping's, or null when the event is gone. */
+function claimedDelivery(row: ClaimedRow): ClaimedDelivery {
+  let body: string | null = null;
+  if (row.event_type === "ping") {
+    const webhook = {
+      id: row.webhook_id,
+      url: row.url,
+      events: row.webhook_events,
+      description: row.webhook_description,
+      enabled: row.webhook_enabled,
+      disabled_reason: row.webhook_disabled_reason,
+      created_at: asDate(row.webhook_created_at),
+    };
+    body = JSON.stringify(pingPayload(row.event_id, asDate(row.ping_created_at ?? new Date()), row.project_slug, webhook));
+  } else if (row.event_data !== null && row.event_created_at !== null) {
+    const data = typeof row.event_data === "string" ? (JSON.parse(row.event_data) as EventData) : row.event_data;
+    body = eventBody({ id: row.event_id, type: row.event_type, createdAt: asDate(row.event_created_at), data }, row.project_slug);
+  }
+  return {
+    id: row.id,
+    webhook_id: row.webhook_id,
+    event_id: row.event_id,
+    event_type: row.event_type,
+    body,
+    attempts: row.attempts,
+    claim_token: row.claim_token,
+    url: row.url,
+    secret: row.secret,
+    previous_secret: row.previous_secret,
+    previous_secret_expires_at: row.previous_secret_expires_at === null ? null : asDate(row.previous_secret_expires_at),
+  };
 }
 
 /** The outcome of one attempt, as the delivery log shows it. */

@@ -6,13 +6,13 @@
  * before it, so the cursor never passes an event that appears later), inserts one delivery per
  * enabled webhook of the event's project whose filter takes it (an empty filter takes all) and
  * which existed when the event was made, moves the cursor past the batch, and NOTIFYs the
- * workers, all committed together: no event dispatched twice, none skipped.
+ * workers, all committed together: no event dispatched twice, none skipped. A delivery refers to
+ * its event row (event_seq) and stores no body: each attempt sends the event as stored then.
  */
 import { sql } from "kysely";
 import type { Db } from "../../db/connect.ts";
 import { committedEvents, eventPosition } from "./outbox.ts";
 import { notifyDeliveriesDue } from "./deliveries.repository.ts";
-import { eventBody } from "./payload.ts";
 
 /** Events read per dispatch transaction. */
 export const DISPATCH_BATCH = 500;
@@ -37,8 +37,7 @@ export async function dispatchBatch(db: Db, batchSize = DISPATCH_BATCH): Promise
     const projectIds = [...new Set(events.map((event) => event.projectId))];
     const webhooks = await trx
       .selectFrom("webhooks")
-      .innerJoin("projects", "projects.id", "webhooks.project_id")
-      .select(["webhooks.id", "webhooks.project_id", "webhooks.events", "webhooks.created_at", "projects.slug"])
+      .select(["webhooks.id", "webhooks.project_id", "webhooks.events", "webhooks.created_at"])
       .where("webhooks.project_id", "in", projectIds)
       .where("webhooks.enabled", "=", true)
       .execute();
@@ -53,7 +52,7 @@ export async function dispatchBatch(db: Db, batchSize = DISPATCH_BATCH): Promise
           webhook_id: webhook.id,
           event_id: event.id,
           event_type: event.type,
-          body: eventBody(event, webhook.slug),
+          event_seq: event.seq,
           next_attempt_at: sql<Date>`now()`,
         });
       }

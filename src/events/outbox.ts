@@ -41,12 +41,19 @@ export interface NewEvent {
   type: EventType;
   object: Record<string, unknown>;
   changes?: EventData["changes"];
+  /**
+   * Internal id of the voter whose personal data `object` carries (voter.*: the voter;
+   * comment.*: the author): the events an erasure of that voter scrubs (src/events/erasure.ts).
+   */
+  subjectVoterId?: number | null;
 }
 
 /** An event as stored, in feed order. */
 export interface StoredEvent {
   /** Public id: `evt_` + 13 + 13 characters of base32 (txid, seq); sorts as the feed does. */
   id: string;
+  /** The row's seq (decimal string): what a delivery of it refers to. */
+  seq: string;
   type: EventType;
   projectId: number;
   data: EventData;
@@ -65,7 +72,10 @@ export async function recordEvents(trx: Kysely<Database>, projectId: number, eve
       events.map((event) => ({
         project_id: projectId,
         type: event.type,
-        data: JSON.stringify({ object: event.object, changes: event.changes ?? null }),
+        // Cast from text: postgres-js would serialize a string bound to a jsonb column as a JSON
+        // string scalar, which SQL over data->'object' (the erasure's scrub) cannot see into.
+        data: sql<string>`${JSON.stringify({ object: event.object, changes: event.changes ?? null })}::text::jsonb`,
+        subject_voter_id: event.subjectVoterId ?? null,
       })),
     )
     .execute();
@@ -143,6 +153,7 @@ export async function committedEvents(db: Kysely<Database>, query: CommittedEven
     .execute();
   return rows.map((row) => ({
     id: eventId(row.txid, row.seq),
+    seq: row.seq,
     type: row.type as EventType,
     projectId: row.project_id,
     data: typeof row.data === "string" ? (JSON.parse(row.data) as EventData) : row.data,

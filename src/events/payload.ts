@@ -1,14 +1,16 @@
 /**
- * The body of a delivery: the EventObject (owner-api-v3.md, "Events"), serialized once when the
- * delivery is made and sent byte for byte at every attempt (the signature covers these bytes).
+ * The body of a delivery: the EventObject (owner-api-v3.md, "Events"), serialized at each
+ * attempt from the event row as stored then (so an attempt after an erasure sends the scrubbed
+ * event, Rules 3) and signed over those bytes; a ping's from its webhook.
  */
-import { randomBytes } from "node:crypto";
-import type { EventData } from "../../db/schema.ts";
+import { type Kysely, sql } from "kysely";
+import type { Database, EventData } from "../../db/schema.ts";
 import { rfc3339 } from "../lib/timestamps.ts";
+import { eventId } from "./outbox.ts";
 
 /** EventObject as delivered. */
 export interface EventPayload {
-  /** `evt_` id of the event (a ping: a `msg_` id, see pingId). */
+  /** `evt_` id of the event (a ping's too, see newPingId). */
   id: string;
   type: string;
   /** RFC 3339. */
@@ -34,12 +36,52 @@ export function eventBody(event: { id: string; type: string; createdAt: Date; da
   return JSON.stringify(toEventObject(event, projectSlug));
 }
 
+/** A webhook row as the WebhookObject (owner-api-v3.md, "Webhooks"), without its secret. */
+export interface WebhookObjectRow {
+  id: number;
+  url: string;
+  events: string[];
+  description: string | null;
+  enabled: boolean;
+  disabled_reason: "gone" | "failing" | null;
+  created_at: Date;
+}
+
+/** WebhookObject of `row` (the secret is never part of it). */
+export function webhookObject(row: WebhookObjectRow) {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    description: row.description,
+    enabled: row.enabled,
+    disabled_reason: row.disabled_reason,
+    created_at: rfc3339(row.created_at),
+  };
+}
+
 /**
- * The id of a ping (POST /webhooks/{id}/test), its `webhook-id` and EventObject id: `msg_` and
- * 26 random base32 characters. Not an `evt_` id: a ping is no event of the feed (GET /events
- * never lists it, and `after=` could not take it).
+ * The EventObject of a ping (type `ping`, sent by POST /webhooks/{id}/test only): id `pingId`
+ * (an `evt_` id, see newPingId), made at `createdAt`, `data.object` the webhook's WebhookObject.
  */
-export function pingId(): string {
-  const alphabet = "0123456789abcdefghjkmnpqrstvwxyz";
-  return `msg_${Array.from(randomBytes(26), (byte) => alphabet[byte & 31]).join("")}`;
+export function pingPayload(pingId: string, createdAt: Date, projectSlug: string, webhook: WebhookObjectRow): EventPayload {
+  return {
+    id: pingId,
+    type: "ping",
+    created_at: rfc3339(createdAt),
+    project: projectSlug,
+    data: { object: webhookObject(webhook), changes: null },
+  };
+}
+
+/**
+ * A new ping's id, inside `trx` (the transaction that records the ping's delivery): an `evt_`
+ * id like every event's (eventId), at the position (this transaction's id, a seq drawn from the
+ * events table's own sequence), so it is unique among event ids and sorts by creation with them.
+ * A ping is not stored as an event: GET /events never lists it.
+ */
+export async function newPingId(trx: Kysely<Database>): Promise<string> {
+  const { rows } = await sql<{ txid: string; seq: string }>`
+    SELECT pg_current_xact_id()::text AS txid, nextval(pg_get_serial_sequence('events', 'seq'))::text AS seq`.execute(trx);
+  return eventId(rows[0]!.txid, rows[0]!.seq);
 }

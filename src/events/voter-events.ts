@@ -45,17 +45,19 @@ function billingView(voter: VoterEventView): Record<string, unknown> {
  * Events of a change to voter `after` (was `before`; both AdminVoterObjects): voter.banned or
  * voter.unbanned with `changes.banned`, then voter.billing_changed with every billing field that
  * differs. Nothing when neither changed (other fields, e.g. display_name, record no event).
+ * `voterId` is the voter's internal id: the events' subject, scrubbed by its erasure.
  */
-export function voterChangeEvents<V extends VoterEventView>(before: V, after: V): NewEvent[] {
+export function voterChangeEvents<V extends VoterEventView>(before: V, after: V, voterId: number): NewEvent[] {
   const events: NewEvent[] = [];
   if (before.banned !== after.banned) {
     events.push({
       type: after.banned ? "voter.banned" : "voter.unbanned",
       object: { ...after },
       changes: { banned: { from: before.banned, to: after.banned } },
+      subjectVoterId: voterId,
     });
   }
   const billing = changesBetween(billingView(before), billingView(after));
-  if (billing) events.push({ type: "voter.billing_changed", object: { ...after }, changes: billing });
+  if (billing) events.push({ type: "voter.billing_changed", object: { ...after }, changes: billing, subjectVoterId: voterId });
   return events;
 }

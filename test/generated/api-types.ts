@@ -1044,7 +1044,7 @@ export interface paths {
         put?: never;
         /**
          * Send a ping
-         * @description Sends one ping event (id msg_..., data.object the WebhookObject) now, whatever the events filter and even while the webhook is disabled, and answers once the attempt is over (at most 15 s). A ping is not retried.
+         * @description Sends one ping event (an EventObject of type ping with an evt_ id, data.object the WebhookObject) now, whatever the events filter and even while the webhook is disabled, and answers once the attempt is over (at most 15 s). A ping is not retried.
          */
         post: operations["adminTestWebhook"];
         delete?: never;
@@ -3624,7 +3624,7 @@ export interface components {
              */
             webhook_id: number;
             /**
-             * @description The event's id (evt_...), sent as webhook-id; a ping's is msg_...
+             * @description The event's id (evt_...), sent as webhook-id (a ping's too)
              * @example evt_0000000000d2s00000000003a
              */
             event_id: string;

@@ -114,7 +114,7 @@ export async function applyBillingChange(trx: Db, project: BillingProject, chang
     const afterObject = toAdminVoter(after!, project.currency_symbol);
     // voter.billing_changed from the same rule as the owner's PATCH (src/events/voter-events.ts):
     // a sync that only moved last_synced_at (a renewal's invoice) records none.
-    const events = voterChangeEvents(toAdminVoter(before, project.currency_symbol), afterObject);
+    const events = voterChangeEvents(toAdminVoter(before, project.currency_symbol), afterObject, voter.id);
     await recordEvents(trx, project.id, events);
     eventsRecorded += events.length;
   }

@@ -20,6 +20,8 @@ export interface CommentRow {
   like_count: number;
   author_name: string;
   author_role: "owner" | "editor" | "viewer" | null;
+  /** The author's internal voter id (never sent: the subject of the comment's events). */
+  author_id: number;
   has_liked: boolean;
   is_own: boolean;
 }
@@ -37,6 +39,7 @@ export function selectCommentRow(query: CommentsFrom, viewerId: number | null) {
     "comments.like_count",
     "voters.display_name as author_name",
     "voters.role as author_role",
+    "comments.voter_id as author_id",
     viewerId === null
       ? sql<boolean>`false`.as("has_liked")
       : eb

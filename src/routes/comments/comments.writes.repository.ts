@@ -79,7 +79,9 @@ export async function createComment(
     const row = await selectCommentRow(trx.selectFrom("comments"), input.voterId)
       .where("comments.id", "=", inserted.id)
       .executeTakeFirstOrThrow();
-    await recordEvents(trx, input.projectId, [{ type: "comment.created", object: { ...ownerCommentObject(row) } }]);
+    await recordEvents(trx, input.projectId, [
+      { type: "comment.created", object: { ...ownerCommentObject(row) }, subjectVoterId: input.voterId },
+    ]);
     return { kind: "created", row } as const;
   });
 }
@@ -139,7 +141,7 @@ export async function deleteCommentThread(
       thread
         .filter((row) => removedIds.has(row.id))
         .sort((a, b) => Number(a.id !== commentId) - Number(b.id !== commentId) || a.id - b.id)
-        .map((row) => ({ type: "comment.deleted" as const, object: { ...ownerCommentObject(row) } })),
+        .map((row) => ({ type: "comment.deleted" as const, object: { ...ownerCommentObject(row) }, subjectVoterId: row.author_id })),
     );
     const feature = await trx
       .updateTable("features")

@@ -3,8 +3,9 @@
  * toAdminVoter -> envelope. Caches of every instance are cleared after a successful write by
  * src/middleware/owner-change.ts, so a ban or an erasure holds from the next request anywhere.
  * Events (owner-api-v3.md): voter.banned / unbanned / billing_changed from the AdminVoterObject
- * before and after a PATCH (src/events/voter-events.ts), voter.deleted with the voter as it was.
+ * before and after a PATCH (src/events/voter-events.ts), voter.deleted with the voter as it was, personal fields null (Rules 3).
  */
+import { scrubbedObject } from "../../events/erasure.ts";
 import { recordEvents } from "../../events/outbox.ts";
 import { voterChangeEvents } from "../../events/voter-events.ts";
 import { page, success } from "../../lib/envelope.ts";
@@ -49,7 +50,11 @@ export const updateVoterHandler: AppRouteHandler<typeof adminUpdateVoter> = asyn
     const before = await lockAdminVoter(trx, project.id, voterId);
     const outcome = await updateVoter(trx, project.id, voterId, patch, now());
     if (outcome.kind === "updated" && before) {
-      const events = voterChangeEvents(toAdminVoter(before, project.currency_symbol), toAdminVoter(outcome.row, project.currency_symbol));
+      const events = voterChangeEvents(
+        toAdminVoter(before, project.currency_symbol),
+        toAdminVoter(outcome.row, project.currency_symbol),
+        before.id,
+      );
       await recordEvents(trx, project.id, events);
     }
     return outcome;
@@ -66,7 +71,10 @@ export const deleteVoter: AppRouteHandler<typeof adminDeleteVoter> = async (c) =
   const erased = await withProjectWriteLock(c.get("deps").db, project.id, async (trx) => {
     const before = await lockAdminVoter(trx, project.id, voter_id);
     if (!before || !(await eraseVoter(trx, project.id, voter_id))) return false;
-    await recordEvents(trx, project.id, [{ type: "voter.deleted", object: toAdminVoter(before, project.currency_symbol) }]);
+    // As it was, with the personal fields already null (Rules 3): no receiver learns them from it.
+    await recordEvents(trx, project.id, [
+      { type: "voter.deleted", object: scrubbedObject(toAdminVoter(before, project.currency_symbol)), subjectVoterId: before.id },
+    ]);
     return true;
   });
   if (!erased) throw voterNotFound();

@@ -9,6 +9,7 @@ import { type ExpressionBuilder, sql, type Updateable } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import { type Database, VOTER_COUNT_SHARDS, type VotersTable } from "../../../db/schema.ts";
 import { type PageRequest, pageOffset } from "../../lib/pagination.ts";
+import { scrubVoterEvents } from "../../events/erasure.ts";
 import { trendingFromVotes } from "../../lib/trending.ts";
 import { countVoters, selectVotersWithTier } from "../revenue/revenue.voters.repository.ts";
 import type { PatchVoter } from "./voters.owner.schemas.ts";
@@ -152,7 +153,8 @@ export async function writeVoterFields(trx: Db, voterId: number, fields: Updatea
  * Erases voter `publicId` (Rule 3) inside `trx`: its votes (each feature's vote_count,
  * weighted_score and trending_score moved by exactly that vote, the project's voter count by
  * the voter), its likes (like_count), its comments with every reply to them (comment_count), its
- * dismissals, then the voter. The voter row is locked first, so the voter's own writes racing
+ * dismissals, the personal fields of every stored event about it (src/events/erasure.ts), then
+ * the voter. The voter row is locked first, so the voter's own writes racing
  * the erasure wait and then find no voter. Returns false when the project has no such voter.
  */
 export async function eraseVoter(trx: Db, projectId: number, publicId: string): Promise<boolean> {
@@ -211,6 +213,9 @@ export async function eraseVoter(trx: Db, projectId: number, publicId: string): 
   }
 
   await trx.deleteFrom("message_dismissals").where("voter_id", "=", voterId).execute();
+  // Last, once the voter's row and comments are locked: no event naming the voter can commit
+  // after this statement's snapshot (see scrubVoterEvents).
+  await scrubVoterEvents(trx, projectId, voterId);
   await trx.deleteFrom("voters").where("id", "=", voterId).execute();
   return true;
 }

@@ -1,18 +1,12 @@
 /** Rows to WebhookObject and DeliveryObject (owner-api-v3.md, "Webhooks"). */
+import { webhookObject } from "../../events/payload.ts";
 import { rfc3339, rfc3339OrNull } from "../../lib/timestamps.ts";
 import type { DeliveryRow, WebhookRow } from "./webhooks.owner.repository.ts";
 import type { Delivery, Webhook } from "./webhooks.owner.schemas.ts";
 
+/** WebhookObject of `row` (the one mapping pings use too, src/events/payload.ts). */
 export function toWebhook(row: WebhookRow): Webhook {
-  return {
-    id: row.id,
-    url: row.url,
-    events: row.events,
-    description: row.description,
-    enabled: row.enabled,
-    disabled_reason: row.disabled_reason,
-    created_at: rfc3339(row.created_at),
-  };
+  return webhookObject(row);
 }
 
 /** The WebhookObject with its secret: the answers of create and rotate-secret only. */

@@ -6,7 +6,7 @@ import { pageMeta } from "../../lib/pagination.ts";
 import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
 import { attemptRecord, sendDelivery } from "../../events/attempt.ts";
 import { recordAttempt } from "../../events/deliveries.repository.ts";
-import { pingId } from "../../events/payload.ts";
+import { pingPayload } from "../../events/payload.ts";
 import { generateWebhookSecret } from "../../events/signing.ts";
 import { checkWebhookUrl, WebhookUrlRefused } from "../../events/url-guard.ts";
 import { attemptOptions, leaseSeconds } from "../../events/webhook-worker.ts";
@@ -107,8 +107,8 @@ export const rotateWebhookSecretHandler: AppRouteHandler<typeof adminRotateWebho
 };
 
 /**
- * POST test: a ping, attempted once here (not by the worker) so the answer can carry its
- * outcome. The delivery row is inserted already claimed and committed before the request, like
+ * POST test: a ping (an EventObject of type ping with an `evt_` id, owner-api-v3.md "Events"),
+ * attempted once here (not by the worker) so the answer can carry its outcome. The delivery row is inserted already claimed and committed before the request, like
  * a worker's claim, and its outcome is recorded the same way (a 410 disables the webhook).
  */
 export const testWebhookHandler: AppRouteHandler<typeof adminTestWebhook> = async (c) => {
@@ -117,21 +117,13 @@ export const testWebhookHandler: AppRouteHandler<typeof adminTestWebhook> = asyn
   const project = c.get("project");
   const webhook = await findWebhook(deps.db, project.id, webhook_id);
   if (!webhook) throw webhookNotFound();
-  const id = pingId();
-  const body = JSON.stringify({
-    id,
-    type: "ping",
-    created_at: new Date().toISOString(),
-    project: project.slug,
-    data: { object: toWebhook(webhook), changes: null },
-  });
-  const claim = await withProjectWriteLock(deps.db, project.id, (trx) =>
-    insertClaimedPing(trx, webhook_id, id, body, leaseSeconds(deps.config)),
-  );
+  const claim = await withProjectWriteLock(deps.db, project.id, (trx) => insertClaimedPing(trx, webhook_id, leaseSeconds(deps.config)));
+  // An EventObject of type ping: its evt_ id is also the webhook-id header (signDelivery).
+  const body = JSON.stringify(pingPayload(claim.event_id, claim.created_at, project.slug, webhook));
   const signing = await webhookSigningRow(deps.db, webhook_id);
   const options = attemptOptions(deps.config);
   if (signing) {
-    const delivery = { ...claim, webhook_id, event_id: id, event_type: "ping", body, attempts: 1, ...signing };
+    const delivery = { ...claim, webhook_id, event_type: "ping", body, attempts: 1, ...signing };
     const { response, durationMs } = await sendDelivery(delivery, options);
     await recordAttempt(deps.db, claim.id, claim.claim_token, attemptRecord(delivery, response, durationMs, options), options);
   }

@@ -7,6 +7,7 @@ import { sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import { type PageRequest, pageOffset } from "../../lib/pagination.ts";
 import { newClaimToken, notifyDeliveriesDue, pauseDeliveries, resumeDeliveries } from "../../events/deliveries.repository.ts";
+import { newPingId } from "../../events/payload.ts";
 import { SECRET_OVERLAP_HOURS } from "../../events/signing.ts";
 import type { CreateWebhook, PatchWebhook } from "./webhooks.owner.schemas.ts";
 
@@ -178,14 +179,14 @@ export async function findDelivery(db: Db, webhookId: number, deliveryId: number
 }
 
 /**
- * Queues a new delivery of what delivery `deliveryId` of the webhook sent (same event id and
- * body, a fresh retry schedule): due now if the webhook is enabled, paused otherwise. Workers
+ * Queues a new delivery of what delivery `deliveryId` of the webhook sent (same event id, the
+ * event as stored when the attempt is made, a fresh retry schedule): due now if the webhook is enabled, paused otherwise. Workers
  * are woken. The new row, or undefined when the webhook has no such delivery.
  */
 export async function redeliver(trx: Db, webhookId: number, deliveryId: number): Promise<DeliveryRow | undefined> {
   const inserted = await sql<{ id: string }>`
-    INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, body, next_attempt_at)
-    SELECT d.webhook_id, d.event_id, d.event_type, d.body, CASE WHEN w.enabled THEN now() ELSE NULL END
+    INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, event_seq, next_attempt_at)
+    SELECT d.webhook_id, d.event_id, d.event_type, d.event_seq, CASE WHEN w.enabled THEN now() ELSE NULL END
     FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
     WHERE d.webhook_id = ${webhookId} AND d.id = ${String(deliveryId)}::bigint
     RETURNING id::text AS id`.execute(trx);
@@ -196,32 +197,31 @@ export async function redeliver(trx: Db, webhookId: number, deliveryId: number):
 }
 
 /**
- * Inserts a ping delivery already claimed (attempt 1 under a lease of `leaseSeconds`), for the
- * request that makes its one attempt itself; if that request dies, a worker finds the claim
- * expired and records the ping failed without sending it again.
+ * Inserts a ping delivery already claimed (attempt 1 under a lease of `leaseSeconds`), with a
+ * new ping id (newPingId: an `evt_` id), for the request that makes its one attempt itself; if
+ * that request dies, a worker finds the claim expired and records the ping failed without
+ * sending it again. The row keeps no body; returns its id, claim token, ping id and creation time.
  */
 export async function insertClaimedPing(
   db: Db,
   webhookId: number,
-  eventId: string,
-  body: string,
   leaseSeconds: number,
-): Promise<{ id: string; claim_token: string }> {
+): Promise<{ id: string; claim_token: string; event_id: string; created_at: Date }> {
   const claimToken = newClaimToken();
+  const eventId = await newPingId(db);
   const row = await db
     .insertInto("webhook_deliveries")
     .values({
       webhook_id: webhookId,
       event_id: eventId,
       event_type: "ping",
-      body,
       attempts: 1,
       claim_token: claimToken,
       next_attempt_at: sql<Date>`now() + make_interval(secs => ${leaseSeconds})`,
     })
-    .returning(sql<string>`id::text`.as("id"))
+    .returning([sql<string>`id::text`.as("id"), "created_at"])
     .executeTakeFirstOrThrow();
-  return { id: row.id, claim_token: claimToken };
+  return { id: row.id, claim_token: claimToken, event_id: eventId, created_at: row.created_at };
 }
 
 /** What an attempt of a ping needs of its webhook (secrets included: internal use only). */

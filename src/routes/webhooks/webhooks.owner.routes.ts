@@ -129,7 +129,7 @@ export const adminTestWebhook = createRoute(
     operationId: "adminTestWebhook",
     summary: "Send a ping",
     description:
-      "Sends one ping event (id msg_..., data.object the WebhookObject) now, whatever the events filter and even " +
+      "Sends one ping event (an EventObject of type ping with an evt_ id, data.object the WebhookObject) now, whatever the events filter and even " +
       "while the webhook is disabled, and answers once the attempt is over (at most 15 s). A ping is not retried.",
     request: { params: WebhookParams },
     responses: {

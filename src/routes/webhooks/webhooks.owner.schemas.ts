@@ -45,7 +45,7 @@ export const DeliveryObject = z
     id: z.number().int().openapi({ description: "Delivery id", example: 1042 }),
     webhook_id: z.number().int().openapi({ description: "Webhook id", example: 7 }),
     event_id: z.string().openapi({
-      description: "The event's id (evt_...), sent as webhook-id; a ping's is msg_...",
+      description: "The event's id (evt_...), sent as webhook-id (a ping's too)",
       example: "evt_0000000000d2s00000000003a",
     }),
     event_type: z.string().openapi({ description: "The event's type, or ping", example: "feature.status_changed" }),
