@@ -11,6 +11,7 @@ import { sql } from "kysely";
 import postgres from "postgres";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { TIME_LIMIT_MESSAGE } from "../src/app.ts";
+import { LOCK_CLASS } from "../src/lib/project-write-lock.ts";
 import { createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./harness.ts";
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
@@ -114,6 +115,50 @@ describe.skipIf(!onPostgres)("a write blocked by another session's row lock", ()
     expect(response.status).toBe(200);
     expect(waited).toBeLessThan(LOCK_MS + 2000);
     expect(await tally(ctx, project)).toEqual({ vote_count: 1, rows: 1 });
+  });
+});
+
+describe.skipIf(!onPostgres)("a write racing a replace that outlasts the bounds", () => {
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await createTestContext({ DATABASE_LOCK_TIMEOUT_MS: "200", DATABASE_STATEMENT_TIMEOUT_MS: "300" });
+  });
+  afterAll(() => ctx?.close());
+
+  it("waits for the replace and succeeds (snapshot spec, Restores: none gets a 500)", async () => {
+    const project = await ctx.importProject(snapshot());
+    const featureId: number = project.ids.ids.features.f;
+    const projectId = (await ctx.db.selectFrom("projects").select("id").where("slug", "=", project.slug).executeTakeFirstOrThrow()).id;
+    // What import --replace holds for as long as it writes (src/lib/project-write-lock.ts).
+    const client = postgres(inject("testDatabaseUrl") as string, { max: 1, onnotice: () => {} });
+    const session = await client.reserve();
+    await session`BEGIN`;
+    await session`SELECT pg_advisory_xact_lock(${LOCK_CLASS}::int, ${projectId}::int)`;
+    const HOLD_MS = 1200;
+    const released = new Promise<void>((resolve) =>
+      setTimeout(async () => {
+        await session`COMMIT`;
+        session.release();
+        await client.end({ timeout: 1 });
+        resolve();
+      }, HOLD_MS),
+    );
+    const started = performance.now();
+    const headers = (voter: string) => ({ "X-VF-Anon": `anon-${voter}-${project.slug}` });
+    const [voted, commented] = await Promise.all([
+      ctx.send("POST", `/api/v3/projects/${project.slug}/features/${featureId}/vote`, project.secretKey, undefined, headers("ada")),
+      ctx.send(
+        "POST",
+        `/api/v3/projects/${project.slug}/features/${featureId}/comments`,
+        project.secretKey,
+        { content: "hi" },
+        headers("bob"),
+      ),
+    ]);
+    await released;
+    expect(voted.status).toBe(200);
+    expect(commented.status).toBe(201);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(HOLD_MS - 50);
   });
 });
 
