@@ -13,6 +13,7 @@ import {
   PostgresAdapter,
   PostgresIntrospector,
   PostgresQueryCompiler,
+  sql,
 } from "kysely";
 import { PostgresJSDialect } from "kysely-postgres-js";
 import postgres from "postgres";
@@ -52,6 +53,30 @@ export interface DatabaseOptions {
    * a small machine. Used only when PGLITE_DIR holds no database yet; ignored with DATABASE_URL.
    */
   initialDataDir?: Blob;
+  /**
+   * Postgres session bounds sent with every connection's start-up (lock_timeout,
+   * statement_timeout, idle_in_transaction_session_timeout); unset or 0 = none. Not applied to
+   * PGlite: one connection, no other session to wait for, and no timer inside it.
+   */
+  limits?: SessionLimits;
+}
+
+/** Postgres session bounds, in milliseconds each (0 = none). */
+export interface SessionLimits {
+  lockTimeoutMs?: number;
+  statementTimeoutMs?: number;
+  idleInTransactionTimeoutMs?: number;
+}
+
+/** The start-up parameters of `limits` (Postgres takes a bare number as milliseconds). */
+function limitParameters(limits: SessionLimits | undefined): Record<string, string> {
+  const parameters: Record<string, string> = {};
+  if (limits?.lockTimeoutMs !== undefined) parameters.lock_timeout = String(limits.lockTimeoutMs);
+  if (limits?.statementTimeoutMs !== undefined) parameters.statement_timeout = String(limits.statementTimeoutMs);
+  if (limits?.idleInTransactionTimeoutMs !== undefined) {
+    parameters.idle_in_transaction_session_timeout = String(limits.idleInTransactionTimeoutMs);
+  }
+  return parameters;
 }
 
 /**
@@ -78,7 +103,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       // at most every second so they fail fast while it is down and recover within a second.
       backoff: (attempt: number) => Math.min(0.05 * 2 ** attempt, 1) * (0.5 + Math.random() / 2),
       // Dates are RFC 3339 in UTC on the wire; keep the session in UTC too.
-      connection: { TimeZone: "UTC" },
+      // The limits bound how long a request waits for a stalled peer's locks (README, "Database
+      // time limits"); as start-up parameters they cost no statement and survive reconnects.
+      connection: { TimeZone: "UTC", ...limitParameters(options.limits) },
     });
     const db = new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: preparedStatementClient(client) }) });
     const listen = async (channel: string, onNotify: () => void) => {
@@ -130,12 +157,27 @@ export function compileOnlyDatabase(onQuery?: (query: CompiledQuery) => void): D
   });
 }
 
-/** Applies every pending migration; throws the first migration error. */
+/**
+ * Applies every pending migration; throws the first migration error. Runs on one connection with
+ * no lock or statement bound (a migration rewriting a large table, or waiting for another
+ * instance's migration lock, must not be cancelled by the request bounds), and gives that
+ * connection back with its own bounds restored.
+ */
 export async function migrateToLatest(db: Db): Promise<void> {
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => migrations },
+  await db.connection().execute(async (connection) => {
+    await sql`SELECT set_config('lock_timeout', '0', false), set_config('statement_timeout', '0', false)`.execute(connection);
+    try {
+      const migrator = new Migrator({
+        db: connection,
+        provider: { getMigrations: async () => migrations },
+      });
+      const { error } = await migrator.migrateToLatest();
+      if (error) throw error;
+    } finally {
+      // Back to the connection's start-up values (reset_val) before the pool hands it out again.
+      await sql`SELECT set_config(name, reset_val, false) FROM pg_settings WHERE name IN ('lock_timeout', 'statement_timeout')`.execute(
+        connection,
+      );
+    }
   });
-  const { error } = await migrator.migrateToLatest();
-  if (error) throw error;
 }

@@ -187,7 +187,19 @@ async function main() {
   let handle: Awaited<ReturnType<typeof openDatabase>> | undefined;
   let code = 0;
   try {
-    handle = await openDatabase({ DATABASE_URL: process.env.DATABASE_URL, PGLITE_DIR: process.env.PGLITE_DIR ?? "./data" });
+    const config = parseConfig(process.env);
+    handle = await openDatabase({
+      DATABASE_URL: process.env.DATABASE_URL,
+      PGLITE_DIR: process.env.PGLITE_DIR ?? "./data",
+      // A replace holds its project's write lock for as long as it writes, and waits for the
+      // writes under way first: neither the request bounds nor a lock bound apply to it. A stalled
+      // admin transaction is still ended, like a server's.
+      limits: {
+        lockTimeoutMs: 0,
+        statementTimeoutMs: config.DATABASE_ADMIN_STATEMENT_TIMEOUT_MS,
+        idleInTransactionTimeoutMs: config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      },
+    });
     await migrateToLatest(handle.db);
     await run(handle.db, args);
   } catch (error) {

@@ -11,6 +11,7 @@ import type { AppDeps, AppEnv } from "./lib/context.ts";
 import { failure } from "./lib/envelope.ts";
 import { ApiError } from "./lib/errors.ts";
 import { registerOpenApiComponents } from "./lib/openapi.ts";
+import { isTimeLimit, sqlStateOf } from "./lib/transaction.ts";
 import { apiKeyMiddleware } from "./middleware/api-key.ts";
 import { EXPOSED_HEADERS, preflightMiddleware } from "./middleware/cors.ts";
 import { idempotencyMiddleware } from "./middleware/idempotency.ts";
@@ -26,6 +27,10 @@ import { registerApiRouters } from "./routes/index.ts";
 import { createServiceRouter } from "./routes/service/index.ts";
 
 export const API_PREFIX = "/api/v3";
+
+/** The message of a request stopped by a database time limit (src/lib/transaction.ts isTimeLimit). */
+export const TIME_LIMIT_MESSAGE =
+  "the database was busy (a lock or time limit was reached); nothing was written, safe to retry in a few seconds";
 
 /** Builds the application; no I/O happens until a request arrives. */
 export function createApp(deps: AppDeps) {
@@ -103,6 +108,13 @@ export function createApp(deps: AppDeps) {
     if (error instanceof HTTPException && error.status < 500) {
       // hono's own 4xx (malformed JSON body, bad content type) are validation failures here.
       return c.json(failure(new ApiError("validation_failed", error.message || "malformed request", { field: "body" })), 422);
+    }
+    if (isTimeLimit(error)) {
+      // Contract "Errors": internal is the retryable 500; its Retry-After is reserved to 429 and
+      // idempotency conflicts, so the message says it instead. The transaction was rolled back
+      // and the idempotency middleware frees the key on any 5xx.
+      deps.logger.warn({ req_id: c.get("requestId"), sqlstate: sqlStateOf(error), err: error }, "database time limit");
+      return c.json(failure(new ApiError("internal", TIME_LIMIT_MESSAGE)), 500);
     }
     deps.logger.error({ req_id: c.get("requestId"), err: error }, "unhandled error");
     return c.json(failure(new ApiError("internal", "internal error; safe to retry")), 500);

@@ -118,6 +118,26 @@ const configSchema = z.object({
     }),
   /** Deliveries ending failed in a row (see README) that disable a webhook (`failing`). The spec's 100. */
   WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(1).default(100),
+  /**
+   * Postgres session bounds of the server's and the worker's connections, in milliseconds (0 =
+   * none; PGlite has one connection and no other session to wait for, so they do not apply to
+   * it). A write waiting for a row or advisory lock gives up after DATABASE_LOCK_TIMEOUT_MS, any
+   * statement after DATABASE_STATEMENT_TIMEOUT_MS, and a session that stays idle inside a
+   * transaction (a frozen or stalled instance holding locks) is ended by Postgres after
+   * DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS, which releases its locks. The request that hits one
+   * answers 500 internal with nothing written (README, "Database time limits").
+   */
+  DATABASE_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).default(5000),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(15_000),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  /**
+   * Statement bound of the admin command line (import, export, keys, demo) and of migrations,
+   * in milliseconds; 0 (the default) is none: an `import --replace` of a large project and a
+   * migration rewriting a table take as long as they take. They wait for locks without bound
+   * too (a replace waits for the writes under way; a peer's idle transaction is ended by
+   * DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS).
+   */
+  DATABASE_ADMIN_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(0),
   /** Loads the bundled demo project when the database holds no project. */
   DEMO: z.enum(["auto", "off"]).default("auto"),
 });

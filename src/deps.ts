@@ -65,6 +65,11 @@ export async function openDeps(
   const database = await openDatabase({
     DATABASE_URL: config.DATABASE_URL,
     PGLITE_DIR: config.PGLITE_DIR,
+    limits: {
+      lockTimeoutMs: config.DATABASE_LOCK_TIMEOUT_MS,
+      statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    },
     ...(options.initialDataDir ? { initialDataDir: options.initialDataDir } : {}),
   });
   progress("database: applying migrations...");

@@ -11,7 +11,7 @@ import { openDatabase, migrateToLatest, type DatabaseHandle } from "../db/connec
 import { loadDemoSnapshot } from "../src/admin/demo.ts";
 import { importSnapshot } from "../src/admin/snapshot-import.ts";
 import { createApp } from "../src/app.ts";
-import { parseConfig } from "../src/config.ts";
+import { type Config, parseConfig } from "../src/config.ts";
 import { createLogger } from "../src/deps.ts";
 import { createAppCaches, listenForCacheInvalidation } from "../src/lib/app-caches.ts";
 import type { AppDeps } from "../src/lib/context.ts";
@@ -127,8 +127,16 @@ export function demoSnapshotForTest(): { snapshot: Json; slug: string; secretKey
 
 let sharedPglite: Promise<DatabaseHandle> | undefined;
 
-async function openTestDatabase(databaseUrl: string | undefined): Promise<{ handle: DatabaseHandle; owned: boolean }> {
-  if (databaseUrl) return { handle: await openDatabase({ DATABASE_URL: databaseUrl, poolSize: 5 }), owned: true };
+async function openTestDatabase(config: Config): Promise<{ handle: DatabaseHandle; owned: boolean }> {
+  if (config.DATABASE_URL) {
+    // The session bounds the server sets (src/deps.ts), from the same config.
+    const limits = {
+      lockTimeoutMs: config.DATABASE_LOCK_TIMEOUT_MS,
+      statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    };
+    return { handle: await openDatabase({ DATABASE_URL: config.DATABASE_URL, poolSize: 5, limits }), owned: true };
+  }
   sharedPglite ??= openDatabase({ PGLITE_DIR: "memory://" }).then(async (opened) => {
     await migrateToLatest(opened.db);
     return opened;
@@ -150,7 +158,7 @@ export async function createTestContext(configOverrides: Record<string, string> 
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: `fbtest:${randomBytes(6).toString("hex")}:` } : {}),
   });
-  const { handle, owned } = await openTestDatabase(config.DATABASE_URL);
+  const { handle, owned } = await openTestDatabase(config);
   const logger = createLogger("silent");
   const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, config.REDIS_COMMAND_TIMEOUT_MS, config.REDIS_KEY_PREFIX) : undefined;
   const idempotencyRedis = config.REDIS_URL

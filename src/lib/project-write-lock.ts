@@ -14,10 +14,10 @@
 import { type Kysely, type RawBuilder, sql, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { ApiError } from "./errors.ts";
-import { inTransaction, sqlStateOf } from "./transaction.ts";
+import { inTransaction, isTimeLimit, sqlStateOf } from "./transaction.ts";
 
 /** First half of the advisory lock key ("fb" + 1): keeps these locks apart from any other use. */
-const LOCK_CLASS = 0x66620001;
+export const LOCK_CLASS = 0x66620001;
 
 /**
  * Runs `write` in one transaction that first takes project `projectId`'s write lock in shared
@@ -31,12 +31,49 @@ export async function withProjectWriteLock<T>(
   projectId: number,
   write: (trx: Transaction<Database>) => Promise<T>,
 ): Promise<T> {
-  return answeringVanishedRows(() =>
-    inTransaction(db, async (trx) => {
-      await sql`SELECT pg_advisory_xact_lock_shared(${LOCK_CLASS}::int, ${projectId}::int)`.execute(trx);
-      return write(trx);
-    }),
+  return waitingOutReplace(db, projectId, () =>
+    answeringVanishedRows(() =>
+      inTransaction(db, async (trx) => {
+        await sql`SELECT pg_advisory_xact_lock_shared(${LOCK_CLASS}::int, ${projectId}::int)`.execute(trx);
+        return write(trx);
+      }),
+    ),
   );
+}
+
+/**
+ * Runs `write` (a write of project `projectId` that takes its write lock in shared mode); when it
+ * stops at a database time limit (isTimeLimit: lock or statement bound) while a replace of the
+ * project holds or awaits the lock in exclusive mode, waits for the replace to end with no bound
+ * and runs `write` once more. Requests racing a replace wait for it and never answer 500
+ * (spec/project-snapshot.md, "Restores"), however long it takes, while a write blocked by anything
+ * else (a stalled peer's row lock) still gives up at the bound. The check costs nothing until a
+ * write has already waited the whole bound. Other errors, and a time limit with no replace under
+ * way, propagate.
+ */
+export async function waitingOutReplace<T>(db: Kysely<Database>, projectId: number, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (!isTimeLimit(error) || !(await replaceUnderWay(db, projectId))) throw error;
+  }
+  await db.transaction().execute(async (trx) => {
+    // Transaction-local: the connection goes back to the pool with its own bounds.
+    await sql`SELECT set_config('lock_timeout', '0', true), set_config('statement_timeout', '0', true)`.execute(trx);
+    await sql`SELECT pg_advisory_xact_lock_shared(${LOCK_CLASS}::int, ${projectId}::int)`.execute(trx);
+  });
+  return write();
+}
+
+/** Whether a session holds or awaits project `projectId`'s write lock in exclusive mode (a replace). */
+async function replaceUnderWay(db: Kysely<Database>, projectId: number): Promise<boolean> {
+  // A two-int4 advisory key shows as classid, objid and objsubid 2 in pg_locks.
+  const { rows } = await sql<{ under_way: boolean }>`SELECT EXISTS (
+      SELECT 1 FROM pg_locks
+      WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        AND classid = ${LOCK_CLASS}::int::oid AND objid = ${projectId}::int::oid AND objsubid = 2 AND mode = 'ExclusiveLock'
+    ) AS under_way`.execute(db);
+  return rows[0]?.under_way === true;
 }
 
 /**

@@ -25,6 +25,23 @@ export function isRetryableConflict(error: unknown): boolean {
 }
 
 /**
+ * SQLSTATEs of the session time limits (db/connect.ts SessionLimits): 55P03 lock_not_available
+ * (lock_timeout), 57014 query_canceled (statement_timeout), 25P03
+ * idle_in_transaction_session_timeout. Postgres rolled the transaction back: nothing was written.
+ */
+const TIME_LIMITS = new Set(["55P03", "57014", "25P03"]);
+
+/**
+ * Whether `error` is Postgres giving up on a statement at a session time limit (a lock held too
+ * long by another session, a statement running too long, this session idle in a transaction).
+ * Not retried here: a retry would wait as long again behind the same holder.
+ */
+export function isTimeLimit(error: unknown): boolean {
+  const code = sqlStateOf(error);
+  return code !== undefined && TIME_LIMITS.has(code);
+}
+
+/**
  * Runs `work` (one transaction or one single-statement write) again, up to 5 attempts with a
  * short random pause, when Postgres aborts it as a deadlock victim or for a serialization
  * failure; nothing was changed by an aborted attempt. Any other error propagates at once.

@@ -24,7 +24,7 @@ import type { Db } from "../../../db/connect.ts";
 import { QueryTemplate } from "../../../db/query-template.ts";
 import { type Database, type ProjectSettings, VOTER_COUNT_SHARDS } from "../../../db/schema.ts";
 import { isVoteMilestoneSql } from "../../events/milestones.ts";
-import { answeringVanishedRows, sharedProjectWriteLock } from "../../lib/project-write-lock.ts";
+import { answeringVanishedRows, sharedProjectWriteLock, waitingOutReplace } from "../../lib/project-write-lock.ts";
 import { retryingConflicts } from "../../lib/transaction.ts";
 import { addVoteToTrending, recomputedTrending, removeVoteFromTrending, trendingFromVotes, voteExponent } from "../../lib/trending.ts";
 import { adminFeatureJsonSql } from "../features/features.events.ts";
@@ -222,13 +222,15 @@ function outcomeOf(row: OutcomeRow | undefined, requireVotable: boolean): VoteOu
  * brings vote_count to a milestone not yet announced, feature.vote_milestone: one statement.
  */
 export async function castVote(db: Db, settings: ProjectSettings, target: VoteTarget, now: Date): Promise<VoteOutcome> {
-  const row = await onceMoreWhenHidden(() =>
-    castStatement.executeTakeFirst(db, settings, {
-      ...target,
-      allowVoting: settings.allow_voting,
-      now,
-      scoreIsWeighted: settings.score_is_weighted,
-    }),
+  const row = await waitingOutReplace(db, target.projectId, () =>
+    onceMoreWhenHidden(() =>
+      castStatement.executeTakeFirst(db, settings, {
+        ...target,
+        allowVoting: settings.allow_voting,
+        now,
+        scoreIsWeighted: settings.score_is_weighted,
+      }),
+    ),
   );
   return outcomeOf(row, true);
 }
@@ -238,8 +240,8 @@ export async function castVote(db: Db, settings: ProjectSettings, target: VoteTa
  * accepted) and takes back exactly what it added.
  */
 export async function withdrawVote(db: Db, settings: ProjectSettings, target: VoteTarget): Promise<VoteOutcome> {
-  const row = await onceMoreWhenHidden(() =>
-    withdrawStatement.executeTakeFirst(db, settings, { ...target, allowVoting: settings.allow_voting }),
+  const row = await waitingOutReplace(db, target.projectId, () =>
+    onceMoreWhenHidden(() => withdrawStatement.executeTakeFirst(db, settings, { ...target, allowVoting: settings.allow_voting })),
   );
   return outcomeOf(row, false);
 }
