@@ -28,6 +28,11 @@ export interface ImportOptions {
   replace?: boolean;
   /** Told after each chunk of rows written and each step (see ProgressSink); default: nothing. */
   onProgress?: ProgressSink;
+  /**
+   * Accept http: webhook URLs and private IP literals, as WEBHOOK_ALLOW_PRIVATE_URLS=true lets the
+   * owner route (the command line passes that setting); default false.
+   */
+  allowPrivateWebhookUrls?: boolean;
 }
 
 /**
@@ -44,7 +49,7 @@ export interface ImportOptions {
  * that another project already holds.
  */
 export async function importSnapshot(db: Kysely<Database>, input: unknown, options: ImportOptions = {}): Promise<IdMap> {
-  const doc = validateSnapshot(input);
+  const doc = validateSnapshot(input, { allowPrivateWebhookUrls: options.allowPrivateWebhookUrls === true });
   const replace = options.replace === true;
   const progress = options.onProgress ?? (() => {});
   const ids = await db.transaction().execute(async (trx) => {
