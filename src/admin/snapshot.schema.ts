@@ -337,7 +337,7 @@ export const WEBHOOK_SECRET_PATTERN = /^whsec_(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9
 const webhookSecret = z
   .string()
   .regex(WEBHOOK_SECRET_PATTERN, "must be whsec_ followed by base64")
-  .refine((value) => Buffer.from(value.slice("whsec_".length), "base64").length >= 24, {
+  .refine((value) => !WEBHOOK_SECRET_PATTERN.test(value) || Buffer.from(value.slice("whsec_".length), "base64").length >= 24, {
     message: "must encode at least 24 bytes",
   });
 const knownEventTypes: ReadonlySet<string> = new Set(EVENT_TYPES);
