@@ -43,10 +43,11 @@ export interface ImportOptions {
  * API writes under way finish first, later ones wait for the commit); the new project keeps the
  * old one's id, and voters whose voter_id the old project had keep their internal ids, so a write
  * that waited runs against the restored rows. Ids the file gives (spec, "Restores") are kept and
- * the id sequences moved past them. Stored counters are computed in SQL from the imported rows.
- * Returns the id map of the spec's "Id map" section. Throws SnapshotValidationError (nothing
- * written) for a bad file, an existing slug without `replace`, or a key, token, id or voter_id
- * that another project already holds.
+ * the id sequences moved past them. Webhooks keep their ids and secrets, and merged features
+ * their merge records (spec, "Webhooks, merges and engagement"). Stored counters are computed in
+ * SQL from the imported rows. Returns the id map of the spec's "Id map" section. Throws
+ * SnapshotValidationError (nothing written) for a bad file, an existing slug without `replace`,
+ * or a key, token, id or voter_id that another project already holds.
  */
 export async function importSnapshot(db: Kysely<Database>, input: unknown, options: ImportOptions = {}): Promise<IdMap> {
   const doc = validateSnapshot(input, { allowPrivateWebhookUrls: options.allowPrivateWebhookUrls === true });
