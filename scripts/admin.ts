@@ -137,7 +137,12 @@ async function run(db: Db, args: string[]): Promise<void> {
       if (!Number.isInteger(interval) || interval < 0)
         throw new UsageError("import: --progress-interval must be a whole number of milliseconds");
       const progress = stderrProgress(interval);
-      const ids = await importSnapshot(db, input, { replace: rest.includes("--replace"), onProgress: progress.sink });
+      const ids = await importSnapshot(db, input, {
+        replace: rest.includes("--replace"),
+        onProgress: progress.sink,
+        // Webhook URLs are judged as the owner route judges them on this configuration.
+        allowPrivateWebhookUrls: parseConfig(process.env).WEBHOOK_ALLOW_PRIVATE_URLS,
+      });
       progress.done();
       await retireContentRevision(db, ids.project.slug);
       print(ids);

@@ -1,7 +1,9 @@
 /**
  * Import/export round trip (snapshot spec, "Commands"): exporting an imported project and
  * importing that export under another slug gives identical API output on every read route,
- * once database ids (which a new import assigns afresh) are set aside.
+ * once database ids (which a new import assigns afresh) are set aside. The original holds a
+ * merged feature when exported, and the copy's merge unmerges as the original's does (spec,
+ * "Webhooks, merges and engagement").
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportSnapshot, portableSnapshot } from "../src/admin/snapshot-export.ts";
@@ -18,6 +20,12 @@ beforeAll(async () => {
   original.slug = demo.slug;
   original.key = demo.secretKey;
   await importSnapshot(ctx.db, demo.snapshot, {});
+  // Merge the third most voted feature into the second: voters of both and of one only.
+  const top = (await (await ctx.get(`/api/v3/projects/${original.slug}/features?sort=top&per_page=3`, original.key)).json()).data;
+  const merged = await ctx.send("POST", `/api/v3/projects/${original.slug}/admin/features/${top[2].id}/merge`, original.key, {
+    into_id: top[1].id,
+  });
+  expect(merged.status).toBe(200);
   // A copy next to the original: without the restore fields (ids, key and token digests).
   const exported = portableSnapshot(await exportSnapshot(ctx.db, original.slug));
   await importSnapshot(
@@ -70,6 +78,27 @@ describe("snapshot round trip", () => {
     const [a, b] = await readBoth(path);
     expect(b).toEqual(a);
     expect(a.data.length ?? 1).toBeGreaterThan(0);
+  });
+
+  it("carries the merge: unmerging it in the copy gives what unmerging it in the original gives", async () => {
+    const unmerge = async (slug: string, key: string) => {
+      const all = (await (await ctx.get(`/api/v3/projects/${slug}/admin/features?per_page=100`, key)).json()).data;
+      const merged = all.filter((feature: Json) => feature.merged_into !== null);
+      expect(merged).toHaveLength(1);
+      const response = await ctx.send("POST", `/api/v3/projects/${slug}/admin/features/${merged[0].id}/unmerge`, key);
+      expect(response.status).toBe(200);
+    };
+    await unmerge(original.slug, original.key);
+    await unmerge(copy.slug, copy.key);
+    for (const path of [
+      (s: string) => `/api/v3/projects/${s}/features?sort=top&per_page=100`,
+      (s: string) => `/api/v3/projects/${s}/features?sort=trending&scope=project&per_page=100`,
+      (s: string) => `/api/v3/projects/${s}/voters?per_page=100`,
+    ]) {
+      // Each unmerge stamps updated_at with its own time.
+      const [a, b] = (await readBoth(path)).map((page) => page.data.map(({ updated_at: _at, ...rest }: Json) => rest));
+      expect(b).toEqual(a);
+    }
   });
 
   it("gives the same comment threads on the most discussed feature", async () => {

@@ -4,13 +4,15 @@
  * Refs are derived from database ids (`feature-41`, the roadmap board is "roadmap"), so two
  * exports of the same data are identical. An export is a restore point (spec, "Restores"): it
  * carries every row's database id (`id`, voters' `voter_id`), keys and anonymous tokens as their
- * stored SHA-256 digests, and the SSO secret as stored, so `import --replace` of it gives the
- * project back with the same ids, keys and tokens. `portableSnapshot` strips those for a copy
- * imported next to the original.
+ * stored SHA-256 digests, the SSO secret as stored, the webhooks with their secrets and each
+ * merged feature's merge record (spec, "Webhooks, merges and engagement"), so `import --replace`
+ * of it gives the project back with the same ids, keys, tokens and integrations, and its merges
+ * can still be undone. `portableSnapshot` strips those that belong to the original for a copy
+ * imported next to it.
  */
-import type { Kysely, Transaction } from "kysely";
+import { type Kysely, sql, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import { SNAPSHOT_FORMAT, type SnapshotDocument } from "./snapshot.schema.ts";
+import { SNAPSHOT_FORMAT, type SnapshotDocument, type SnapshotMerge } from "./snapshot.schema.ts";
 
 const stamp = (value: Date): string => new Date(value).toISOString();
 const iso = (value: Date | null): string | null => (value === null ? null : stamp(value));
@@ -30,6 +32,7 @@ export async function exportSnapshot(db: Kysely<Database>, slug: string): Promis
 async function readProject(db: Transaction<Database>, slug: string): Promise<SnapshotDocument> {
   const project = await db.selectFrom("projects").selectAll().where("slug", "=", slug).executeTakeFirst();
   if (!project) throw new Error(`no project with slug "${slug}"`);
+  const exportedAt = new Date();
   const pid = project.id;
 
   const keys = await db.selectFrom("api_keys").select(["kind", "key_hash"]).where("project_id", "=", pid).orderBy("id").execute();
@@ -83,6 +86,30 @@ async function readProject(db: Transaction<Database>, slug: string): Promise<Sna
     .orderBy("message_dismissals.voter_id")
     .execute();
 
+  const webhooks = await db.selectFrom("webhooks").selectAll().where("project_id", "=", pid).orderBy("id").execute();
+  const merges = await db
+    .selectFrom("feature_merges")
+    .select(["id", "source_id", "target_id", "previous_status", "previous_column_id", "previous_linked_feature_id"])
+    .where("project_id", "=", pid)
+    .execute();
+  // A moved vote counts only while it sits on the target as it arrived (compared in SQL, to the
+  // microsecond): one withdrawn or cast again since is not moved back by an unmerge, so it is not
+  // listed, and the restored merge leaves it where it is too.
+  const mergeVotes = await sql<{
+    merge_id: number;
+    voter_id: number;
+    kind: "moved" | "duplicate";
+    created_at: Date;
+    target_created_at: Date | null;
+    on_target: boolean;
+  }>`SELECT mv.merge_id, mv.voter_id, mv.kind, mv.created_at, mv.target_created_at,
+      (t.voter_id IS NOT NULL AND t.created_at = mv.created_at AND t.weight = mv.weight) AS on_target
+    FROM feature_merge_votes mv
+    JOIN feature_merges m ON m.id = mv.merge_id
+    LEFT JOIN votes t ON t.feature_id = m.target_id AND t.voter_id = mv.voter_id
+    WHERE m.project_id = ${pid}::int
+    ORDER BY mv.merge_id, mv.voter_id`.execute(db);
+
   const boardRef = new Map(boards.map((b) => [b.id, b.kind === "roadmap" ? "roadmap" : `board-${b.id}`]));
   const boardKind = new Map(boards.map((b) => [b.id, b.kind]));
   const ref = (prefix: string) => (id: number) => `${prefix}-${id}`;
@@ -97,6 +124,25 @@ async function readProject(db: Transaction<Database>, slug: string): Promise<Sna
 
   const tagsOf = group(featureTags, (row) => row.feature_id);
   const entriesOf = group(releaseFeatures, (row) => row.release_id);
+  const mergeOf = new Map(merges.map((m) => [m.source_id, m]));
+  const mergeVotesOf = group(mergeVotes.rows, (row) => row.merge_id);
+  const toMerge = (m: (typeof merges)[number]): SnapshotMerge => {
+    const votesOfMerge = mergeVotesOf.get(m.id) ?? [];
+    const kept = votesOfMerge.filter((v) => v.kind === "duplicate");
+    return {
+      into: featureRef(m.target_id),
+      previous_status: m.previous_status as SnapshotMerge["previous_status"],
+      previous_column: m.previous_column_id === null ? null : columnRef(m.previous_column_id),
+      moved_voters: votesOfMerge.filter((v) => v.kind === "moved" && v.on_target).map((v) => voterRef(v.voter_id)),
+      kept_voters: kept.map((v) => voterRef(v.voter_id)),
+      previous_linked_feature: m.previous_linked_feature_id === null ? null : featureRef(m.previous_linked_feature_id),
+      kept_vote_times: kept.map((v) => ({
+        voter: voterRef(v.voter_id),
+        duplicate_created_at: stamp(v.created_at),
+        target_created_at: iso(v.target_created_at),
+      })),
+    };
+  };
 
   return {
     format: SNAPSHOT_FORMAT,
@@ -200,6 +246,7 @@ async function readProject(db: Transaction<Database>, slug: string): Promise<Sna
         target_date: iso(f.target_date),
         created_at: stamp(f.created_at),
         updated_at: stamp(f.updated_at),
+        merge: mergeOf.has(f.id) ? toMerge(mergeOf.get(f.id)!) : null,
       };
     }),
     votes: votes.map((v) => ({ voter: voterRef(v.voter_id), feature: featureRef(v.feature_id), created_at: stamp(v.created_at) })),
@@ -243,6 +290,23 @@ async function readProject(db: Transaction<Database>, slug: string): Promise<Sna
       created_at: stamp(m.created_at),
     })),
     dismissals: dismissals.map((d) => ({ voter: voterRef(d.voter_id), message: messageRef(d.message_id) })),
+    // The rotation overlap is carried while it lasts, so receivers that still verify with the
+    // previous secret keep working after a restore; an expired one signs nothing and is left out.
+    webhooks: webhooks.map((w) => {
+      const overlap = w.previous_secret !== null && w.previous_secret_expires_at !== null && w.previous_secret_expires_at > exportedAt;
+      return {
+        id: w.id,
+        url: w.url,
+        events: w.events as SnapshotDocument["webhooks"][number]["events"],
+        description: w.description,
+        enabled: w.enabled,
+        disabled_reason: w.disabled_reason,
+        secret: w.secret,
+        previous_secret: overlap ? w.previous_secret : null,
+        previous_secret_expires_at: overlap ? iso(w.previous_secret_expires_at) : null,
+        created_at: stamp(w.created_at),
+      };
+    }),
   };
 }
 
@@ -264,6 +328,7 @@ export function portableSnapshot(doc: SnapshotDocument): SnapshotDocument {
     comments: doc.comments.map(strip),
     releases: doc.releases.map(strip),
     messages: doc.messages.map(strip),
+    webhooks: [],
   };
 }
 

@@ -8,6 +8,7 @@ import { buildDemoSnapshot, DEMO_FILE, formatSnapshot } from "../../scripts/demo
 import { hashSecret } from "../lib/secrets.ts";
 import { voteExponent } from "../lib/trending.ts";
 import { readVoterCount } from "../routes/board/board.repository.ts";
+import { mergeFeature } from "../routes/features/features.merge.repository.ts";
 import { DEMO_EMBED_KEY, DEMO_SECRET_KEY, loadDemoSnapshot } from "./demo.ts";
 import { createKey, regenerateKey } from "./keys.ts";
 import { exportSnapshot, portableSnapshot } from "./snapshot-export.ts";
@@ -396,6 +397,163 @@ describe("importSnapshot", () => {
     expect(await counters(slug)).toEqual(countersBefore);
     expect((await handle.db.selectFrom("projects").select("id").where("slug", "=", slug).executeTakeFirstOrThrow()).id).toBe(before.id);
     expect(await internal()).toEqual(votersBefore);
+  });
+
+  it("refuses invalid merges and webhooks with their JSON paths and writes nothing", async () => {
+    const secret = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
+    const shape = fixture("bad-integrations") as any;
+    shape.features[3].merge = { into: "dark", previous_status: "someday" };
+    shape.webhooks = [
+      { url: "https://hooks.example.com/a", events: ["vote.casted"], secret: "whsec_short" },
+      { url: "https://hooks.example.com/b", secret: `whsec_${Buffer.alloc(16).toString("base64")}`, disabled_reason: "tired" },
+    ];
+    expect(await refusal(shape)).toEqual([
+      { path: "features[3].merge.previous_status", message: expect.stringContaining("Invalid option") },
+      { path: "webhooks[0].events[0]", message: expect.stringContaining("unknown event type") },
+      { path: "webhooks[0].secret", message: "must be whsec_ followed by base64" },
+      { path: "webhooks[1].disabled_reason", message: expect.stringContaining("Invalid option") },
+      { path: "webhooks[1].secret", message: "must encode at least 24 bytes" },
+    ]);
+
+    const refs = fixture("bad-integrations") as any;
+    refs.features[3].merge = { into: "old", previous_status: "open" }; // old: into itself
+    refs.features[1].merge = {
+      into: "dark",
+      previous_status: "done",
+      previous_column: "m-later", // a column of another board
+      moved_voters: ["dee"], // dee has no vote on dark
+      kept_voters: ["ada", "ada", "nobody"],
+      previous_linked_feature: "gone",
+      kept_vote_times: [{ voter: "cy", duplicate_created_at: stamp(1) }],
+    };
+    refs.features[4].merge = { into: "sync", previous_status: "open" }; // sync is merged itself
+    refs.features[2].merge = { into: "nope", previous_status: "open" };
+    refs.webhooks = [
+      { url: "ftp://hooks.example.com/a", secret },
+      { url: "http://hooks.example.com/b", events: ["vote.created", "vote.created"] },
+      { url: "https://10.0.0.1/c", enabled: true, disabled_reason: "gone" },
+      { url: "https://user:pw@hooks.example.com/d", previous_secret: secret },
+    ];
+    const issues = await refusal(refs);
+    expect(issues).toEqual([
+      { path: "features[1].merge.previous_column", message: 'no column "m-later" on board "roadmap"' },
+      { path: "features[1].merge.previous_linked_feature", message: 'no feature with ref "gone"' },
+      { path: "features[1].merge.moved_voters[0]", message: 'voter "dee" has no vote on "dark", where a moved vote sits' },
+      { path: "features[1].merge.kept_voters[1]", message: 'voter "ada" is listed twice in this merge' },
+      { path: "features[1].merge.kept_voters[2]", message: 'no voter with ref "nobody"' },
+      { path: "features[1].merge.kept_vote_times[0].voter", message: 'voter "cy" is not in kept_voters' },
+      { path: "features[2].merge.into", message: 'no feature with ref "nope"' },
+      { path: "features[3].merge.into", message: "a feature cannot be merged into itself" },
+      { path: "features[4].merge.into", message: 'feature "sync" is itself merged (into "dark"); a merge target cannot be merged' },
+      { path: "webhooks[0].url", message: "must be an https URL (http only where WEBHOOK_ALLOW_PRIVATE_URLS=true)" },
+      { path: "webhooks[1].url", message: "must be an https URL (http only where WEBHOOK_ALLOW_PRIVATE_URLS=true)" },
+      { path: "webhooks[1].events[1]", message: '"vote.created" already listed at events[0]' },
+      { path: "webhooks[2].url", message: expect.stringContaining("10.0.0.1 is not a public address (private)") },
+      { path: "webhooks[2].disabled_reason", message: "only a disabled webhook has one; leave it null or set enabled to false" },
+      { path: "webhooks[3].url", message: "must not carry a user name or password" },
+      { path: "webhooks[3].previous_secret", message: "previous_secret and previous_secret_expires_at go together" },
+    ]);
+    // Where the configuration allows private URLs (WEBHOOK_ALLOW_PRIVATE_URLS=true), http and private addresses pass.
+    const allowed = (await refusal(refs, { allowPrivateWebhookUrls: true })).map((issue) => issue.path);
+    expect(allowed).not.toContain("webhooks[1].url");
+    expect(allowed).not.toContain("webhooks[2].url");
+    expect(allowed).toContain("webhooks[0].url");
+    expect(await projectExists("bad-integrations")).toBe(false);
+
+    // A webhook id another project holds.
+    const holder = fixture("webhook-holder") as any;
+    holder.webhooks = [{ url: "https://hooks.example.com/h", secret }];
+    await importSnapshot(handle.db, holder, {});
+    const [held] = (await exportSnapshot(handle.db, "webhook-holder")).webhooks;
+    const thief = fixture("webhook-thief") as any;
+    thief.webhooks = [{ id: held!.id, url: "https://hooks.example.com/t" }];
+    expect(await refusal(thief)).toEqual([{ path: "webhooks[0].id", message: `id ${held!.id} belongs to another project` }]);
+    expect(await projectExists("webhook-thief")).toBe(false);
+  });
+
+  it("restores webhooks and merge records from an export exactly", async () => {
+    const slug = "merge-restore";
+    const doc = fixture(slug) as any;
+    doc.votes.push(
+      { voter: "dee", feature: "sync", created_at: stamp(1) }, // moved
+      { voter: "ada", feature: "sync", created_at: stamp(6) }, // kept: the target vote (day 2) is earlier (bob too)
+      { voter: "cy", feature: "sync", created_at: stamp(1, 9) }, // kept: earlier than the target vote (day 5)
+    );
+    const current = `whsec_${Buffer.alloc(32, 1).toString("base64")}`;
+    const previous = `whsec_${Buffer.alloc(32, 2).toString("base64")}`;
+    doc.webhooks = [
+      { url: "https://hooks.example.com/votes", events: ["vote.created", "vote.deleted"], description: "Votes", secret: current },
+      {
+        url: "https://hooks.example.com/all",
+        enabled: false,
+        disabled_reason: "failing",
+        secret: `whsec_${Buffer.alloc(32, 3).toString("base64")}`,
+        previous_secret: previous,
+        previous_secret_expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+        created_at: stamp(3),
+      },
+      // Its rotation overlap is over: the export leaves the old secret out.
+      { url: "https://hooks.example.com/old", secret: previous, previous_secret: current, previous_secret_expires_at: stamp(1) },
+    ];
+    const { ids } = await importSnapshot(handle.db, doc, {});
+    const project = await handle.db.selectFrom("projects").select("id").where("slug", "=", slug).executeTakeFirstOrThrow();
+    await handle.db.transaction().execute((trx) => mergeFeature(trx, project.id, ids.features.sync!, ids.features.dark!, new Date()));
+    const mergeRecord = async () => ({
+      merges: await handle.db
+        .selectFrom("feature_merges")
+        .select(["source_id", "target_id", "previous_status", "previous_column_id", "previous_linked_feature_id", "linked_set_by_merge"])
+        .where("project_id", "=", project.id)
+        .execute(),
+      votes: await handle.db
+        .selectFrom("feature_merge_votes as mv")
+        .innerJoin("feature_merges as m", "m.id", "mv.merge_id")
+        .select(["mv.voter_id", "mv.kind", "mv.weight", "mv.created_at", "mv.target_weight", "mv.target_created_at"])
+        .where("m.project_id", "=", project.id)
+        .orderBy("mv.voter_id")
+        .execute(),
+      webhooks: await handle.db.selectFrom("webhooks").selectAll().where("project_id", "=", project.id).orderBy("id").execute(),
+    });
+    const before = await mergeRecord();
+    // In voter order: ada, bob (fixture: both votes, the target's earlier), cy, dee.
+    expect(before.votes.map((v) => [v.kind, v.target_created_at !== null])).toEqual([
+      ["duplicate", false],
+      ["duplicate", false],
+      ["duplicate", true],
+      ["moved", false],
+    ]);
+    const countersBefore = await counters(slug);
+
+    const exported = await exportSnapshot(handle.db, slug);
+    const sync = exported.features.find((f) => f.id === ids.features.sync)!;
+    expect(sync.merge).toEqual({
+      into: `feature-${ids.features.dark}`,
+      previous_status: "done",
+      previous_column: `column-${ids.columns["c-done"]}`,
+      moved_voters: [expect.stringMatching(/^voter-/)],
+      kept_voters: [expect.stringMatching(/^voter-/), expect.stringMatching(/^voter-/), expect.stringMatching(/^voter-/)],
+      previous_linked_feature: null,
+      kept_vote_times: [
+        { voter: expect.any(String), duplicate_created_at: stamp(6), target_created_at: null },
+        { voter: expect.any(String), duplicate_created_at: stamp(4), target_created_at: null },
+        { voter: expect.any(String), duplicate_created_at: stamp(1, 9), target_created_at: stamp(5) },
+      ],
+    });
+    expect(exported.webhooks.map((w) => [w.secret, w.previous_secret, w.enabled, w.disabled_reason])).toEqual([
+      [current, null, true, null],
+      [doc.webhooks[1].secret, previous, false, "failing"],
+      [previous, null, true, null],
+    ]);
+
+    await importSnapshot(handle.db, JSON.parse(JSON.stringify(exported)), { replace: true });
+    const after = await mergeRecord();
+    // The merge record is rebuilt from the file; a previous secret whose overlap ended is not carried.
+    expect(after.merges).toEqual(before.merges);
+    expect(after.votes).toEqual(before.votes);
+    expect(after.webhooks).toEqual(
+      before.webhooks.map((w, i) => (i === 2 ? { ...w, previous_secret: null, previous_secret_expires_at: null } : w)),
+    );
+    expect(await counters(slug)).toEqual(countersBefore);
+    expect(await exportSnapshot(handle.db, slug)).toEqual(exported);
   });
 
   it("stores derived rows and computes counters in SQL", async () => {

@@ -28,6 +28,11 @@ export interface ImportOptions {
   replace?: boolean;
   /** Told after each chunk of rows written and each step (see ProgressSink); default: nothing. */
   onProgress?: ProgressSink;
+  /**
+   * Accept http: webhook URLs and private IP literals, as WEBHOOK_ALLOW_PRIVATE_URLS=true lets the
+   * owner route (the command line passes that setting); default false.
+   */
+  allowPrivateWebhookUrls?: boolean;
 }
 
 /**
@@ -38,13 +43,14 @@ export interface ImportOptions {
  * API writes under way finish first, later ones wait for the commit); the new project keeps the
  * old one's id, and voters whose voter_id the old project had keep their internal ids, so a write
  * that waited runs against the restored rows. Ids the file gives (spec, "Restores") are kept and
- * the id sequences moved past them. Stored counters are computed in SQL from the imported rows.
- * Returns the id map of the spec's "Id map" section. Throws SnapshotValidationError (nothing
- * written) for a bad file, an existing slug without `replace`, or a key, token, id or voter_id
- * that another project already holds.
+ * the id sequences moved past them. Webhooks keep their ids and secrets, and merged features
+ * their merge records (spec, "Webhooks, merges and engagement"). Stored counters are computed in
+ * SQL from the imported rows. Returns the id map of the spec's "Id map" section. Throws
+ * SnapshotValidationError (nothing written) for a bad file, an existing slug without `replace`,
+ * or a key, token, id or voter_id that another project already holds.
  */
 export async function importSnapshot(db: Kysely<Database>, input: unknown, options: ImportOptions = {}): Promise<IdMap> {
-  const doc = validateSnapshot(input);
+  const doc = validateSnapshot(input, { allowPrivateWebhookUrls: options.allowPrivateWebhookUrls === true });
   const replace = options.replace === true;
   const progress = options.onProgress ?? (() => {});
   const ids = await db.transaction().execute(async (trx) => {

@@ -5,6 +5,7 @@
  * boards, voters and messages themselves live in snapshot-rules.ts; this module runs them all.
  */
 import type { SnapshotDocument } from "./snapshot.schema.ts";
+import { checkMerges, checkWebhooks } from "./snapshot-integration-rules.ts";
 import {
   checkBoards,
   checkIds,
@@ -36,11 +37,17 @@ function listed<T extends { ref: string }>(list: T[], name: string) {
   return list.map((item, index) => ({ ref: item.ref, path: `${name}[${index}]` }));
 }
 
+/** What the checks take from the environment (the importer's options). */
+export interface ReferenceOptions {
+  /** Webhook URLs may be http: and IP literals private, as WEBHOOK_ALLOW_PRIVATE_URLS=true allows; default false. */
+  allowPrivateWebhookUrls?: boolean;
+}
+
 /**
  * Every rule of the spec that the zod shape cannot express, on a document that already has that
  * shape. Returns the faults, list by list in a fixed order (empty when the file is sound).
  */
-export function checkReferences(doc: SnapshotDocument): SnapshotIssue[] {
+export function checkReferences(doc: SnapshotDocument, options: ReferenceOptions = {}): SnapshotIssue[] {
   const issues: SnapshotIssue[] = [];
   const fault: Fault = (path, message) => issues.push({ path, message });
 
@@ -134,6 +141,8 @@ export function checkReferences(doc: SnapshotDocument): SnapshotIssue[] {
   });
 
   checkLinks("votes", doc.votes, "feature", features);
+  const columnBoard = new Map(columnItems.map((item) => [item.ref, item.board]));
+  checkMerges(doc, { features, voters, columnBoard, boards }, resolve, fault);
   checkWeightedScores(doc, fault);
 
   doc.comments.forEach((comment, i) => {
@@ -164,6 +173,7 @@ export function checkReferences(doc: SnapshotDocument): SnapshotIssue[] {
 
   checkMessages(doc, fault);
   checkLinks("dismissals", doc.dismissals, "message", messages);
+  checkWebhooks(doc, options.allowPrivateWebhookUrls === true, fault);
 
   return issues;
 }

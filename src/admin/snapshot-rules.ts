@@ -123,8 +123,8 @@ export function checkVoters(doc: SnapshotDocument, tiers: Map<string, number>, r
   });
 }
 
-/** Tables whose rows a snapshot may give database ids for (spec, "Restores"; boards: README). */
-export type IdTable = "boards" | "columns" | "tags" | "tiers" | "features" | "comments" | "releases" | "messages";
+/** Tables whose rows a snapshot may give database ids for (spec, "Restores" and "Webhooks, merges..."; boards: README). */
+export type IdTable = "boards" | "columns" | "tags" | "tiers" | "features" | "comments" | "releases" | "messages" | "webhooks";
 
 /** Every row of `doc` that may carry an `id`, by table, with its JSON path (`features[3]`). */
 export function rowsWithIds(doc: SnapshotDocument): Array<[IdTable, Array<{ id: number | undefined; path: string }>]> {
@@ -139,6 +139,7 @@ export function rowsWithIds(doc: SnapshotDocument): Array<[IdTable, Array<{ id: 
     ["comments", rows(doc.comments, "comments")],
     ["releases", rows(doc.releases, "releases")],
     ["messages", rows(doc.messages, "messages")],
+    ["webhooks", rows(doc.webhooks, "webhooks")],
   ];
 }
 

@@ -7,7 +7,7 @@
  */
 import type { z } from "zod";
 import { type SnapshotDocument, snapshotSchema } from "./snapshot.schema.ts";
-import { checkReferences } from "./snapshot-references.ts";
+import { checkReferences, type ReferenceOptions } from "./snapshot-references.ts";
 import { boardSlug } from "./snapshot-rules.ts";
 
 /** One fault in a snapshot: `path` like `features[3].column`, `message` for people. */
@@ -48,13 +48,13 @@ function zodIssues(error: z.ZodError): SnapshotIssue[] {
  * board and release slugs, custom-board feature status included); throws SnapshotValidationError
  * listing every fault: the shape faults alone when the shape is wrong, else every cross-object
  * fault. Does not look at the database (importSnapshot checks slug, key and token collisions
- * inside its transaction).
+ * inside its transaction) or at DNS. `options`: see ReferenceOptions.
  */
-export function validateSnapshot(input: unknown): SnapshotDocument {
+export function validateSnapshot(input: unknown, options: ReferenceOptions = {}): SnapshotDocument {
   const parsed = snapshotSchema.safeParse(input);
   if (!parsed.success) throw new SnapshotValidationError(zodIssues(parsed.error));
   const doc = parsed.data;
-  const issues = checkReferences(doc);
+  const issues = checkReferences(doc, options);
   if (issues.length > 0) throw new SnapshotValidationError(issues);
   fillDerivedDefaults(doc);
   return doc;

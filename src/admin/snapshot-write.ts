@@ -1,11 +1,13 @@
 /**
  * Writing a validated snapshot (spec/project-snapshot.md, "Document") inside the import's one
  * transaction: every list as multi-row inserts in chunks (link tables through unnest), refs
- * turned into the new rows' ids as they come back, stored counters computed in SQL at the end.
+ * turned into the new rows' ids as they come back, merge records and webhooks, stored counters
+ * computed in SQL at the end.
  */
 import { sql } from "kysely";
 import { generateHandle } from "../lib/handles.ts";
 import { renderMarkdown } from "../lib/markdown.ts";
+import { generateWebhookSecret } from "../events/signing.ts";
 import { generateVoterId, keyHint } from "../lib/secrets.ts";
 import type { IdMap, SnapshotDocument } from "./snapshot.schema.ts";
 import { chunks, insertByRef, insertUnnest, need, type ProgressSink, type Trx } from "./snapshot-chunks.ts";
@@ -246,6 +248,8 @@ export async function writeProject(
     progress,
   );
 
+  await writeMerges(trx, doc, projectId, { featureIds, columnIds, voterIds, weightOfVoter }, now, progress);
+
   // Top-level comments first, so every reply's parent already has an id.
   const commentIds = new Map<string, { id: number }>();
   for (const level of [doc.comments.filter((c) => c.parent === null), doc.comments.filter((c) => c.parent !== null)]) {
@@ -355,6 +359,8 @@ export async function writeProject(
     progress,
   );
 
+  await writeWebhooks(trx, doc, projectId, now, progress);
+
   progress("counters", 0, 1);
   await computeCounters(trx, projectId);
 
@@ -374,6 +380,105 @@ export async function writeProject(
       messages: ids(messageIds, (row) => row.id),
     },
   };
+}
+
+/** Ids of rows already written that the merge records point to. */
+interface MergeRefs {
+  featureIds: Map<string, { id: number }>;
+  columnIds: Map<string, { id: number }>;
+  voterIds: Map<string, { id: number }>;
+  weightOfVoter: Map<string, number>;
+}
+
+/**
+ * Writes the merge record of every merged feature (owner Rule 2; table feature_merges and its
+ * votes, migration 2026-11-23T10-00-00), so that an unmerge after the import puts back exactly
+ * what it would have before. Call after the votes: a moved vote's record takes the time and
+ * weight of the vote the file has on the target, which is what an unmerge matches to move it
+ * back. A kept voter's duplicate vote takes its time from kept_vote_times, else the time of its
+ * target vote (the earlier of both after a merge), else `now`. Weights are the voter's tier
+ * multiplier, as for every imported vote. The merge replaced linked_feature unless it already
+ * named the target (`previous_linked_feature`).
+ */
+async function writeMerges(trx: Trx, doc: SnapshotDocument, projectId: number, refs: MergeRefs, now: string, progress: ProgressSink) {
+  const merged = doc.features.filter((f) => f.merge !== null);
+  if (merged.length === 0) return;
+  const voteTime = new Map(doc.votes.map((vote) => [JSON.stringify([vote.voter, vote.feature]), vote.created_at ?? now]));
+  const mergeIds = await insertByRef(
+    "feature_merges",
+    merged,
+    (f) => {
+      const merge = f.merge!;
+      return {
+        project_id: projectId,
+        source_id: need(refs.featureIds, f.ref).id,
+        target_id: need(refs.featureIds, merge.into).id,
+        previous_status: merge.previous_status,
+        previous_column_id: merge.previous_column === null ? null : need(refs.columnIds, merge.previous_column).id,
+        previous_linked_feature_id: merge.previous_linked_feature === null ? null : need(refs.featureIds, merge.previous_linked_feature).id,
+        linked_set_by_merge: merge.previous_linked_feature !== merge.into,
+        created_at: now,
+      };
+    },
+    (chunk) => trx.insertInto("feature_merges").values(chunk).returning("id").execute(),
+    progress,
+  );
+  const rows = merged.flatMap((f) => {
+    const merge = f.merge!;
+    const mergeId = need(mergeIds, f.ref).id;
+    const onTarget = (voter: string) => voteTime.get(JSON.stringify([voter, merge.into]));
+    const times = new Map(merge.kept_vote_times.map((entry) => [entry.voter, entry]));
+    const row = (voter: string, kind: "moved" | "duplicate", createdAt: string, targetCreatedAt: string | null) => ({
+      merge_id: mergeId,
+      voter_id: need(refs.voterIds, voter).id,
+      kind,
+      weight: need(refs.weightOfVoter, voter),
+      created_at: createdAt,
+      target_weight: targetCreatedAt === null ? null : need(refs.weightOfVoter, voter),
+      target_created_at: targetCreatedAt,
+    });
+    return [
+      // Validation made sure every moved voter has its vote on the target.
+      ...merge.moved_voters.map((voter) => row(voter, "moved", onTarget(voter)!, null)),
+      ...merge.kept_voters.map((voter) => {
+        const time = times.get(voter);
+        return row(voter, "duplicate", time?.duplicate_created_at ?? onTarget(voter) ?? now, time?.target_created_at ?? null);
+      }),
+    ];
+  });
+  await insertUnnest(
+    trx,
+    "feature_merge_votes",
+    {
+      merge_id: "int",
+      voter_id: "int",
+      kind: "text",
+      weight: "int",
+      created_at: "timestamptz",
+      target_weight: "int",
+      target_created_at: "timestamptz",
+    },
+    rows,
+    progress,
+  );
+}
+
+/**
+ * Writes the project's webhooks (spec, "Webhooks, merges and engagement"): ids kept when given
+ * (the table's id is GENERATED ALWAYS, hence OVERRIDING SYSTEM VALUE), secrets exactly as given so
+ * receivers keep verifying, a new secret when the file gives none. The run of failures starts
+ * at 0: the delivery log is not carried.
+ */
+async function writeWebhooks(trx: Trx, doc: SnapshotDocument, projectId: number, now: string, progress: ProgressSink) {
+  for (const [index, w] of doc.webhooks.entries()) {
+    await sql`INSERT INTO webhooks (id, project_id, url, events, description, enabled, disabled_reason, secret,
+        previous_secret, previous_secret_expires_at, created_at)
+      OVERRIDING SYSTEM VALUE
+      VALUES (${w.id === undefined ? sql`DEFAULT` : sql`${w.id}::int`}, ${projectId}::int, ${w.url}, ${w.events}::text[],
+        ${w.description}, ${w.enabled}, ${w.disabled_reason}, ${w.secret ?? generateWebhookSecret()},
+        ${w.previous_secret}, ${w.previous_secret_expires_at}::timestamptz, ${w.created_at ?? now}::timestamptz)`.execute(trx);
+    progress("webhooks", index + 1, doc.webhooks.length);
+  }
 }
 
 /**

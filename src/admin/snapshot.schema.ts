@@ -10,10 +10,12 @@
  * with a JSON path instead of a raw Postgres error: integers in their column's 32-bit range,
  * text without NUL or unpaired surrogates (Postgres refuses the first; the driver would silently
  * replace the second), timestamps Postgres accepts. The restore fields of the spec's "Restores"
- * section (ids, key and token digests) are optional.
+ * section (ids, key and token digests) and of "Webhooks, merges and engagement" (webhooks, a
+ * merged feature's `merge`) are optional.
  */
 import semver from "semver";
 import { z } from "zod";
+import { EVENT_TYPES } from "../events/outbox.ts";
 
 export const SNAPSHOT_FORMAT = "feedback-board-snapshot/1";
 
@@ -223,6 +225,33 @@ const voterSchema = z.object({
   created_at: optionalTimestamp,
 });
 
+/**
+ * What an unmerge needs of a merged feature (spec, "Webhooks, merges and engagement"; owner Rule
+ * 2). Beyond the spec's fields (README): `previous_linked_feature`, the duplicate link the feature
+ * had before the merge (an unmerge puts it back when the merge replaced it), and
+ * `kept_vote_times`, the cast times of the votes of kept voters that only the merge record holds,
+ * so that an unmerge after a restore gives back votes with their times (trending) exactly.
+ */
+const mergeSchema = z.object({
+  into: ref,
+  previous_status: z.enum(FEATURE_STATUSES),
+  previous_column: ref.nullable().default(null),
+  moved_voters: z.array(ref).default([]),
+  kept_voters: z.array(ref).default([]),
+  previous_linked_feature: ref.nullable().default(null),
+  kept_vote_times: z
+    .array(
+      z.object({
+        voter: ref,
+        /** When the duplicate's vote was cast: an unmerge puts it back on the duplicate with this time. */
+        duplicate_created_at: timestamp,
+        /** The target vote's own time when the merge gave it the duplicate's earlier one; else null. */
+        target_created_at: optionalTimestamp,
+      }),
+    )
+    .default([]),
+});
+
 const featureSchema = z.object({
   ref,
   id: rowId,
@@ -247,6 +276,8 @@ const featureSchema = z.object({
   target_date: optionalTimestamp,
   created_at: optionalTimestamp,
   updated_at: optionalTimestamp,
+  /** Set on a merged duplicate (spec, "Webhooks, merges and engagement"). */
+  merge: mergeSchema.nullable().default(null),
 });
 
 const voteSchema = z.object({ voter: ref, feature: ref, created_at: optionalTimestamp });
@@ -301,6 +332,40 @@ const messageSchema = z.object({
 
 const dismissalSchema = z.object({ voter: ref, message: ref });
 
+/** A Standard Webhooks secret as the service makes them: `whsec_` + base64 of at least 24 bytes. */
+export const WEBHOOK_SECRET_PATTERN = /^whsec_(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$/;
+const webhookSecret = z
+  .string()
+  .regex(WEBHOOK_SECRET_PATTERN, "must be whsec_ followed by base64")
+  .refine((value) => !WEBHOOK_SECRET_PATTERN.test(value) || Buffer.from(value.slice("whsec_".length), "base64").length >= 24, {
+    message: "must encode at least 24 bytes",
+  });
+const knownEventTypes: ReadonlySet<string> = new Set(EVENT_TYPES);
+
+/**
+ * The owner's webhook (spec, "Webhooks, merges and engagement"; owner-api-v3.md, "Webhooks"), its
+ * secrets as stored. `url` is checked by snapshot-rules.ts (checkWebhooks), as the owner route
+ * checks its form. Beyond the spec's fields (README): `previous_secret` and
+ * `previous_secret_expires_at`, the secret a rotation replaced, which keeps signing until then.
+ */
+const webhookSchema = z.object({
+  id: rowId,
+  url: text.min(1, "must not be empty").max(2048, "must be at most 2048 characters"),
+  events: z
+    .array(
+      z.string().refine((type) => knownEventTypes.has(type), { message: `unknown event type; known types: ${EVENT_TYPES.join(", ")}` }),
+    )
+    .default([]),
+  description: text.max(500, "must be at most 500 characters").nullable().default(null),
+  enabled: z.boolean().default(true),
+  disabled_reason: z.enum(["gone", "failing"]).nullable().default(null),
+  /** Default: a new secret (the owner reads it with rotate-secret). */
+  secret: webhookSecret.optional(),
+  previous_secret: webhookSecret.nullable().default(null),
+  previous_secret_expires_at: optionalTimestamp,
+  created_at: optionalTimestamp,
+});
+
 export const snapshotSchema = z.object({
   format: z.literal(SNAPSHOT_FORMAT, { message: `must be "${SNAPSHOT_FORMAT}"` }),
   project: projectSchema,
@@ -316,6 +381,7 @@ export const snapshotSchema = z.object({
   releases: z.array(releaseSchema).default([]),
   messages: z.array(messageSchema).default([]),
   dismissals: z.array(dismissalSchema).default([]),
+  webhooks: z.array(webhookSchema).default([]),
 });
 
 /** A snapshot as written in a file: most keys optional. */
@@ -330,6 +396,8 @@ export type SnapshotFeature = SnapshotDocument["features"][number];
 export type SnapshotComment = SnapshotDocument["comments"][number];
 export type SnapshotRelease = SnapshotDocument["releases"][number];
 export type SnapshotMessage = SnapshotDocument["messages"][number];
+export type SnapshotMerge = NonNullable<SnapshotFeature["merge"]>;
+export type SnapshotWebhook = SnapshotDocument["webhooks"][number];
 
 /**
  * What `admin import` prints (spec, "Id map"): database ids by ref; the roadmap board is 0 and
