@@ -3731,7 +3731,7 @@ export interface components {
         EventObject: {
             /**
              * @description Event id: `evt_` and 26 base32 characters; ids sort in feed order and are stable
-             * @example evt_00000000000fw00000000000q
+             * @example evt_00000000000fw0000000000001
              */
             id: string;
             /**
