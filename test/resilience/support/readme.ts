@@ -27,6 +27,7 @@ export function curlBlocks(markdown: string): ShellBlock[] {
   return blocks;
 }
 
+/** The curl blocks of the markdown file at `path` (curlBlocks). */
 export function readmeCurlBlocks(path: string): ShellBlock[] {
   return curlBlocks(readFileSync(path, "utf8"));
 }
