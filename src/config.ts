@@ -23,7 +23,7 @@ const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   /**
    * Interface to listen on. Loopback by default: the demo project's keys are public, so a fresh
-   * `npm start` must not serve the network; the container image sets 0.0.0.0.
+   * `npm start` must not serve the network; the container image sets 0.0.0.0 (and DEMO=off).
    */
   HOST: z.string().default("127.0.0.1"),
   /**
@@ -138,8 +138,14 @@ const configSchema = z.object({
    * DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS).
    */
   DATABASE_ADMIN_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(0),
-  /** Loads the bundled demo project when the database holds no project. */
-  DEMO: z.enum(["auto", "off"]).default("auto"),
+  /**
+   * `auto` loads the bundled demo project when the database holds no project; `off` never does.
+   * The demo's published keys are served on loopback only: with HOST off loopback, the server
+   * replaces them with random keys at start and prints those once (src/admin/demo-bootstrap.ts).
+   * `public` loads the demo like `auto` and keeps its published keys on any interface (a
+   * throwaway sandbox only: anyone who reaches the port owns the demo project).
+   */
+  DEMO: z.enum(["auto", "off", "public"]).default("auto"),
 });
 
 export type Config = Readonly<z.infer<typeof configSchema>>;

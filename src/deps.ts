@@ -2,11 +2,13 @@
  * Opens what the app depends on, from a Config: the database (Postgres or PGlite), Redis or
  * the in-process stores, and the logger. `close()` releases all of it.
  */
+import { sql } from "kysely";
 import pino, { type Logger } from "pino";
 import { type DatabaseHandle, migrateToLatest, openDatabase, pgliteDatabaseExists } from "../db/connect.ts";
 import type { Config } from "./config.ts";
 import type { AppDeps } from "./lib/context.ts";
 import { createAppCaches, listenForCacheInvalidation } from "./lib/app-caches.ts";
+import { type Probe, Readiness } from "./lib/readiness.ts";
 import { MemoryIdempotencyStore, MemoryRateLimiter } from "./store/memory.ts";
 import { RedisIdempotencyStore } from "./store/idempotency.redis.ts";
 import { connectRedis, RedisRateLimiter } from "./store/redis.ts";
@@ -89,6 +91,7 @@ export async function openDeps(
     idempotencyStore: stores.idempotencyStore,
     caches,
     now: () => new Date(),
+    readiness: new Readiness({ database: () => sql`select 1`.execute(database.db), redis: stores.ping }),
     async close() {
       await stores.close();
       await stopListening();
@@ -101,6 +104,8 @@ export async function openDeps(
 interface Stores {
   rateLimiter: RedisRateLimiter | MemoryRateLimiter;
   idempotencyStore: RedisIdempotencyStore | MemoryIdempotencyStore;
+  /** PING of the connection every keyed request uses (rate limit and revisions); none in process. */
+  ping: Probe | undefined;
   close(): Promise<void>;
 }
 
@@ -120,6 +125,7 @@ function openRedisStores(config: Config, logger: Logger, url: string): Stores {
   return {
     rateLimiter,
     idempotencyStore,
+    ping: () => redis.ping(),
     async close() {
       await rateLimiter.close();
       await idempotencyStore.close();
@@ -136,6 +142,7 @@ function openMemoryStores(): Stores {
   return {
     rateLimiter,
     idempotencyStore,
+    ping: undefined,
     async close() {
       await rateLimiter.close();
       await idempotencyStore.close();

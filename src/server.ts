@@ -10,7 +10,13 @@ import { pgliteDatabaseExists } from "../db/connect.ts";
 import { createApp } from "./app.ts";
 import { type Config, parseConfig } from "./config.ts";
 import { createLogger, openDeps } from "./deps.ts";
-import { demoProject, ensureDemoProject } from "./admin/demo-bootstrap.ts";
+import {
+  type DemoProject,
+  demoProject,
+  ensureDemoProject,
+  replaceWellKnownDemoKeys,
+  wellKnownDemoKeysAllowed,
+} from "./admin/demo-bootstrap.ts";
 import { describeDemoCounts, preparedDemoDatabase } from "./admin/demo-database.ts";
 import { httpServerOptions, listenFailureLine } from "./lib/node-http.ts";
 import { BACKGROUND_TASKS } from "./events/background-tasks.ts";
@@ -31,13 +37,14 @@ try {
   fail(`error: invalid configuration: ${error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
 }
 const logger = createLogger(config.LOG_LEVEL);
+const demoWanted = config.DEMO !== "off";
 // Someone trying the demo (DEMO=auto, the default) reads plain lines in the terminal, on stderr
 // so that stdout stays the log stream; a deployment (DEMO=off) gets them as log records.
-const progress = config.DEMO === "auto" ? (line: string) => void process.stderr.write(`${line}\n`) : (line: string) => logger.info(line);
+const progress = demoWanted ? (line: string) => void process.stderr.write(`${line}\n`) : (line: string) => logger.info(line);
 
 // A new embedded database starts from the prepared demo database (the schema and the demo
 // already in it) instead of running initdb and importing the demo: seconds instead of 20-40 s.
-const newDemoDatabase = config.DEMO === "auto" && !config.DATABASE_URL && !pgliteDatabaseExists(config.PGLITE_DIR);
+const newDemoDatabase = demoWanted && !config.DATABASE_URL && !pgliteDatabaseExists(config.PGLITE_DIR);
 const prepared = newDemoDatabase ? preparedDemoDatabase() : undefined;
 if (prepared && !prepared.usable) {
   progress(
@@ -46,22 +53,54 @@ if (prepared && !prepared.usable) {
 }
 const deps = await openDeps(config, logger, { progress, ...(prepared?.usable ? { initialDataDir: prepared.tarball } : {}) });
 
-if (config.DEMO === "auto") {
-  let demo = await ensureDemoProject(deps.db, progress);
+let demo: DemoProject | undefined;
+if (demoWanted) {
+  demo = await ensureDemoProject(deps.db, progress);
   if (!demo && prepared?.usable && deps.databaseCreated) {
     progress(`demo: demo project "${demoProject.slug}" came with the database (${describeDemoCounts(prepared.manifest.counts)})`);
     demo = demoProject;
   }
-  if (demo) {
-    const base = `http://localhost:${config.PORT}/api/v3`;
+}
+// The demo's keys are published (README, demo.ts): served beyond loopback they would hand the
+// demo project's owner routes to anyone who reaches the port. Replaced before the first request.
+let replacedKeys: DemoProject[] = [];
+if (!wellKnownDemoKeysAllowed(config)) {
+  replacedKeys = await replaceWellKnownDemoKeys(deps.db);
+  for (const project of replacedKeys) {
+    logger.warn(
+      { project: project.slug, host: config.HOST },
+      "the demo's published keys were replaced by random keys: HOST is not loopback (DEMO=public keeps them)",
+    );
+    if (demo?.slug === project.slug) {
+      demo = { slug: demo.slug, secretKey: project.secretKey || demo.secretKey, embedKey: project.embedKey || demo.embedKey };
+    }
+  }
+}
+if (demo) {
+  const base = `http://localhost:${config.PORT}/api/v3`;
+  const replaced = replacedKeys.some((project) => project.slug === demo.slug);
+  process.stdout.write(
+    `${[
+      "",
+      `Demo board loaded: project "${demo.slug}"`,
+      ...(replaced ? [`  HOST=${config.HOST} is not loopback: random keys replace the published demo keys (shown this once)`] : []),
+      `  secret key: ${demo.secretKey}`,
+      `  embed key:  ${demo.embedKey}`,
+      `  try: curl -s -H 'X-API-Key: ${demo.secretKey}' '${base}/projects/${demo.slug}/features?sort=top&per_page=5'`,
+      `  docs: ${base}/docs`,
+      "",
+    ].join("\n")}\n`,
+  );
+} else if (demoWanted) {
+  // The demo was already there: its keys, if replaced just now, are shown this once. (With
+  // DEMO=off they are not written to the log stream: create new ones with `npm run admin -- keys`.)
+  for (const project of replacedKeys) {
     process.stdout.write(
       `${[
         "",
-        `Demo board loaded: project "${demo.slug}"`,
-        `  secret key: ${demo.secretKey}`,
-        `  embed key:  ${demo.embedKey}`,
-        `  try: curl -s -H 'X-API-Key: ${demo.secretKey}' '${base}/projects/${demo.slug}/features?sort=top&per_page=5'`,
-        `  docs: ${base}/docs`,
+        `Demo keys of project "${project.slug}" replaced (HOST=${config.HOST} is not loopback; shown this once):`,
+        ...(project.secretKey ? [`  secret key: ${project.secretKey}`] : []),
+        ...(project.embedKey ? [`  embed key:  ${project.embedKey}`] : []),
         "",
       ].join("\n")}\n`,
     );

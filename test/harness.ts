@@ -6,6 +6,7 @@
  * the snapshot importer with unique slugs and never rely on ids or order from another test.
  */
 import { randomBytes } from "node:crypto";
+import { sql } from "kysely";
 import { inject } from "vitest";
 import { openDatabase, migrateToLatest, type DatabaseHandle } from "../db/connect.ts";
 import { loadDemoSnapshot } from "../src/admin/demo.ts";
@@ -15,6 +16,7 @@ import { type Config, parseConfig } from "../src/config.ts";
 import { createLogger } from "../src/deps.ts";
 import { createAppCaches, listenForCacheInvalidation } from "../src/lib/app-caches.ts";
 import type { AppDeps } from "../src/lib/context.ts";
+import { Readiness } from "../src/lib/readiness.ts";
 import { MemoryIdempotencyStore, MemoryRateLimiter } from "../src/store/memory.ts";
 import { RedisIdempotencyStore } from "../src/store/idempotency.redis.ts";
 import { connectRedis, RedisRateLimiter } from "../src/store/redis.ts";
@@ -177,6 +179,8 @@ export async function createTestContext(configOverrides: Record<string, string> 
     idempotencyStore: idempotencyRedis ? new RedisIdempotencyStore(idempotencyRedis, logger) : new MemoryIdempotencyStore(),
     caches,
     now: () => new Date(),
+    // As in production (src/deps.ts): the database and the rate limiter's Redis connection.
+    readiness: new Readiness({ database: () => sql`select 1`.execute(handle.db), redis: redis ? () => redis.ping() : undefined }),
   };
   const app = createApp(deps);
   const db = handle.db;

@@ -52,6 +52,29 @@ describe("GET /health", () => {
   });
 });
 
+describe("GET /ready", () => {
+  it("answers 200 with each dependency's check, never cached and never 304", async () => {
+    const response = await ctx.app.request("/api/v3/ready");
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      data: { status: "ready", checks: { database: "ok", redis: process.env.REDIS_URL ? "ok" : "not_configured" } },
+      meta: null,
+      error: null,
+    });
+    expect(response.headers.get("Cache-Control")).toBe("no-store");
+    expect(response.headers.get("ETag")).toBeNull();
+    expect(response.headers.get("X-Request-Id")).toMatch(/.+/);
+  });
+
+  it("needs no key and is described in /openapi.json with its 503", async () => {
+    const document = await (await ctx.app.request("/api/v3/openapi.json")).json();
+    const operation = document.paths["/api/v3/ready"].get;
+    expect(operation.operationId).toBe("getReadiness");
+    expect(operation.security).toEqual([]);
+    expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(["200", "503"]));
+  });
+});
+
 describe("GET /openapi.json", () => {
   it("serves an OpenAPI 3.1 document where every operation has an operationId, summary and tags", async () => {
     const response = await ctx.app.request("/api/v3/openapi.json");
@@ -61,6 +84,8 @@ describe("GET /openapi.json", () => {
     const operations = Object.values(document.paths as Record<string, Record<string, any>>).flatMap((item) => Object.values(item));
     const contractRoutes = [
       "get /health",
+      // Not in the contract: the readiness probe beside it (README, "Health and readiness").
+      "get /ready",
       "get /openapi.json",
       "get /docs",
       "get /board",

@@ -4,9 +4,14 @@
  * embedded database usually starts from the prepared demo database instead: see
  * demo-database.ts; then the demo is already there.)
  */
+import ipaddr from "ipaddr.js";
 import type { Db } from "../../db/connect.ts";
+import { notifyCacheInvalidation } from "../lib/app-caches.ts";
+import { withProjectWriteLock } from "../lib/project-write-lock.ts";
+import { hashSecret } from "../lib/secrets.ts";
 import { DEMO_EMBED_KEY, DEMO_SECRET_KEY, DEMO_SLUG, loadDemoSnapshot } from "./demo.ts";
 import { describeDemoCounts } from "./demo-database.ts";
+import { type KeyKind, replaceKeys } from "./keys.ts";
 import { importSnapshot } from "./snapshot-import.ts";
 
 export interface DemoProject {
@@ -39,4 +44,87 @@ export async function ensureDemoProject(db: Db, progress: (line: string) => void
   await importSnapshot(db, snapshot, {});
   const keyOf = (kind: string) => snapshot.keys.find((key: { kind: string }) => key.kind === kind)?.key ?? "";
   return { slug: snapshot.project.slug, secretKey: keyOf("secret"), embedKey: keyOf("embed") };
+}
+
+/**
+ * Whether `host` (the HOST setting: an address or a name) listens on loopback only: `localhost`,
+ * 127.0.0.0/8 and ::1 (also in brackets). Anything else, 0.0.0.0 and :: included, is reachable
+ * from the network.
+ */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host
+    .trim()
+    .replace(/^\[(.*)\]$/, "$1")
+    .toLowerCase();
+  if (bare === "localhost") return true;
+  if (!ipaddr.isValid(bare)) return false;
+  const address = ipaddr.process(bare);
+  return address.range() === "loopback";
+}
+
+/**
+ * Whether the bundled demo's published keys may be served: only on loopback, unless the operator
+ * asked for them with DEMO=public (a throwaway sandbox).
+ */
+export function wellKnownDemoKeysAllowed(config: { HOST: string; DEMO: string }): boolean {
+  return config.DEMO === "public" || isLoopbackHost(config.HOST);
+}
+
+const WELL_KNOWN_KEYS: { kind: KeyKind; digest: string }[] = [
+  { kind: "secret", digest: hashSecret(DEMO_SECRET_KEY) },
+  { kind: "embed", digest: hashSecret(DEMO_EMBED_KEY) },
+];
+const WELL_KNOWN_DIGESTS = new Set(WELL_KNOWN_KEYS.map((key) => key.digest));
+const allowedByConfig = new WeakMap<object, boolean>();
+
+/**
+ * Whether a presented key (its SHA-256 digest) must be refused as unknown: a published demo key
+ * on a server whose HOST is off loopback (without DEMO=public). Catches a demo loaded while the
+ * server runs (`npm run admin -- demo`), which the start-up replacement cannot see.
+ */
+export function isRefusedDemoKey(config: { HOST: string; DEMO: string }, digest: string): boolean {
+  if (!WELL_KNOWN_DIGESTS.has(digest)) return false;
+  let allowed = allowedByConfig.get(config);
+  if (allowed === undefined) {
+    allowed = wellKnownDemoKeysAllowed(config);
+    allowedByConfig.set(config, allowed);
+  }
+  return !allowed;
+}
+
+/**
+ * Replaces the bundled demo's published keys, in every project that holds one, by random keys
+ * of the same kind, and returns the new keys (plaintext, shown this once) by project; empty when
+ * no project holds one. Each project is changed under its write lock and re-checked there, so
+ * two instances starting together replace a key once. Clears every instance's key cache.
+ */
+export async function replaceWellKnownDemoKeys(db: Db): Promise<DemoProject[]> {
+  const digests = WELL_KNOWN_KEYS.map((key) => key.digest);
+  const holders = await db
+    .selectFrom("api_keys")
+    .innerJoin("projects", "projects.id", "api_keys.project_id")
+    .select(["projects.id", "projects.slug"])
+    .where("api_keys.key_hash", "in", digests)
+    .distinct()
+    .orderBy("projects.id")
+    .execute();
+  const replaced: DemoProject[] = [];
+  for (const project of holders) {
+    const keys = await withProjectWriteLock(db, project.id, async (trx) => {
+      const found = await trx
+        .selectFrom("api_keys")
+        .select("key_hash")
+        .where("project_id", "=", project.id)
+        .where("key_hash", "in", digests)
+        .execute();
+      const fresh: Partial<Record<KeyKind, string>> = {};
+      for (const { kind, digest } of WELL_KNOWN_KEYS) {
+        if (found.some((row) => row.key_hash === digest)) fresh[kind] = (await replaceKeys(trx, project.id, kind)).key;
+      }
+      return fresh;
+    });
+    if (keys.secret || keys.embed) replaced.push({ slug: project.slug, secretKey: keys.secret ?? "", embedKey: keys.embed ?? "" });
+  }
+  if (replaced.length > 0) await notifyCacheInvalidation(db);
+  return replaced;
 }

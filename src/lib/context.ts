@@ -8,6 +8,7 @@ import type { ProjectSettings, ProjectTheme } from "../../db/schema.ts";
 import type { Config } from "../config.ts";
 import type { ContentRevisions, IdempotencyStore, RateLimiter } from "../store/store.types.ts";
 import type { AppCaches } from "./app-caches.ts";
+import type { Readiness } from "./readiness.ts";
 
 /**
  * The per-request services (design.md): every handler and middleware reaches them through
@@ -26,6 +27,11 @@ export interface AppDeps {
   caches: AppCaches;
   /** Current time; injectable so tests can move the clock. */
   now: () => Date;
+  /**
+   * Probes of the database and Redis behind GET /ready (src/lib/readiness.ts). Optional: without
+   * it the route probes the database alone through `db` and reports Redis as not configured.
+   */
+  readiness?: Readiness;
 }
 
 /** The project a request addresses, as resolved by the api-key middleware. */

@@ -11,6 +11,7 @@
  * private project's owner routes work (its owner must reach them); every other check is the same.
  */
 import type { MiddlewareHandler } from "hono";
+import { isRefusedDemoKey } from "../admin/demo-bootstrap.ts";
 import type { AppEnv } from "../lib/context.ts";
 import { ApiError } from "../lib/errors.ts";
 import type { FoundKey } from "../lib/resolution.repository.ts";
@@ -81,6 +82,7 @@ export function apiKeyMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const deps = c.get("deps");
     const keyHash = presentedKeyHash(c);
+    if (isRefusedDemoKey(deps.config, keyHash)) throw new ApiError("invalid_key", "the API key does not exist or was regenerated");
     try {
       await authorize(c, await resolveKey(deps, keyHash));
     } catch (error) {

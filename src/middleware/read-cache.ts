@@ -55,7 +55,8 @@ export function readCacheMiddleware(): MiddlewareHandler<AppEnv> {
     if (c.res.status === 200 && !c.res.headers.has("Cache-Control")) {
       c.res.headers.set("Cache-Control", c.get("access") === "owner" ? OWNER_READ_CACHE_CONTROL : READ_CACHE_CONTROL);
     }
-    if (!c.res.ok) return;
+    // A probe that must reflect this moment (GET /ready) carries no validator: no 304 for it.
+    if (!c.res.ok || c.res.headers.get("Cache-Control") === "no-store") return;
     let etag = c.res.headers.get("ETag");
     let streamed = false;
     if (!etag) {

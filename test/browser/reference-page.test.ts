@@ -101,4 +101,37 @@ describe.skipIf(!available)("reference page in a browser", () => {
     expect(refused).toEqual([]);
     await page.close();
   }, 180_000);
+
+  it("sends try-it requests to the address the page was loaded from, and shows the answer", async () => {
+    const page = await browser.newPage();
+    await page.route("**/*", (route) =>
+      new URL(route.request().url()).hostname === "127.0.0.1" ? route.continue() : route.abort("internetdisconnected"),
+    );
+    const cspViolations: string[] = [];
+    const failed: string[] = [];
+    page.on("console", (message) => {
+      if (/Content Security Policy|Refused to|Failed to fetch/i.test(message.text())) cspViolations.push(message.text());
+    });
+    page.on("requestfailed", (request) => failed.push(`${request.url()}: ${request.failure()?.errorText}`));
+
+    // Opened at 127.0.0.1, while the description's default server is http://localhost:8080.
+    await page.goto(`${base}/api/v3/docs`, { waitUntil: "load" });
+    await page.getByText("Health probe", { exact: true }).first().waitFor({ timeout: 90_000 });
+    await page
+      .getByRole("button", { name: /Test Request.*\(get \/api\/v3\/health\)/ })
+      .first()
+      .click();
+    const send = page.getByRole("button", { name: /^Send/ }).first();
+    await send.waitFor({ timeout: 30_000 });
+    const answered = page.waitForResponse((response) => response.url() === `${base}/api/v3/health`, { timeout: 30_000 });
+    await send.click();
+    const response = await answered;
+    expect(response.status()).toBe(200);
+    // The client shows the answer: its status and the HealthObject.
+    await page.getByText("200 OK").first().waitFor({ timeout: 30_000 });
+    await page.getByText('"version": "3"').first().waitFor({ timeout: 30_000 });
+    expect(cspViolations).toEqual([]);
+    expect(failed).toEqual([]);
+    await page.close();
+  }, 180_000);
 });

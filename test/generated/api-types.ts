@@ -20,6 +20,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness probe
+         * @description 200 while this instance can serve data: the database and Redis (when configured) each answered a probe within 2 s; otherwise 503, whose error code names the first failing dependency. Route load balancer traffic on it; /health stays the liveness probe (200 while the process answers). At most one probe per dependency is in flight whatever the number of callers. Never cached (Cache-Control: no-store).
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v3/openapi.json": {
         parameters: {
             query?: never;
@@ -1149,6 +1169,44 @@ export interface components {
             /**
              * @description For people; may change between releases
              * @example feature not found
+             */
+            message: string;
+        };
+        ReadinessObject: {
+            /**
+             * @description ready when every configured dependency answered
+             * @example ready
+             * @enum {string}
+             */
+            status: "ready" | "not_ready";
+            /** @description Outcome of each dependency's probe */
+            checks: {
+                /**
+                 * @description Postgres (or the embedded database): `select 1`
+                 * @example ok
+                 * @enum {string}
+                 */
+                database: "ok" | "failed" | "timeout" | "not_configured";
+                /**
+                 * @description Redis: PING on the connection every keyed request uses
+                 * @example ok
+                 * @enum {string}
+                 */
+                redis: "ok" | "failed" | "timeout" | "not_configured";
+            };
+        };
+        ReadinessError: {
+            /**
+             * @description The first failing dependency (database before redis); `data.checks` lists every one
+             * @example database_unavailable
+             * @enum {string}
+             */
+            code: "database_unavailable" | "redis_unavailable";
+            /** @description Always null here */
+            field: null;
+            /**
+             * @description For people; may change
+             * @example database: no answer within 2000 ms
              */
             message: string;
         };
@@ -3673,7 +3731,7 @@ export interface components {
         EventObject: {
             /**
              * @description Event id: `evt_` and 26 base32 characters; ids sort in feed order and are stable
-             * @example evt_00000000000fw00000000000q
+             * @example evt_00000000000fw0000000000001
              */
             id: string;
             /**
@@ -3826,6 +3884,72 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every configured dependency answered */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReadinessObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency failed or did not answer within 2 s: data.checks says which */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReadinessObject"];
+                        meta: null;
+                        error: components["schemas"]["ReadinessError"];
+                    };
                 };
             };
         };

@@ -18,7 +18,7 @@ export const EventObject = z
   .object({
     id: z.string().openapi({
       description: "Event id: `evt_` and 26 base32 characters; ids sort in feed order and are stable",
-      example: "evt_00000000000fw00000000000q",
+      example: "evt_00000000000fw0000000000001",
     }),
     type: z.enum(EVENT_TYPES).openapi({ description: "What happened (owner-api-v3.md, Events table)", example: "feature.status_changed" }),
     created_at: z.string().openapi({ description: "When the change was made, RFC 3339 UTC", example: "2026-11-23T12:00:00.000Z" }),
@@ -63,7 +63,7 @@ export const EventListQuery = z.object({
       description:
         "Only events after this one in feed order (the id of the last event a reader has); page and per_page then " +
         "page through what follows it",
-      example: "evt_00000000000fw00000000000q",
+      example: "evt_00000000000fw0000000000001",
     }),
   ...PageQuery,
 });

@@ -4,19 +4,47 @@
  * /openapi.json, public and keyless, may be read from any origin (`*`); the others name none.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../lib/context.ts";
+import { sql } from "kysely";
+import type { AppDeps, AppEnv } from "../../lib/context.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { success } from "../../lib/envelope.ts";
 import { buildOpenApiDocument } from "../../lib/openapi-document.ts";
 import { createRouter } from "../../lib/openapi.ts";
+import { Readiness } from "../../lib/readiness.ts";
 import { referencePage } from "./reference-page.ts";
 import * as routes from "./service.routes.ts";
+
+// Apps built without deps.readiness (tests' own deps) probe their database alone, one Readiness per deps.
+const fallbackReadiness = new WeakMap<AppDeps, Readiness>();
+
+/** The deps' readiness probe, or one on its database alone. */
+function readinessOf(deps: AppDeps): Readiness {
+  if (deps.readiness) return deps.readiness;
+  let readiness = fallbackReadiness.get(deps);
+  if (!readiness) {
+    readiness = new Readiness({ database: () => sql`select 1`.execute(deps.db), redis: undefined });
+    fallbackReadiness.set(deps, readiness);
+  }
+  return readiness;
+}
 
 /** `root` is the whole app, whose routes the served description lists; `prefix` is where this router is mounted. */
 export function createServiceRouter(root: OpenAPIHono<AppEnv>, prefix: string) {
   let cachedDocument: string | undefined;
   const router = createRouter();
   router.openapi(routes.health, (c) => c.json(success({ status: "ok", version: "3" }), 200));
+  router.openapi(routes.ready, async (c) => {
+    const result = await readinessOf(c.get("deps")).check();
+    c.header("Cache-Control", "no-store");
+    const data = { status: result.ready ? ("ready" as const) : ("not_ready" as const), checks: result.checks };
+    const first = result.failing[0];
+    if (!first) return c.json(success(data), 200);
+    const message = result.failing
+      .map(({ name, state }) => `${name}: ${state === "timeout" ? `no answer within ${result.timeoutMs} ms` : "the probe failed"}`)
+      .join("; ");
+    const code = first.name === "database" ? ("database_unavailable" as const) : ("redis_unavailable" as const);
+    return c.json({ data, meta: null, error: { code, field: null, message } }, 503);
+  });
   router.openapi(routes.openApiDocument, (c) => {
     try {
       cachedDocument ??= JSON.stringify(buildOpenApiDocument(root));

@@ -7,7 +7,7 @@
  * answer may be cached for a year (immutable). The page is Scalar's own (@scalar/hono-api-reference)
  * with its `cdn` pointed at that address, the script tag given a sha384 integrity, and a
  * Content-Security-Policy that lets it run only this origin's scripts plus its one inline
- * start-up script (by hash). Both are built on first use and kept for the life of the process.
+ * start-up script (by hash), and connect only to this origin, where its "try it" requests go. Both are built on first use and kept for the life of the process.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -77,6 +77,11 @@ export function referencePage(prefix: string, title: string) {
       "/",
       Scalar({
         url: `${prefix}/openapi.json`,
+        // Try-it sends requests to the origin the page was loaded from (Scalar resolves a
+        // relative server URL against window.location), which connect-src 'self' allows; the
+        // description's own server, the deployment's origin (localhost:8080 by default), would be
+        // another origin for a page opened at 127.0.0.1 or behind a proxy.
+        servers: [{ url: "/", description: "This server: the address this page was loaded from" }],
         pageTitle: title,
         cdn: src,
         // Nothing that calls another host: the default fonts come from Scalar's font server, and

@@ -1,7 +1,7 @@
 /** Open routes (contract, "Service"): no key, no identity, no key-tied rate limit. */
 import { createRoute, z } from "@hono/zod-openapi";
 import { describedRoute, envelopeOf, ErrorEnvelope, errorResponses, jsonContent, notModified } from "../../lib/openapi.ts";
-import { HealthObject } from "./service.schemas.ts";
+import { HealthObject, ReadinessErrorObject, ReadinessObject } from "./service.schemas.ts";
 
 export const health = createRoute(
   describedRoute(
@@ -16,6 +16,32 @@ export const health = createRoute(
       responses: {
         200: jsonContent(envelopeOf(HealthObject), "The service is answering"),
         ...notModified,
+        ...errorResponses(405, 422),
+      },
+    },
+  ),
+);
+
+export const ready = createRoute(
+  describedRoute(
+    { kind: "open", cached: false },
+    {
+      method: "get",
+      path: "/ready",
+      operationId: "getReadiness",
+      summary: "Readiness probe",
+      description:
+        "200 while this instance can serve data: the database and Redis (when configured) each answered a probe within 2 s; " +
+        "otherwise 503, whose error code names the first failing dependency. Route load balancer traffic on it; " +
+        "/health stays the liveness probe (200 while the process answers). At most one probe per dependency is in flight " +
+        "whatever the number of callers. Never cached (Cache-Control: no-store).",
+      tags: ["Service"],
+      responses: {
+        200: jsonContent(envelopeOf(ReadinessObject), "Every configured dependency answered"),
+        503: jsonContent(
+          z.object({ data: ReadinessObject, meta: z.null(), error: ReadinessErrorObject }),
+          "A dependency failed or did not answer within 2 s: data.checks says which",
+        ),
         ...errorResponses(405, 422),
       },
     },
