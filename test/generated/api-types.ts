@@ -5817,7 +5817,7 @@ export interface operations {
                 /** @description Status; repeat to match any of several */
                 status?: ("open" | "planned" | "in_progress" | "done" | "denied" | "archived")[];
                 /** @description true: approved features only; false: those awaiting review only */
-                approved?: "true" | "false";
+                approved?: boolean;
                 /** @description Board slug (roadmap for the roadmap); omitted: every board */
                 board?: string;
                 /** @description Column id (of `board` when given, else of any board of the project); -1 = archived features */
@@ -11407,11 +11407,11 @@ export interface operations {
                 /** @description Search text (blank: no filter) */
                 q?: string;
                 /** @description true = banned voters only, false = the others */
-                banned?: "true" | "false";
+                banned?: boolean;
                 /** @description Only voters on this tier */
                 tier_id?: number;
                 /** @description true = voters who left, false = voters who stayed */
-                churned?: "true" | "false";
+                churned?: boolean;
                 /** @description Page, one based */
                 page?: number;
                 /** @description Items per page, at most 100 */
