@@ -27,7 +27,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** OpenAPI 3.1 description of this API */
+        /**
+         * OpenAPI 3.1 description of this API
+         * @description This document: every route, its parameters, bodies, answers and errors, and under `webhooks` the deliveries an owner's webhooks receive. Generate clients from it; it is also committed as openapi/openapi.json.
+         */
         get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
