@@ -7,7 +7,9 @@
  *       contract openapi/released/v3.json, head to openapi/openapi.json. Exit 0 when nothing
  *       breaks a client of base, 1 when something does (Optic prints each breaking change).
  *       It then lists the operations of head that base lacks: additions break no client, but
- *       nothing guards them until they are released.
+ *       nothing guards them until they are released. Optic ignores `webhooks`: a webhook of base
+ *       that head lacks fails the check here (their bodies are the event schemas GET /events
+ *       answers with, which Optic does check).
  *   tsx scripts/openapi-diff.ts --release       `npm run openapi:release`: copies the whole of
  *       openapi/openapi.json (every route: public, owner, billing; components; webhooks) over
  *       openapi/released/v3.json. Run it for a change meant to ship, routes added included, and
@@ -66,6 +68,13 @@ export function unreleasedOperations(base: string, head: string): string[] {
   return [...missing(current.paths, released.paths, ""), ...missing(current.webhooks, released.webhooks, "webhook ")];
 }
 
+/** The webhooks ("POST ping") of the document at `base` that the one at `head` lacks. */
+export function removedWebhooks(base: string, head: string): string[] {
+  return unreleasedOperations(head, base)
+    .filter((operation) => operation.startsWith("webhook "))
+    .map((operation) => operation.slice("webhook ".length));
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const args = process.argv.slice(2);
   if (args.includes("--release")) {
@@ -73,8 +82,11 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     process.stdout.write("openapi/released/v3.json now holds openapi/openapi.json: commit it with the change\n");
   } else {
     const [base, head] = [args[0] ?? RELEASED, args[1] ?? CURRENT];
-    const { status, output } = await opticDiff(base, head);
-    process.stdout.write(output);
+    const optic = await opticDiff(base, head);
+    process.stdout.write(optic.output);
+    const removed = removedWebhooks(base, head);
+    for (const webhook of removed) process.stdout.write(`openapi:diff: cannot remove webhook ${webhook}\n`);
+    const status = optic.status !== 0 ? optic.status : removed.length > 0 ? 1 : 0;
     const unreleased = unreleasedOperations(base, head);
     if (unreleased.length > 0) {
       process.stdout.write(

@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CURRENT, opticDiff, RELEASED, unreleasedOperations } from "../scripts/openapi-diff.ts";
+import { CURRENT, opticDiff, RELEASED, removedWebhooks, unreleasedOperations } from "../scripts/openapi-diff.ts";
 
 type Document = any;
 let dir: string;
@@ -94,5 +94,14 @@ describe("openapi:diff against the released contract", { timeout: 600_000 }, () 
     await writeFile(head, JSON.stringify(document));
     expect(unreleasedOperations(RELEASED, head)).toEqual(["GET /api/v3/added", "webhook POST feature.added"]);
     expect(unreleasedOperations(RELEASED, RELEASED)).toEqual([]);
+  });
+
+  it("fails a removed webhook, which Optic does not compare", async () => {
+    const document = structuredClone(baseline);
+    delete document.webhooks.ping;
+    const head = join(dir, "removed-webhook.json");
+    await writeFile(head, JSON.stringify(document));
+    expect(removedWebhooks(RELEASED, head)).toEqual(["POST ping"]);
+    expect(removedWebhooks(RELEASED, CURRENT)).toEqual([]);
   });
 });
