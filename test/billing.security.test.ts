@@ -69,7 +69,7 @@ async function expectNothingChanged(project: BillingProject, act: () => Promise<
 }
 
 describe("signatures", () => {
-  it("Stripe: bad, missing, expired (past 300 s) and another project's signatures are 400 signature_invalid, nothing changed", async () => {
+  it("Stripe: bad, missing, expired (past 300 s), future (over 300 s ahead) and another project's signatures are 400 signature_invalid, nothing changed", async () => {
     await expectNothingChanged(billing, async () => {
       const body = stripeBody();
       const slug = billing.project.slug;
@@ -81,6 +81,7 @@ describe("signatures", () => {
         ["garbage header", "not a signature", body],
         ["missing header", null, body],
         ["expired: 301 s old", signStripe(body, billing.stripeSecret, now - 301), body],
+        ["dated 400 s ahead", signStripe(body, billing.stripeSecret, now + 400), body],
         ["other project's secret", signStripe(body, other.stripeSecret), body],
         ["body changed after signing", good, body.replace("active", "paused")],
       ];
@@ -88,13 +89,15 @@ describe("signatures", () => {
         const message = await expectSignatureInvalid(await postStripe(ctx, slug, sent, signature));
         expect(message, what).toMatch(/Stripe-Signature/);
       }
-      // Within the tolerance is accepted (checked on another project to keep this one untouched).
+      // Within the tolerance either way is accepted (checked on another project to keep this one untouched).
       const otherBody = stripeBody();
       await expectReceived(postStripe(ctx, other.project.slug, otherBody, signStripe(otherBody, other.stripeSecret, now - 290)));
+      const aheadBody = stripeBody();
+      await expectReceived(postStripe(ctx, other.project.slug, aheadBody, signStripe(aheadBody, other.stripeSecret, now + 200)));
     });
   });
 
-  it("Paddle: bad, missing, malformed, expired and another project's signatures are 400 signature_invalid, nothing changed", async () => {
+  it("Paddle: bad, missing, malformed, expired, future (over 5 s ahead) and another project's signatures are 400 signature_invalid, nothing changed", async () => {
     await expectNothingChanged(billing, async () => {
       const body = paddleBody();
       const slug = billing.project.slug;
@@ -106,6 +109,8 @@ describe("signatures", () => {
         ["garbage header", "garbage", body],
         ["missing header", null, body],
         ["expired: 60 s old", signPaddle(body, billing.paddleSecret, now - 60), body],
+        ["dated 60 s ahead", signPaddle(body, billing.paddleSecret, now + 60), body],
+        ["dated 400 s ahead", signPaddle(body, billing.paddleSecret, now + 400), body],
         ["other project's secret", signPaddle(body, other.paddleSecret), body],
         ["body changed after signing", good, body.replace("active", "paused")],
       ];
@@ -113,6 +118,9 @@ describe("signatures", () => {
         const message = await expectSignatureInvalid(await postPaddle(ctx, slug, sent, signature));
         expect(message, what).toMatch(/Paddle-Signature/);
       }
+      // Within the tolerance ahead is accepted (another project, as above).
+      const aheadBody = paddleBody();
+      await expectReceived(postPaddle(ctx, other.project.slug, aheadBody, signPaddle(aheadBody, other.paddleSecret, now + 3)));
     });
   });
 

@@ -2,13 +2,14 @@
  * The breaking-change check CI runs (`npm run openapi:diff`, scripts/openapi-diff.ts) fails on
  * what would break a client of the released contract and passes the current document (hardening
  * item 10). Each case runs the real Optic CLI on a copy of the released baseline with one change;
- * the four run side by side, about 8 s of CPU each (the timeout covers a busy machine).
+ * the cases of a test run side by side, about 8 s of CPU each (the timeout covers a busy machine).
+ * The baseline is the whole document: the owner routes are guarded like the public ones.
  */
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CURRENT, opticDiff, RELEASED } from "../scripts/openapi-diff.ts";
+import { CURRENT, opticDiff, RELEASED, removedWebhooks, unreleasedOperations } from "../scripts/openapi-diff.ts";
 
 type Document = any;
 let dir: string;
@@ -63,5 +64,44 @@ describe("openapi:diff against the released contract", { timeout: 600_000 }, () 
 
     expect(requiredParameter.status).toBe(1);
     expect(requiredParameter.output).toContain("cannot add required query parameter locale");
+  });
+
+  it("fails a response field removed from an owner object and a removed owner path", async () => {
+    const webhooks = "/api/v3/projects/{slug}/admin/webhooks/{webhook_id}";
+    const [removedOwnerField, removedOwnerPath] = await Promise.all([
+      diffWith("removed-owner-field", (document) => {
+        const webhook = document.components.schemas.WebhookObject;
+        delete webhook.properties.disabled_reason;
+        webhook.required = webhook.required.filter((name: string) => name !== "disabled_reason");
+      }),
+      diffWith("removed-owner-path", (document) => {
+        delete document.paths[`${webhooks}/rotate-secret`];
+      }),
+    ]);
+
+    expect(removedOwnerField.status, removedOwnerField.output).toBe(1);
+    expect(removedOwnerField.output).toContain("cannot remove response property 'disabled_reason'");
+
+    expect(removedOwnerPath.status, removedOwnerPath.output).toBe(1);
+    expect(removedOwnerPath.output).toContain("rotate-secret");
+  });
+
+  it("lists the operations and webhooks the released contract lacks (unguarded until released)", async () => {
+    const document = structuredClone(baseline);
+    document.paths["/api/v3/added"] = { get: document.paths["/api/v3/health"].get };
+    document.webhooks["feature.added"] = document.webhooks.ping;
+    const head = join(dir, "added.json");
+    await writeFile(head, JSON.stringify(document));
+    expect(unreleasedOperations(RELEASED, head)).toEqual(["GET /api/v3/added", "webhook POST feature.added"]);
+    expect(unreleasedOperations(RELEASED, RELEASED)).toEqual([]);
+  });
+
+  it("fails a removed webhook, which Optic does not compare", async () => {
+    const document = structuredClone(baseline);
+    delete document.webhooks.ping;
+    const head = join(dir, "removed-webhook.json");
+    await writeFile(head, JSON.stringify(document));
+    expect(removedWebhooks(RELEASED, head)).toEqual(["POST ping"]);
+    expect(removedWebhooks(RELEASED, CURRENT)).toEqual([]);
   });
 });

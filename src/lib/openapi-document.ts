@@ -13,6 +13,8 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>) {
       // OpenAPI 3.1's license.identifier (an SPDX expression; LicenseRef- names a license of one's
       // own), which the generator's 3.0-shaped LicenseObject type does not list.
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" } as { name: string },
+      // Only the deployment knows who runs it: the contact is named, not addressed.
+      contact: { name: "The operator of the deployment serving this document" },
     },
     // Generated clients append the paths, which carry the /api/v3 prefix, to servers[0]: the
     // service's origin, which only the deployment knows. A relative "/" resolves against the
@@ -38,6 +40,16 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>) {
       { name: "Messages", description: "In-app messages" },
       { name: "Identity", description: "Voter identities" },
       { name: "Revenue", description: "Revenue reporting (secret key only)" },
+      {
+        name: "owner",
+        description:
+          "Owner API under /projects/{slug}/admin: the project's content, voters, settings, keys, webhooks and events (secret key only)",
+      },
+      {
+        name: "billing",
+        description: "Stripe and Paddle webhooks that sync voters' billing fields; authenticated by the vendor's signature",
+      },
+      { name: "webhooks", description: "What the service POSTs to the owner's webhooks: one delivery per event type (Standard Webhooks)" },
     ],
   });
 }

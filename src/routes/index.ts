@@ -1,11 +1,14 @@
-/** Mounts every area router under the API prefix (the billing webhooks are open routes, outside the keyed chain). */
+/**
+ * Mounts every area router under the API prefix (the billing webhooks are open routes, outside
+ * the keyed chain) and describes the webhook deliveries.
+ */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../lib/context.ts";
 import { createBillingRouter } from "./billing/index.ts";
 import { createBoardRouter } from "./board/index.ts";
 import { createChangelogRouter } from "./changelog/index.ts";
 import { createCommentsRouter } from "./comments/index.ts";
-import { createEventsRouter } from "./events/index.ts";
+import { createEventsRouter, registerEventWebhooks } from "./events/index.ts";
 import { createFeaturesRouter } from "./features/index.ts";
 import { createIdentityRouter } from "./identity/index.ts";
 import { createKeysRouter } from "./keys/index.ts";
@@ -35,4 +38,6 @@ export function registerApiRouters(app: OpenAPIHono<AppEnv>, prefix: string): vo
   app.route(prefix, createBillingRouter());
   app.route(prefix, createWebhooksRouter());
   app.route(prefix, createEventsRouter());
+  // On the app's own registry: a sub-router's webhooks would be keyed under the prefix.
+  registerEventWebhooks(app.openAPIRegistry);
 }

@@ -47,7 +47,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** OpenAPI 3.1 description of this API */
+        /**
+         * OpenAPI 3.1 description of this API
+         * @description This document: every route, its parameters, bodies, answers and errors, and under `webhooks` the deliveries an owner's webhooks receive. Generate clients from it; it is also committed as openapi/openapi.json.
+         */
         get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
@@ -952,7 +955,7 @@ export interface paths {
         put?: never;
         /**
          * Receive a Stripe webhook event
-         * @description Point Stripe at this URL. The raw body is verified with the project's stripe_webhook_secret (settings) through the Stripe-Signature (`t=...,v1=...`), verified by the stripe library's webhooks.constructEvent with a 300 s tolerance. A missing or bad signature, no secret set, or an unknown project: 400 signature_invalid, nothing changed. A verified event sets the billing fields of every voter whose customer id of this system matches (owner-api-v3.md, Billing sync) in one transaction and emits voter.billing_changed per changed voter. An event already processed, one older than the last applied to its subscription, an unknown type or a customer nobody carries: 200, nothing changed. A verified body that is not JSON or lacks a field the event type needs: 422 validation_failed. Counted against the project's billing budget (RATE_LIMIT_BILLING_PER_MINUTE; 429 with Retry-After past it).
+         * @description Point Stripe at this URL. The raw body is verified with the project's stripe_webhook_secret (settings) through the Stripe-Signature (`t=...,v1=...`), verified by the stripe library's webhooks.constructEvent; a timestamp over 300 s from the server's clock, past or ahead, is refused. A missing or bad signature, no secret set, or an unknown project: 400 signature_invalid, nothing changed. A verified event sets the billing fields of every voter whose customer id of this system matches (owner-api-v3.md, Billing sync) in one transaction and emits voter.billing_changed per changed voter. An event already processed, one older than the last applied to its subscription, an unknown type or a customer nobody carries: 200, nothing changed. A verified body that is not JSON or lacks a field the event type needs: 422 validation_failed. Counted against the project's billing budget (RATE_LIMIT_BILLING_PER_MINUTE; 429 with Retry-After past it).
          */
         post: operations["receiveStripeEvent"];
         delete?: never;
@@ -972,7 +975,7 @@ export interface paths {
         put?: never;
         /**
          * Receive a Paddle webhook event
-         * @description Point Paddle at this URL. The raw body is verified with the project's paddle_webhook_secret (settings) through the Paddle-Signature (`ts=...;h1=...`: HMAC-SHA256 of `ts:body`), verified by @paddle/paddle-node-sdk (a timestamp over 5 s old is refused). A missing or bad signature, no secret set, or an unknown project: 400 signature_invalid, nothing changed. A verified event sets the billing fields of every voter whose customer id of this system matches (owner-api-v3.md, Billing sync) in one transaction and emits voter.billing_changed per changed voter. An event already processed, one older than the last applied to its subscription, an unknown type or a customer nobody carries: 200, nothing changed. A verified body that is not JSON or lacks a field the event type needs: 422 validation_failed. Counted against the project's billing budget (RATE_LIMIT_BILLING_PER_MINUTE; 429 with Retry-After past it).
+         * @description Point Paddle at this URL. The raw body is verified with the project's paddle_webhook_secret (settings) through the Paddle-Signature (`ts=...;h1=...`: HMAC-SHA256 of `ts:body`), verified by @paddle/paddle-node-sdk; a timestamp over 5 s from the server's clock, past or ahead, is refused. A missing or bad signature, no secret set, or an unknown project: 400 signature_invalid, nothing changed. A verified event sets the billing fields of every voter whose customer id of this system matches (owner-api-v3.md, Billing sync) in one transaction and emits voter.billing_changed per changed voter. An event already processed, one older than the last applied to its subscription, an unknown type or a customer nobody carries: 200, nothing changed. A verified body that is not JSON or lacks a field the event type needs: 422 validation_failed. Counted against the project's billing budget (RATE_LIMIT_BILLING_PER_MINUTE; 429 with Retry-After past it).
          */
         post: operations["receivePaddleEvent"];
         delete?: never;
@@ -1134,9 +1137,1721 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "feature.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * feature.created delivery
+         * @description Sent to every enabled webhook whose events list feature.created (or is empty), at least once; order between events is not guaranteed. Verify webhook-signature over the raw body before parsing it.
+         */
+        post: operations["featureCreatedEventWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "feature.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * feature.updated delivery
+         * @description Sent to every enabled webhook whose events list feature.updated (or is empty), at least once; order between events is not guaranteed. Verify webhook-signature over the raw body before parsing it.
+         */
+        post: operations["featureUpdatedEventWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "feature.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * feature.status_changed delivery
+         * @description Sent to every enabled webhook whose events list feature.status_changed (or is empty), at least once; order between events is not guaranteed. Verify webhook-signature over the raw body before parsing it.
+         */
+        post: operations["featureStatusChangedEventWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "feature.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * feature.approved delivery
+         * @description Sent to every enabled webhook whose events list feature.approved (or is empty), at least once; order between events is not guaranteed. Verify webhook-signature over the raw body before parsing it.
+         */
+        post: operations["featureApprovedEventWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "feature.merged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * feature.merged delivery
+         * @description Sent to every enabled webhook whose events list feature.merged (or is empty), at least once; order between events is not guaranteed. Verify webhook-signature over the raw body before parsing it.
+         */
+        post: operations["featureMergedEventWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "feature.unmerged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * feature.unmerged delivery
+         * @description Sent to every enabled webhook whose events list feature.unmerged (or is empty), at least once; order between events is not guaranteed. Verify webhook-signature over the raw body before parsing it.
+         */
+        post: operations["featureUnmergedEventWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "feature.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * feature.deleted delivery
+         * @description Sent to every enabled webhook whose events list feature.deleted (or is empty), at least once; order between events is not guaranteed. Verify webhook-signature over the raw body before parsing it.
+         */
+        post: operations["featureDeletedEventWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "feature.vote_milestone": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * feature.vote_milestone delivery
+         * @description Sent to every enabled webhook whose events list feature.vote_milestone (or is empty), at least once; order between events is not guaranteed. Verify webhook-signature over the raw body before parsing it.
+         */
+        post: operations["featureVoteMilestoneEventWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "vote.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * vote.created delivery
+         * @description Sent to every enabled webhook whose events list vote.created (or is empty), at least once; order between events is not guaranteed. Verify webhook-signature over the raw body before parsing it.
+         */
+        post: operations["voteCreatedEventWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "vote.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * vote.deleted delivery
+         * @description Sent to every enabled webhook whose events list vote.deleted (or is empty), at least once; order between events is not guaranteed. Verify webhook-signature over the raw body before parsing it.
+         */
+        post: operations["voteDeletedEventWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "comment.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * comment.created delivery
+         * @description Sent to every enabled webhook whose events list comment.created (or is empty), at least once; order between events is not guaranteed. Verify webhook-signature over the raw body before parsing it.
+         */
+        post: operations["commentCreatedEventWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "comment.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * comment.deleted delivery
+         * @description Sent to every enabled webhook whose events list comment.deleted (or is empty), at least once; order between events is not guaranteed. Verify webhook-signature over the raw body before parsing it.
+         */
+        post: operations["commentDeletedEventWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "release.published": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * release.published delivery
+         * @description Sent to every enabled webhook whose events list release.published (or is empty), at least once; order between events is not guaranteed. Verify webhook-signature over the raw body before parsing it.
+         */
+        post: operations["releasePublishedEventWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "voter.banned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * voter.banned delivery
+         * @description Sent to every enabled webhook whose events list voter.banned (or is empty), at least once; order between events is not guaranteed. Verify webhook-signature over the raw body before parsing it.
+         */
+        post: operations["voterBannedEventWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "voter.unbanned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * voter.unbanned delivery
+         * @description Sent to every enabled webhook whose events list voter.unbanned (or is empty), at least once; order between events is not guaranteed. Verify webhook-signature over the raw body before parsing it.
+         */
+        post: operations["voterUnbannedEventWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "voter.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * voter.deleted delivery
+         * @description Sent to every enabled webhook whose events list voter.deleted (or is empty), at least once; order between events is not guaranteed. Verify webhook-signature over the raw body before parsing it.
+         */
+        post: operations["voterDeletedEventWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "voter.billing_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * voter.billing_changed delivery
+         * @description Sent to every enabled webhook whose events list voter.billing_changed (or is empty), at least once; order between events is not guaranteed. Verify webhook-signature over the raw body before parsing it.
+         */
+        post: operations["voterBillingChangedEventWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    ping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ping delivery
+         * @description What POST /webhooks/{webhook_id}/test sends: a ping, whatever the webhook's events filter; made once, never retried.
+         */
+        post: operations["pingEventWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        /** @description feature.created: A suggestion (POST features) or an owner's new feature */
+        FeatureCreatedEvent: {
+            /**
+             * @description Event id: `evt_` and 26 base32 characters; ids sort in feed order and are stable
+             * @example evt_00000000000fw0000000000001
+             */
+            id: string;
+            /**
+             * @description What happened (owner-api-v3.md, Events table) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "feature.created";
+            /**
+             * @description When the change was made, RFC 3339 UTC
+             * @example 2026-11-23T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Slug of the project
+             * @example lumen
+             */
+            project: string;
+            /** @description What changed: object is the feature after the change (AdminFeatureObject); changes as described */
+            data: {
+                object: components["schemas"]["AdminFeatureObject"];
+                /**
+                 * @description For updates, {field: {from, to}} of each changed field; null otherwise
+                 * @example {
+                 *       "status": {
+                 *         "from": "planned",
+                 *         "to": "in_progress"
+                 *       }
+                 *     }
+                 */
+                changes: {
+                    [key: string]: components["schemas"]["EventChange"];
+                } | null;
+            };
+        };
+        /** @description Every FeatureObject field as if every show_* setting were true (counts never null) and has_voted false, plus the owner's fields */
+        AdminFeatureObject: components["schemas"]["FeatureObject"] & {
+            /**
+             * @description Whether the public board lists it now (approval gate in the suggestions column, hidden denied/archived columns)
+             * @example true
+             */
+            is_public: boolean;
+            /**
+             * @description Owner's order for sort=board
+             * @example 3
+             */
+            position: number;
+            /**
+             * @description Effort estimate used by revenue/features?sort=priority
+             * @example 5
+             */
+            effort: number | null;
+            /**
+             * @description Voter who suggested it (voter_id), or null
+             * @example v_3k9x2m
+             */
+            author_voter_id: string | null;
+            /**
+             * @description Sum of vote weights, whatever score_is_weighted says
+             * @example 23
+             */
+            weighted_score: number;
+            /** @description Feature this one is merged into (see merge), or null */
+            merged_into: components["schemas"]["FeatureRef"] | null;
+        };
+        /** @description Board the feature is filed on */
+        BoardRef: {
+            /**
+             * @description Board id; 0 for the roadmap
+             * @example 0
+             */
+            id: number;
+            /**
+             * @description roadmap or custom
+             * @example roadmap
+             * @enum {string}
+             */
+            kind: "roadmap" | "custom";
+            /**
+             * @description Board name
+             * @example Roadmap
+             */
+            name: string;
+            /**
+             * @description Board slug; the value of the board parameter
+             * @example roadmap
+             */
+            slug: string;
+        };
+        /** @description Column of that board; id -1 is the archived column */
+        ColumnRef: {
+            /**
+             * @description Column id; -1 is the archived column
+             * @example 12
+             */
+            id: number;
+            /**
+             * @description Column name
+             * @example Planned
+             */
+            name: string;
+            /**
+             * @description Hex colour, or null
+             * @example #3b82f6
+             */
+            color: string | null;
+        };
+        FeatureRef: {
+            /**
+             * @description Feature id
+             * @example 40
+             */
+            id: number;
+            /**
+             * @description Feature heading
+             * @example Night theme
+             */
+            heading: string;
+        };
+        ReleaseRef: {
+            /**
+             * @description Release id
+             * @example 2
+             */
+            id: number;
+            /**
+             * @description Release name
+             * @example 1.4
+             */
+            name: string;
+        };
+        /** @description A tag features carry */
+        Tag: {
+            /**
+             * @description Tag id; the value of the tag query parameter
+             * @example 3
+             */
+            id: number;
+            /**
+             * @description Tag name
+             * @example UI
+             */
+            name: string;
+        };
+        FeatureObject: {
+            /**
+             * @description Feature id, used in every path
+             * @example 41
+             */
+            id: number;
+            /**
+             * @description One-line title
+             * @example Dark mode
+             */
+            heading: string;
+            /**
+             * @description Plain text body
+             * @example A dark theme for late nights
+             */
+            description: string | null;
+            /**
+             * @description One of open, planned, in_progress, done, denied, archived; tolerate added members
+             * @example planned
+             */
+            status: string;
+            board: components["schemas"]["BoardRef"];
+            column: components["schemas"]["ColumnRef"];
+            /**
+             * @description One of new, improvement, fix, security, breaking_change; null outside a published release
+             * @example null
+             * @enum {string|null}
+             */
+            changelog_type: "new" | "improvement" | "fix" | "security" | "breaking_change" | null;
+            /**
+             * @description Comments incl. replies; null when comments are hidden
+             * @example 4
+             */
+            comment_count: number | null;
+            /**
+             * @description Votes; null when votes are hidden
+             * @example 17
+             */
+            vote_count: number | null;
+            /**
+             * @description Weighted total when the project weights votes, plain count otherwise; null when votes are hidden
+             * @example 23
+             */
+            score: number | null;
+            /**
+             * @description Whether score is weighted; same for every feature of a project
+             * @example false
+             */
+            score_is_weighted: boolean;
+            /**
+             * @description Views; null when views are hidden
+             * @example 310
+             */
+            view_count: number | null;
+            /**
+             * @description 0 to 100; null when hidden or unset
+             * @example 40
+             */
+            progress: number | null;
+            /**
+             * @description Whether the request's voter has a vote on it; false without identity
+             * @example false
+             */
+            has_voted: boolean;
+            /**
+             * @description Review flag; false on a suggestion awaiting review
+             * @example true
+             */
+            is_approved: boolean;
+            /**
+             * @description Pinned features lead every ordering
+             * @example false
+             */
+            is_pinned: boolean;
+            /**
+             * @description Owner's plain-text answer
+             * @example null
+             */
+            developer_response: string | null;
+            /**
+             * @description Whether the answer is a refusal
+             * @example false
+             */
+            response_is_denial: boolean;
+            /** @description Feature this one was marked a duplicate of; null if none or not public */
+            linked_feature: components["schemas"]["FeatureRef"] | null;
+            /** @description Latest published release that shipped it; null outside one */
+            release: components["schemas"]["ReleaseRef"] | null;
+            /** @description Tags on the feature, by name */
+            tags: components["schemas"]["Tag"][];
+            /**
+             * Format: date-time
+             * @description Planned start; RFC 3339 UTC
+             */
+            start_date: string | null;
+            /**
+             * Format: date-time
+             * @description Target date; RFC 3339 UTC
+             */
+            target_date: string | null;
+            /**
+             * Format: date-time
+             * @description Creation time; RFC 3339 UTC
+             * @example 2026-11-02T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Last change by the owner; RFC 3339 UTC
+             * @example 2026-11-20T16:05:00.000Z
+             */
+            updated_at: string;
+        };
+        EventChange: {
+            /** @description Value before the change (references as ids) */
+            from: unknown;
+            /** @description Value after the change (references as ids) */
+            to: unknown;
+        };
+        /** @description feature.updated: Any owner edit; changes lists the fields */
+        FeatureUpdatedEvent: {
+            /**
+             * @description Event id: `evt_` and 26 base32 characters; ids sort in feed order and are stable
+             * @example evt_00000000000fw0000000000001
+             */
+            id: string;
+            /**
+             * @description What happened (owner-api-v3.md, Events table) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "feature.updated";
+            /**
+             * @description When the change was made, RFC 3339 UTC
+             * @example 2026-11-23T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Slug of the project
+             * @example lumen
+             */
+            project: string;
+            /** @description What changed: object is the feature after the change (AdminFeatureObject); changes as described */
+            data: {
+                object: components["schemas"]["AdminFeatureObject"];
+                /**
+                 * @description For updates, {field: {from, to}} of each changed field; null otherwise
+                 * @example {
+                 *       "status": {
+                 *         "from": "planned",
+                 *         "to": "in_progress"
+                 *       }
+                 *     }
+                 */
+                changes: {
+                    [key: string]: components["schemas"]["EventChange"];
+                } | null;
+            };
+        };
+        /** @description feature.status_changed: The status changed (also in feature.updated); changes.status */
+        FeatureStatusChangedEvent: {
+            /**
+             * @description Event id: `evt_` and 26 base32 characters; ids sort in feed order and are stable
+             * @example evt_00000000000fw0000000000001
+             */
+            id: string;
+            /**
+             * @description What happened (owner-api-v3.md, Events table) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "feature.status_changed";
+            /**
+             * @description When the change was made, RFC 3339 UTC
+             * @example 2026-11-23T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Slug of the project
+             * @example lumen
+             */
+            project: string;
+            /** @description What changed: object is the feature after the change (AdminFeatureObject); changes as described */
+            data: {
+                object: components["schemas"]["AdminFeatureObject"];
+                /**
+                 * @description For updates, {field: {from, to}} of each changed field; null otherwise
+                 * @example {
+                 *       "status": {
+                 *         "from": "planned",
+                 *         "to": "in_progress"
+                 *       }
+                 *     }
+                 */
+                changes: {
+                    [key: string]: components["schemas"]["EventChange"];
+                } | null;
+            };
+        };
+        /** @description feature.approved: is_approved went from false to true */
+        FeatureApprovedEvent: {
+            /**
+             * @description Event id: `evt_` and 26 base32 characters; ids sort in feed order and are stable
+             * @example evt_00000000000fw0000000000001
+             */
+            id: string;
+            /**
+             * @description What happened (owner-api-v3.md, Events table) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "feature.approved";
+            /**
+             * @description When the change was made, RFC 3339 UTC
+             * @example 2026-11-23T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Slug of the project
+             * @example lumen
+             */
+            project: string;
+            /** @description What changed: object is the feature after the change (AdminFeatureObject); changes as described */
+            data: {
+                object: components["schemas"]["AdminFeatureObject"];
+                /**
+                 * @description For updates, {field: {from, to}} of each changed field; null otherwise
+                 * @example {
+                 *       "status": {
+                 *         "from": "planned",
+                 *         "to": "in_progress"
+                 *       }
+                 *     }
+                 */
+                changes: {
+                    [key: string]: components["schemas"]["EventChange"];
+                } | null;
+            };
+        };
+        /** @description feature.merged: Merged into another feature; changes.merged_into */
+        FeatureMergedEvent: {
+            /**
+             * @description Event id: `evt_` and 26 base32 characters; ids sort in feed order and are stable
+             * @example evt_00000000000fw0000000000001
+             */
+            id: string;
+            /**
+             * @description What happened (owner-api-v3.md, Events table) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "feature.merged";
+            /**
+             * @description When the change was made, RFC 3339 UTC
+             * @example 2026-11-23T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Slug of the project
+             * @example lumen
+             */
+            project: string;
+            /** @description What changed: object is the duplicate (AdminFeatureObject); changes as described */
+            data: {
+                object: components["schemas"]["AdminFeatureObject"];
+                /**
+                 * @description For updates, {field: {from, to}} of each changed field; null otherwise
+                 * @example {
+                 *       "status": {
+                 *         "from": "planned",
+                 *         "to": "in_progress"
+                 *       }
+                 *     }
+                 */
+                changes: {
+                    [key: string]: components["schemas"]["EventChange"];
+                } | null;
+            };
+        };
+        /** @description feature.unmerged: A merge undone; changes.merged_into */
+        FeatureUnmergedEvent: {
+            /**
+             * @description Event id: `evt_` and 26 base32 characters; ids sort in feed order and are stable
+             * @example evt_00000000000fw0000000000001
+             */
+            id: string;
+            /**
+             * @description What happened (owner-api-v3.md, Events table) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "feature.unmerged";
+            /**
+             * @description When the change was made, RFC 3339 UTC
+             * @example 2026-11-23T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Slug of the project
+             * @example lumen
+             */
+            project: string;
+            /** @description What changed: object is the duplicate (AdminFeatureObject); changes as described */
+            data: {
+                object: components["schemas"]["AdminFeatureObject"];
+                /**
+                 * @description For updates, {field: {from, to}} of each changed field; null otherwise
+                 * @example {
+                 *       "status": {
+                 *         "from": "planned",
+                 *         "to": "in_progress"
+                 *       }
+                 *     }
+                 */
+                changes: {
+                    [key: string]: components["schemas"]["EventChange"];
+                } | null;
+            };
+        };
+        /** @description feature.deleted: The feature was deleted */
+        FeatureDeletedEvent: {
+            /**
+             * @description Event id: `evt_` and 26 base32 characters; ids sort in feed order and are stable
+             * @example evt_00000000000fw0000000000001
+             */
+            id: string;
+            /**
+             * @description What happened (owner-api-v3.md, Events table) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "feature.deleted";
+            /**
+             * @description When the change was made, RFC 3339 UTC
+             * @example 2026-11-23T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Slug of the project
+             * @example lumen
+             */
+            project: string;
+            /** @description What changed: object is the feature as it was (AdminFeatureObject); changes as described */
+            data: {
+                object: components["schemas"]["AdminFeatureObject"];
+                /**
+                 * @description For updates, {field: {from, to}} of each changed field; null otherwise
+                 * @example {
+                 *       "status": {
+                 *         "from": "planned",
+                 *         "to": "in_progress"
+                 *       }
+                 *     }
+                 */
+                changes: {
+                    [key: string]: components["schemas"]["EventChange"];
+                } | null;
+            };
+        };
+        /** @description feature.vote_milestone: vote_count reached 10, 25, 50, 100, 250, 500, 1000, then each 1000 (once per threshold); changes is {vote_count: {from: threshold - 1, to: threshold}} */
+        FeatureVoteMilestoneEvent: {
+            /**
+             * @description Event id: `evt_` and 26 base32 characters; ids sort in feed order and are stable
+             * @example evt_00000000000fw0000000000001
+             */
+            id: string;
+            /**
+             * @description What happened (owner-api-v3.md, Events table) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "feature.vote_milestone";
+            /**
+             * @description When the change was made, RFC 3339 UTC
+             * @example 2026-11-23T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Slug of the project
+             * @example lumen
+             */
+            project: string;
+            /** @description What changed: object is the feature after the change (AdminFeatureObject); changes as described */
+            data: {
+                object: components["schemas"]["AdminFeatureObject"];
+                /**
+                 * @description For updates, {field: {from, to}} of each changed field; null otherwise
+                 * @example {
+                 *       "status": {
+                 *         "from": "planned",
+                 *         "to": "in_progress"
+                 *       }
+                 *     }
+                 */
+                changes: {
+                    [key: string]: components["schemas"]["EventChange"];
+                } | null;
+            };
+        };
+        /** @description vote.created: A voter voted for the feature */
+        VoteCreatedEvent: {
+            /**
+             * @description Event id: `evt_` and 26 base32 characters; ids sort in feed order and are stable
+             * @example evt_00000000000fw0000000000001
+             */
+            id: string;
+            /**
+             * @description What happened (owner-api-v3.md, Events table) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "vote.created";
+            /**
+             * @description When the change was made, RFC 3339 UTC
+             * @example 2026-11-23T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Slug of the project
+             * @example lumen
+             */
+            project: string;
+            /** @description What changed: object is {feature_id, voter_id, vote_count}; changes as described */
+            data: {
+                object: components["schemas"]["VoteEventObject"];
+                /**
+                 * @description For updates, {field: {from, to}} of each changed field; null otherwise
+                 * @example {
+                 *       "status": {
+                 *         "from": "planned",
+                 *         "to": "in_progress"
+                 *       }
+                 *     }
+                 */
+                changes: {
+                    [key: string]: components["schemas"]["EventChange"];
+                } | null;
+            };
+        };
+        VoteEventObject: {
+            /**
+             * @description The feature voted for
+             * @example 41
+             */
+            feature_id: number;
+            /**
+             * @description Public id of the voter
+             * @example v_3k9x2m
+             */
+            voter_id: string;
+            /**
+             * @description The feature's vote count after the vote or its withdrawal
+             * @example 12
+             */
+            vote_count: number;
+        };
+        /** @description vote.deleted: A voter withdrew their vote */
+        VoteDeletedEvent: {
+            /**
+             * @description Event id: `evt_` and 26 base32 characters; ids sort in feed order and are stable
+             * @example evt_00000000000fw0000000000001
+             */
+            id: string;
+            /**
+             * @description What happened (owner-api-v3.md, Events table) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "vote.deleted";
+            /**
+             * @description When the change was made, RFC 3339 UTC
+             * @example 2026-11-23T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Slug of the project
+             * @example lumen
+             */
+            project: string;
+            /** @description What changed: object is {feature_id, voter_id, vote_count}; changes as described */
+            data: {
+                object: components["schemas"]["VoteEventObject"];
+                /**
+                 * @description For updates, {field: {from, to}} of each changed field; null otherwise
+                 * @example {
+                 *       "status": {
+                 *         "from": "planned",
+                 *         "to": "in_progress"
+                 *       }
+                 *     }
+                 */
+                changes: {
+                    [key: string]: components["schemas"]["EventChange"];
+                } | null;
+            };
+        };
+        /** @description comment.created: A comment or reply was written */
+        CommentCreatedEvent: {
+            /**
+             * @description Event id: `evt_` and 26 base32 characters; ids sort in feed order and are stable
+             * @example evt_00000000000fw0000000000001
+             */
+            id: string;
+            /**
+             * @description What happened (owner-api-v3.md, Events table) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "comment.created";
+            /**
+             * @description When the change was made, RFC 3339 UTC
+             * @example 2026-11-23T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Slug of the project
+             * @example lumen
+             */
+            project: string;
+            /** @description What changed: object is the comment (CommentObject with author_role); changes as described */
+            data: {
+                object: components["schemas"]["CommentEventObject"];
+                /**
+                 * @description For updates, {field: {from, to}} of each changed field; null otherwise
+                 * @example {
+                 *       "status": {
+                 *         "from": "planned",
+                 *         "to": "in_progress"
+                 *       }
+                 *     }
+                 */
+                changes: {
+                    [key: string]: components["schemas"]["EventChange"];
+                } | null;
+            };
+        };
+        CommentEventObject: {
+            /**
+             * @description Comment id
+             * @example 7
+             */
+            id: number;
+            /**
+             * @description Feature the thread belongs to
+             * @example 41
+             */
+            feature_id: number;
+            /**
+             * @description Top-level comment this replies to; null for a top-level comment
+             * @example null
+             */
+            parent_id: number | null;
+            /**
+             * @description Plain text, as written; null once the author is erased
+             * @example Yes please, my eyes will thank you.
+             */
+            content: string | null;
+            /**
+             * @description The author's name; null once the author is erased
+             * @example Ada
+             */
+            author_name: string | null;
+            /**
+             * @description owner or editor when the author speaks for the project; null for everyone else
+             * @example null
+             * @enum {string|null}
+             */
+            author_role: "owner" | "editor" | null;
+            /**
+             * @description When it was written, RFC 3339 UTC
+             * @example 2026-11-20T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Voters who like it
+             * @example 3
+             */
+            like_count: number;
+            /**
+             * @description Always false: no voter reads an event
+             * @example false
+             */
+            has_liked: boolean;
+            /**
+             * @description Always false: no voter reads an event
+             * @example false
+             */
+            is_own: boolean;
+            /**
+             * @description Always empty: replies have events of their own
+             * @example []
+             */
+            replies: components["schemas"]["CommentObject"][];
+        };
+        CommentObject: {
+            /**
+             * @description Comment id, used by the like and delete routes
+             * @example 7
+             */
+            id: number;
+            /**
+             * @description Feature the thread belongs to
+             * @example 41
+             */
+            feature_id: number;
+            /**
+             * @description Top-level comment this replies to; null for a top-level comment
+             * @example null
+             */
+            parent_id: number | null;
+            /**
+             * @description Plain text, as written
+             * @example Yes please, my eyes will thank you.
+             */
+            content: string;
+            /**
+             * @description Account name, the name an SSO token carried, or a generated handle
+             * @example Ada
+             */
+            author_name: string;
+            /**
+             * @description owner or editor when the author speaks for the project; null for everyone else
+             * @example null
+             * @enum {string|null}
+             */
+            author_role: "owner" | "editor" | null;
+            /**
+             * @description When it was written, RFC 3339 UTC
+             * @example 2026-11-20T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Voters who like it
+             * @example 3
+             */
+            like_count: number;
+            /**
+             * @description Whether the request's voter likes it; false without an identity
+             * @example false
+             */
+            has_liked: boolean;
+            /**
+             * @description Whether the request's voter wrote it; false without an identity
+             * @example false
+             */
+            is_own: boolean;
+            /**
+             * @description Replies in written order (oldest first), all of them; empty on a reply
+             * @example []
+             */
+            replies: components["schemas"]["CommentObject"][];
+        };
+        /** @description comment.deleted: A comment was deleted (one event per comment removed, replies included) */
+        CommentDeletedEvent: {
+            /**
+             * @description Event id: `evt_` and 26 base32 characters; ids sort in feed order and are stable
+             * @example evt_00000000000fw0000000000001
+             */
+            id: string;
+            /**
+             * @description What happened (owner-api-v3.md, Events table) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "comment.deleted";
+            /**
+             * @description When the change was made, RFC 3339 UTC
+             * @example 2026-11-23T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Slug of the project
+             * @example lumen
+             */
+            project: string;
+            /** @description What changed: object is the comment (CommentObject with author_role); changes as described */
+            data: {
+                object: components["schemas"]["CommentEventObject"];
+                /**
+                 * @description For updates, {field: {from, to}} of each changed field; null otherwise
+                 * @example {
+                 *       "status": {
+                 *         "from": "planned",
+                 *         "to": "in_progress"
+                 *       }
+                 *     }
+                 */
+                changes: {
+                    [key: string]: components["schemas"]["EventChange"];
+                } | null;
+            };
+        };
+        /** @description release.published: A release became public (at once or at its scheduled time) */
+        ReleasePublishedEvent: {
+            /**
+             * @description Event id: `evt_` and 26 base32 characters; ids sort in feed order and are stable
+             * @example evt_00000000000fw0000000000001
+             */
+            id: string;
+            /**
+             * @description What happened (owner-api-v3.md, Events table) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "release.published";
+            /**
+             * @description When the change was made, RFC 3339 UTC
+             * @example 2026-11-23T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Slug of the project
+             * @example lumen
+             */
+            project: string;
+            /** @description What changed: object is the release (AdminReleaseObject); changes as described */
+            data: {
+                object: components["schemas"]["AdminReleaseObject"];
+                /**
+                 * @description For updates, {field: {from, to}} of each changed field; null otherwise
+                 * @example {
+                 *       "status": {
+                 *         "from": "planned",
+                 *         "to": "in_progress"
+                 *       }
+                 *     }
+                 */
+                changes: {
+                    [key: string]: components["schemas"]["EventChange"];
+                } | null;
+            };
+        };
+        AdminReleaseObject: components["schemas"]["ReleaseObject"] & {
+            /**
+             * @description Views, whatever show_views says
+             * @example 310
+             */
+            view_count?: number;
+            /** @description Every feature of the release, public or not, in the release's order */
+            features?: components["schemas"]["ReleaseFeatureObject"][];
+            /**
+             * @description draft (published_at null), scheduled (published_at in the future: public by itself at that time) or published
+             * @example published
+             * @enum {string}
+             */
+            status: "draft" | "scheduled" | "published";
+        };
+        ReleaseFeatureObject: {
+            /**
+             * @description Feature id
+             * @example 41
+             */
+            id: number;
+            /**
+             * @description Feature heading
+             * @example Dark mode
+             */
+            heading: string;
+            /**
+             * @description Feature status: open, planned, in_progress, done, denied, archived; tolerate additions
+             * @example done
+             */
+            status: string;
+            /**
+             * @description One of new, improvement, fix, security, breaking_change
+             * @example new
+             * @enum {string}
+             */
+            changelog_type: "new" | "improvement" | "fix" | "security" | "breaking_change";
+        };
+        ReleaseObject: {
+            /**
+             * @description Release id
+             * @example 2
+             */
+            id: number;
+            /**
+             * @description Release name
+             * @example 1.4
+             */
+            name: string;
+            /**
+             * @description Name in its public changelog address
+             * @example 1-4
+             */
+            slug: string;
+            /**
+             * @description Markdown release note
+             * @example ## What's new
+             */
+            body: string | null;
+            /**
+             * @description The note rendered to HTML on the server: raw HTML refused, dangerous link schemes blanked; null when no note
+             * @example <h2>What's new</h2>
+             */
+            body_html: string | null;
+            /**
+             * @description Headline release
+             * @example false
+             */
+            is_featured: boolean;
+            /**
+             * @description RFC 3339 UTC
+             * @example 2026-11-01T09:00:00.000Z
+             */
+            published_at: string | null;
+            /**
+             * @description null when views are hidden
+             * @example 310
+             */
+            view_count: number | null;
+            /** @description What shipped, in the release's order; only features the public board lists */
+            features: components["schemas"]["ReleaseFeatureObject"][];
+        };
+        /** @description voter.banned: An owner banned the voter */
+        VoterBannedEvent: {
+            /**
+             * @description Event id: `evt_` and 26 base32 characters; ids sort in feed order and are stable
+             * @example evt_00000000000fw0000000000001
+             */
+            id: string;
+            /**
+             * @description What happened (owner-api-v3.md, Events table) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "voter.banned";
+            /**
+             * @description When the change was made, RFC 3339 UTC
+             * @example 2026-11-23T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Slug of the project
+             * @example lumen
+             */
+            project: string;
+            /** @description What changed: object is the voter after the change (AdminVoterObject); changes as described */
+            data: {
+                object: components["schemas"]["AdminVoterObject"];
+                /**
+                 * @description For updates, {field: {from, to}} of each changed field; null otherwise
+                 * @example {
+                 *       "status": {
+                 *         "from": "planned",
+                 *         "to": "in_progress"
+                 *       }
+                 *     }
+                 */
+                changes: {
+                    [key: string]: components["schemas"]["EventChange"];
+                } | null;
+            };
+        };
+        AdminVoterObject: {
+            /**
+             * @description Public voter id, as the identity route reports it
+             * @example vtr_8f2c1a9b0d3e4f56
+             */
+            voter_id: string;
+            /**
+             * @description Name shown for the voter
+             * @example Ada Lovelace
+             */
+            display_name: string | null;
+            /**
+             * @description Company recorded by the owner
+             * @example Analytical Engines Ltd
+             */
+            company: string | null;
+            /**
+             * @description Id in the billing system (the value the customer_id filter takes): the Stripe id if the voter has one, else the Paddle id; when the request filtered by customer_id, the id that matched; null without either
+             * @example cus_Q2w3E4r5T6
+             */
+            customer_id: string | null;
+            /**
+             * @description Billing system customer_id came from (stripe or paddle); null when the voter carries neither id
+             * @example stripe
+             * @enum {string|null}
+             */
+            matched_on: "stripe" | "paddle" | null;
+            /**
+             * @description Subscription id in the billing system
+             * @example sub_1Pq2Rs
+             */
+            subscription_id: string | null;
+            /**
+             * @description Last status reported by the billing system, passed through uninterpreted
+             * @example active
+             */
+            subscription_status: string | null;
+            /**
+             * @description When the subscription started; RFC 3339 UTC, or null
+             * @example 2026-03-01T00:00:00.000Z
+             */
+            subscribed_at: string | null;
+            /**
+             * @description When the trial ends or ended; RFC 3339 UTC, or null
+             * @example null
+             */
+            trial_ends_at: string | null;
+            /**
+             * @description When the subscription was canceled; RFC 3339 UTC, or null
+             * @example null
+             */
+            canceled_at: string | null;
+            /**
+             * @description Whether the voter has left
+             * @example false
+             */
+            churned: boolean;
+            /**
+             * @description When the voter left; RFC 3339 UTC, or null
+             * @example null
+             */
+            churned_at: string | null;
+            /**
+             * @description What recorded the departure: a billing-system name or manual
+             * @example null
+             */
+            churn_source: string | null;
+            /**
+             * @description Last refresh from the billing system; RFC 3339 UTC, or null
+             * @example 2026-11-21T04:00:00.000Z
+             */
+            last_synced_at: string | null;
+            /**
+             * @description Monthly worth in cents: the override set on the voter, else the tier amount, else 0
+             * @example 19900
+             */
+            mrr_cents: number;
+            /**
+             * @description Where mrr_cents comes from: override (amount set on the voter), tier, or none
+             * @example tier
+             * @enum {string}
+             */
+            mrr_source: "override" | "tier" | "none";
+            /**
+             * @description Project's currency symbol; no ISO code is stored or sent
+             * @example $
+             */
+            currency_symbol: string;
+            /** @description The voter's current tier, or null */
+            tier: components["schemas"]["RevenueTierRefObject"] | null;
+            /**
+             * @description Total features the voter has voted for
+             * @example 3
+             */
+            vote_count: number;
+            /**
+             * @description How the voter identifies: anonymous token or SSO
+             * @example sso
+             * @enum {string}
+             */
+            kind: "anonymous" | "sso";
+            /**
+             * @description Email address, from SSO or set by the owner
+             * @example ada@example.com
+             */
+            email: string | null;
+            /**
+             * @description The SSO `sub` this voter answers to; null for anonymous voters
+             * @example user-42
+             */
+            sso_id: string | null;
+            /**
+             * @description Team role shown as the comment author_role; null for ordinary voters
+             * @example null
+             * @enum {string|null}
+             */
+            role: "owner" | "editor" | "viewer" | null;
+            /**
+             * @description Banned voters may not suggest or comment (they may still vote)
+             * @example false
+             */
+            banned: boolean;
+            /**
+             * @description Monthly worth set on the voter in cents, overriding the tier amount; null when none
+             * @example null
+             */
+            mrr_override_cents: number | null;
+            /**
+             * @description Stripe customer id
+             * @example cus_Q2w3E4r5T6
+             */
+            stripe_customer_id: string | null;
+            /**
+             * @description Paddle customer id
+             * @example null
+             */
+            paddle_customer_id: string | null;
+            /**
+             * @description When the voter was first seen, RFC 3339 UTC
+             * @example 2026-10-02T09:15:00.000Z
+             */
+            created_at: string;
+        };
+        RevenueTierRefObject: {
+            /**
+             * @description Tier id
+             * @example 2
+             */
+            id: number;
+            /**
+             * @description Tier name
+             * @example Business
+             */
+            name: string;
+            /**
+             * @description Tier worth per month in cents; a voter with an override is worth their own amount instead
+             * @example 19900
+             */
+            mrr_cents: number;
+            /**
+             * @description How many plain votes one vote of this tier counts as where votes are weighted
+             * @example 5
+             */
+            multiplier: number;
+        };
+        /** @description voter.unbanned: An owner lifted the voter's ban */
+        VoterUnbannedEvent: {
+            /**
+             * @description Event id: `evt_` and 26 base32 characters; ids sort in feed order and are stable
+             * @example evt_00000000000fw0000000000001
+             */
+            id: string;
+            /**
+             * @description What happened (owner-api-v3.md, Events table) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "voter.unbanned";
+            /**
+             * @description When the change was made, RFC 3339 UTC
+             * @example 2026-11-23T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Slug of the project
+             * @example lumen
+             */
+            project: string;
+            /** @description What changed: object is the voter after the change (AdminVoterObject); changes as described */
+            data: {
+                object: components["schemas"]["AdminVoterObject"];
+                /**
+                 * @description For updates, {field: {from, to}} of each changed field; null otherwise
+                 * @example {
+                 *       "status": {
+                 *         "from": "planned",
+                 *         "to": "in_progress"
+                 *       }
+                 *     }
+                 */
+                changes: {
+                    [key: string]: components["schemas"]["EventChange"];
+                } | null;
+            };
+        };
+        /** @description voter.deleted: The voter was erased */
+        VoterDeletedEvent: {
+            /**
+             * @description Event id: `evt_` and 26 base32 characters; ids sort in feed order and are stable
+             * @example evt_00000000000fw0000000000001
+             */
+            id: string;
+            /**
+             * @description What happened (owner-api-v3.md, Events table) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "voter.deleted";
+            /**
+             * @description When the change was made, RFC 3339 UTC
+             * @example 2026-11-23T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Slug of the project
+             * @example lumen
+             */
+            project: string;
+            /** @description What changed: object is the voter as it was, its personal fields null (AdminVoterObject); changes as described */
+            data: {
+                object: components["schemas"]["AdminVoterObject"];
+                /**
+                 * @description For updates, {field: {from, to}} of each changed field; null otherwise
+                 * @example {
+                 *       "status": {
+                 *         "from": "planned",
+                 *         "to": "in_progress"
+                 *       }
+                 *     }
+                 */
+                changes: {
+                    [key: string]: components["schemas"]["EventChange"];
+                } | null;
+            };
+        };
+        /** @description voter.billing_changed: Tier, MRR, subscription or churn fields changed by billing sync or an owner */
+        VoterBillingChangedEvent: {
+            /**
+             * @description Event id: `evt_` and 26 base32 characters; ids sort in feed order and are stable
+             * @example evt_00000000000fw0000000000001
+             */
+            id: string;
+            /**
+             * @description What happened (owner-api-v3.md, Events table) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "voter.billing_changed";
+            /**
+             * @description When the change was made, RFC 3339 UTC
+             * @example 2026-11-23T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Slug of the project
+             * @example lumen
+             */
+            project: string;
+            /** @description What changed: object is the voter after the change (AdminVoterObject); changes as described */
+            data: {
+                object: components["schemas"]["AdminVoterObject"];
+                /**
+                 * @description For updates, {field: {from, to}} of each changed field; null otherwise
+                 * @example {
+                 *       "status": {
+                 *         "from": "planned",
+                 *         "to": "in_progress"
+                 *       }
+                 *     }
+                 */
+                changes: {
+                    [key: string]: components["schemas"]["EventChange"];
+                } | null;
+            };
+        };
+        /** @description ping: POST /webhooks/{id}/test only; never listed by GET /events */
+        PingEvent: {
+            /**
+             * @description Event id: `evt_` and 26 base32 characters, drawn like every event's (a ping is not listed by GET /events)
+             * @example evt_00000000000fw0000000000001
+             */
+            id: string;
+            /**
+             * @description What happened (owner-api-v3.md, Events table)
+             * @enum {string}
+             */
+            type: "ping";
+            /**
+             * @description When the change was made, RFC 3339 UTC
+             * @example 2026-11-23T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Slug of the project
+             * @example lumen
+             */
+            project: string;
+            /** @description What changed: object is the webhook pinged (WebhookObject); changes as described */
+            data: {
+                object: components["schemas"]["WebhookObject"];
+                /**
+                 * @description For updates, {field: {from, to}} of each changed field; null otherwise
+                 * @example {
+                 *       "status": {
+                 *         "from": "planned",
+                 *         "to": "in_progress"
+                 *       }
+                 *     }
+                 */
+                changes: {
+                    [key: string]: components["schemas"]["EventChange"];
+                } | null;
+            };
+        };
+        WebhookObject: {
+            /**
+             * @description Webhook id
+             * @example 7
+             */
+            id: number;
+            /**
+             * @description Where deliveries are POSTed
+             * @example https://hooks.example.com/feedback
+             */
+            url: string;
+            /**
+             * @description Event types delivered; empty: every type (pings ignore it)
+             * @example [
+             *       "feature.status_changed",
+             *       "release.published"
+             *     ]
+             */
+            events: string[];
+            /**
+             * @description The owner's note
+             * @example Slack #product
+             */
+            description: string | null;
+            /**
+             * @description False: nothing is delivered (new events are not queued; pending deliveries wait)
+             * @example true
+             */
+            enabled: boolean;
+            /**
+             * @description Why the service disabled it: gone (the receiver answered 410), failing (100 deliveries failed in a row); null when enabled or disabled by the owner
+             * @example null
+             * @enum {string|null}
+             */
+            disabled_reason: "gone" | "failing" | null;
+            /**
+             * @description RFC 3339
+             * @example 2026-11-23T12:00:00.000Z
+             */
+            created_at: string;
+        };
         HealthObject: {
             /**
              * @description ok when answering
@@ -1279,19 +2994,6 @@ export interface components {
              * @example planned
              */
             status: string | null;
-        };
-        /** @description A tag features carry */
-        Tag: {
-            /**
-             * @description Tag id; the value of the tag query parameter
-             * @example 3
-             */
-            id: number;
-            /**
-             * @description Tag name
-             * @example UI
-             */
-            name: string;
         };
         /** @description Which controls a client should draw */
         BoardCapabilities: {
@@ -1589,185 +3291,6 @@ export interface components {
              */
             status?: "open" | "planned" | "in_progress" | "done" | "denied";
         };
-        FeatureObject: {
-            /**
-             * @description Feature id, used in every path
-             * @example 41
-             */
-            id: number;
-            /**
-             * @description One-line title
-             * @example Dark mode
-             */
-            heading: string;
-            /**
-             * @description Plain text body
-             * @example A dark theme for late nights
-             */
-            description: string | null;
-            /**
-             * @description One of open, planned, in_progress, done, denied, archived; tolerate added members
-             * @example planned
-             */
-            status: string;
-            board: components["schemas"]["BoardRef"];
-            column: components["schemas"]["ColumnRef"];
-            /**
-             * @description One of new, improvement, fix, security, breaking_change; null outside a published release
-             * @example null
-             * @enum {string|null}
-             */
-            changelog_type: "new" | "improvement" | "fix" | "security" | "breaking_change" | null;
-            /**
-             * @description Comments incl. replies; null when comments are hidden
-             * @example 4
-             */
-            comment_count: number | null;
-            /**
-             * @description Votes; null when votes are hidden
-             * @example 17
-             */
-            vote_count: number | null;
-            /**
-             * @description Weighted total when the project weights votes, plain count otherwise; null when votes are hidden
-             * @example 23
-             */
-            score: number | null;
-            /**
-             * @description Whether score is weighted; same for every feature of a project
-             * @example false
-             */
-            score_is_weighted: boolean;
-            /**
-             * @description Views; null when views are hidden
-             * @example 310
-             */
-            view_count: number | null;
-            /**
-             * @description 0 to 100; null when hidden or unset
-             * @example 40
-             */
-            progress: number | null;
-            /**
-             * @description Whether the request's voter has a vote on it; false without identity
-             * @example false
-             */
-            has_voted: boolean;
-            /**
-             * @description Review flag; false on a suggestion awaiting review
-             * @example true
-             */
-            is_approved: boolean;
-            /**
-             * @description Pinned features lead every ordering
-             * @example false
-             */
-            is_pinned: boolean;
-            /**
-             * @description Owner's plain-text answer
-             * @example null
-             */
-            developer_response: string | null;
-            /**
-             * @description Whether the answer is a refusal
-             * @example false
-             */
-            response_is_denial: boolean;
-            /** @description Feature this one was marked a duplicate of; null if none or not public */
-            linked_feature: components["schemas"]["FeatureRef"] | null;
-            /** @description Latest published release that shipped it; null outside one */
-            release: components["schemas"]["ReleaseRef"] | null;
-            /** @description Tags on the feature, by name */
-            tags: components["schemas"]["Tag"][];
-            /**
-             * Format: date-time
-             * @description Planned start; RFC 3339 UTC
-             */
-            start_date: string | null;
-            /**
-             * Format: date-time
-             * @description Target date; RFC 3339 UTC
-             */
-            target_date: string | null;
-            /**
-             * Format: date-time
-             * @description Creation time; RFC 3339 UTC
-             * @example 2026-11-02T09:30:00.000Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @description Last change by the owner; RFC 3339 UTC
-             * @example 2026-11-20T16:05:00.000Z
-             */
-            updated_at: string;
-        };
-        /** @description Board the feature is filed on */
-        BoardRef: {
-            /**
-             * @description Board id; 0 for the roadmap
-             * @example 0
-             */
-            id: number;
-            /**
-             * @description roadmap or custom
-             * @example roadmap
-             * @enum {string}
-             */
-            kind: "roadmap" | "custom";
-            /**
-             * @description Board name
-             * @example Roadmap
-             */
-            name: string;
-            /**
-             * @description Board slug; the value of the board parameter
-             * @example roadmap
-             */
-            slug: string;
-        };
-        /** @description Column of that board; id -1 is the archived column */
-        ColumnRef: {
-            /**
-             * @description Column id; -1 is the archived column
-             * @example 12
-             */
-            id: number;
-            /**
-             * @description Column name
-             * @example Planned
-             */
-            name: string;
-            /**
-             * @description Hex colour, or null
-             * @example #3b82f6
-             */
-            color: string | null;
-        };
-        FeatureRef: {
-            /**
-             * @description Feature id
-             * @example 40
-             */
-            id: number;
-            /**
-             * @description Feature heading
-             * @example Night theme
-             */
-            heading: string;
-        };
-        ReleaseRef: {
-            /**
-             * @description Release id
-             * @example 2
-             */
-            id: number;
-            /**
-             * @description Release name
-             * @example 1.4
-             */
-            name: string;
-        };
         Meta: {
             /**
              * @description Current page, one based
@@ -1806,36 +3329,6 @@ export interface components {
              * @example Easier on the eyes at night
              */
             description: string;
-        };
-        /** @description Every FeatureObject field as if every show_* setting were true (counts never null) and has_voted false, plus the owner's fields */
-        AdminFeatureObject: components["schemas"]["FeatureObject"] & {
-            /**
-             * @description Whether the public board lists it now (approval gate in the suggestions column, hidden denied/archived columns)
-             * @example true
-             */
-            is_public: boolean;
-            /**
-             * @description Owner's order for sort=board
-             * @example 3
-             */
-            position: number;
-            /**
-             * @description Effort estimate used by revenue/features?sort=priority
-             * @example 5
-             */
-            effort: number | null;
-            /**
-             * @description Voter who suggested it (voter_id), or null
-             * @example v_3k9x2m
-             */
-            author_voter_id: string | null;
-            /**
-             * @description Sum of vote weights, whatever score_is_weighted says
-             * @example 23
-             */
-            weighted_score: number;
-            /** @description Feature this one is merged into (see merge), or null */
-            merged_into: components["schemas"]["FeatureRef"] | null;
         };
         AdminFeatureCreateBody: {
             /**
@@ -2040,64 +3533,6 @@ export interface components {
              */
             score: number | null;
         };
-        CommentObject: {
-            /**
-             * @description Comment id, used by the like and delete routes
-             * @example 7
-             */
-            id: number;
-            /**
-             * @description Feature the thread belongs to
-             * @example 41
-             */
-            feature_id: number;
-            /**
-             * @description Top-level comment this replies to; null for a top-level comment
-             * @example null
-             */
-            parent_id: number | null;
-            /**
-             * @description Plain text, as written
-             * @example Yes please, my eyes will thank you.
-             */
-            content: string;
-            /**
-             * @description Account name, the name an SSO token carried, or a generated handle
-             * @example Ada
-             */
-            author_name: string;
-            /**
-             * @description owner or editor when the author speaks for the project; null for everyone else
-             * @example null
-             * @enum {string|null}
-             */
-            author_role: "owner" | "editor" | null;
-            /**
-             * @description When it was written, RFC 3339 UTC
-             * @example 2026-11-20T09:30:00.000Z
-             */
-            created_at: string;
-            /**
-             * @description Voters who like it
-             * @example 3
-             */
-            like_count: number;
-            /**
-             * @description Whether the request's voter likes it; false without an identity
-             * @example false
-             */
-            has_liked: boolean;
-            /**
-             * @description Whether the request's voter wrote it; false without an identity
-             * @example false
-             */
-            is_own: boolean;
-            /**
-             * @description Replies in written order (oldest first), all of them; empty on a reply
-             * @example []
-             */
-            replies: components["schemas"]["CommentObject"][];
-        };
         NewComment: {
             /**
              * @description Plain text, 1 to 2000 characters, not only whitespace; stored as sent
@@ -2160,88 +3595,6 @@ export interface components {
              * @example v_owner1
              */
             author_voter_id: string;
-        };
-        ReleaseObject: {
-            /**
-             * @description Release id
-             * @example 2
-             */
-            id: number;
-            /**
-             * @description Release name
-             * @example 1.4
-             */
-            name: string;
-            /**
-             * @description Name in its public changelog address
-             * @example 1-4
-             */
-            slug: string;
-            /**
-             * @description Markdown release note
-             * @example ## What's new
-             */
-            body: string | null;
-            /**
-             * @description The note rendered to HTML on the server: raw HTML refused, dangerous link schemes blanked; null when no note
-             * @example <h2>What's new</h2>
-             */
-            body_html: string | null;
-            /**
-             * @description Headline release
-             * @example false
-             */
-            is_featured: boolean;
-            /**
-             * @description RFC 3339 UTC
-             * @example 2026-11-01T09:00:00.000Z
-             */
-            published_at: string | null;
-            /**
-             * @description null when views are hidden
-             * @example 310
-             */
-            view_count: number | null;
-            /** @description What shipped, in the release's order; only features the public board lists */
-            features: components["schemas"]["ReleaseFeatureObject"][];
-        };
-        ReleaseFeatureObject: {
-            /**
-             * @description Feature id
-             * @example 41
-             */
-            id: number;
-            /**
-             * @description Feature heading
-             * @example Dark mode
-             */
-            heading: string;
-            /**
-             * @description Feature status: open, planned, in_progress, done, denied, archived; tolerate additions
-             * @example done
-             */
-            status: string;
-            /**
-             * @description One of new, improvement, fix, security, breaking_change
-             * @example new
-             * @enum {string}
-             */
-            changelog_type: "new" | "improvement" | "fix" | "security" | "breaking_change";
-        };
-        AdminReleaseObject: components["schemas"]["ReleaseObject"] & {
-            /**
-             * @description Views, whatever show_views says
-             * @example 310
-             */
-            view_count?: number;
-            /** @description Every feature of the release, public or not, in the release's order */
-            features?: components["schemas"]["ReleaseFeatureObject"][];
-            /**
-             * @description draft (published_at null), scheduled (published_at in the future: public by itself at that time) or published
-             * @example published
-             * @enum {string}
-             */
-            status: "draft" | "scheduled" | "published";
         };
         ReleaseCreate: {
             /**
@@ -2747,28 +4100,6 @@ export interface components {
             /** @description Votes, newest first, at most 100; compare the length with vote_count to detect cutting */
             votes: components["schemas"]["RevenueVoteRefObject"][];
         };
-        RevenueTierRefObject: {
-            /**
-             * @description Tier id
-             * @example 2
-             */
-            id: number;
-            /**
-             * @description Tier name
-             * @example Business
-             */
-            name: string;
-            /**
-             * @description Tier worth per month in cents; a voter with an override is worth their own amount instead
-             * @example 19900
-             */
-            mrr_cents: number;
-            /**
-             * @description How many plain votes one vote of this tier counts as where votes are weighted
-             * @example 5
-             */
-            multiplier: number;
-        };
         RevenueVoteRefObject: {
             /**
              * @description Feature the vote is on
@@ -2837,149 +4168,6 @@ export interface components {
              * @example $
              */
             currency_symbol: string;
-        };
-        AdminVoterObject: {
-            /**
-             * @description Public voter id, as the identity route reports it
-             * @example vtr_8f2c1a9b0d3e4f56
-             */
-            voter_id: string;
-            /**
-             * @description Name shown for the voter
-             * @example Ada Lovelace
-             */
-            display_name: string | null;
-            /**
-             * @description Company recorded by the owner
-             * @example Analytical Engines Ltd
-             */
-            company: string | null;
-            /**
-             * @description Id in the billing system (the value the customer_id filter takes): the Stripe id if the voter has one, else the Paddle id; when the request filtered by customer_id, the id that matched; null without either
-             * @example cus_Q2w3E4r5T6
-             */
-            customer_id: string | null;
-            /**
-             * @description Billing system customer_id came from (stripe or paddle); null when the voter carries neither id
-             * @example stripe
-             * @enum {string|null}
-             */
-            matched_on: "stripe" | "paddle" | null;
-            /**
-             * @description Subscription id in the billing system
-             * @example sub_1Pq2Rs
-             */
-            subscription_id: string | null;
-            /**
-             * @description Last status reported by the billing system, passed through uninterpreted
-             * @example active
-             */
-            subscription_status: string | null;
-            /**
-             * @description When the subscription started; RFC 3339 UTC, or null
-             * @example 2026-03-01T00:00:00.000Z
-             */
-            subscribed_at: string | null;
-            /**
-             * @description When the trial ends or ended; RFC 3339 UTC, or null
-             * @example null
-             */
-            trial_ends_at: string | null;
-            /**
-             * @description When the subscription was canceled; RFC 3339 UTC, or null
-             * @example null
-             */
-            canceled_at: string | null;
-            /**
-             * @description Whether the voter has left
-             * @example false
-             */
-            churned: boolean;
-            /**
-             * @description When the voter left; RFC 3339 UTC, or null
-             * @example null
-             */
-            churned_at: string | null;
-            /**
-             * @description What recorded the departure: a billing-system name or manual
-             * @example null
-             */
-            churn_source: string | null;
-            /**
-             * @description Last refresh from the billing system; RFC 3339 UTC, or null
-             * @example 2026-11-21T04:00:00.000Z
-             */
-            last_synced_at: string | null;
-            /**
-             * @description Monthly worth in cents: the override set on the voter, else the tier amount, else 0
-             * @example 19900
-             */
-            mrr_cents: number;
-            /**
-             * @description Where mrr_cents comes from: override (amount set on the voter), tier, or none
-             * @example tier
-             * @enum {string}
-             */
-            mrr_source: "override" | "tier" | "none";
-            /**
-             * @description Project's currency symbol; no ISO code is stored or sent
-             * @example $
-             */
-            currency_symbol: string;
-            /** @description The voter's current tier, or null */
-            tier: components["schemas"]["RevenueTierRefObject"] | null;
-            /**
-             * @description Total features the voter has voted for
-             * @example 3
-             */
-            vote_count: number;
-            /**
-             * @description How the voter identifies: anonymous token or SSO
-             * @example sso
-             * @enum {string}
-             */
-            kind: "anonymous" | "sso";
-            /**
-             * @description Email address, from SSO or set by the owner
-             * @example ada@example.com
-             */
-            email: string | null;
-            /**
-             * @description The SSO `sub` this voter answers to; null for anonymous voters
-             * @example user-42
-             */
-            sso_id: string | null;
-            /**
-             * @description Team role shown as the comment author_role; null for ordinary voters
-             * @example null
-             * @enum {string|null}
-             */
-            role: "owner" | "editor" | "viewer" | null;
-            /**
-             * @description Banned voters may not suggest or comment (they may still vote)
-             * @example false
-             */
-            banned: boolean;
-            /**
-             * @description Monthly worth set on the voter in cents, overriding the tier amount; null when none
-             * @example null
-             */
-            mrr_override_cents: number | null;
-            /**
-             * @description Stripe customer id
-             * @example cus_Q2w3E4r5T6
-             */
-            stripe_customer_id: string | null;
-            /**
-             * @description Paddle customer id
-             * @example null
-             */
-            paddle_customer_id: string | null;
-            /**
-             * @description When the voter was first seen, RFC 3339 UTC
-             * @example 2026-10-02T09:15:00.000Z
-             */
-            created_at: string;
         };
         PatchVoterBody: {
             /**
@@ -3536,47 +4724,6 @@ export interface components {
              */
             received: true;
         };
-        WebhookObject: {
-            /**
-             * @description Webhook id
-             * @example 7
-             */
-            id: number;
-            /**
-             * @description Where deliveries are POSTed
-             * @example https://hooks.example.com/feedback
-             */
-            url: string;
-            /**
-             * @description Event types delivered; empty: every type (pings ignore it)
-             * @example [
-             *       "feature.status_changed",
-             *       "release.published"
-             *     ]
-             */
-            events: string[];
-            /**
-             * @description The owner's note
-             * @example Slack #product
-             */
-            description: string | null;
-            /**
-             * @description False: nothing is delivered (new events are not queued; pending deliveries wait)
-             * @example true
-             */
-            enabled: boolean;
-            /**
-             * @description Why the service disabled it: gone (the receiver answered 410), failing (100 deliveries failed in a row); null when enabled or disabled by the owner
-             * @example null
-             * @enum {string|null}
-             */
-            disabled_reason: "gone" | "failing" | null;
-            /**
-             * @description RFC 3339
-             * @example 2026-11-23T12:00:00.000Z
-             */
-            created_at: string;
-        };
         WebhookWithSecretObject: {
             /**
              * @description Webhook id
@@ -3728,61 +4875,8 @@ export interface components {
              */
             created_at: string;
         };
-        EventObject: {
-            /**
-             * @description Event id: `evt_` and 26 base32 characters; ids sort in feed order and are stable
-             * @example evt_00000000000fw0000000000001
-             */
-            id: string;
-            /**
-             * @description What happened (owner-api-v3.md, Events table)
-             * @example feature.status_changed
-             * @enum {string}
-             */
-            type: "feature.created" | "feature.updated" | "feature.status_changed" | "feature.approved" | "feature.merged" | "feature.unmerged" | "feature.deleted" | "feature.vote_milestone" | "vote.created" | "vote.deleted" | "comment.created" | "comment.deleted" | "release.published" | "voter.banned" | "voter.unbanned" | "voter.deleted" | "voter.billing_changed";
-            /**
-             * @description When the change was made, RFC 3339 UTC
-             * @example 2026-11-23T12:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * @description Slug of the project
-             * @example lumen
-             */
-            project: string;
-            /** @description What changed */
-            data: {
-                /**
-                 * @description The object after the change as the owner API shows it (AdminFeatureObject, CommentObject with author_role, AdminReleaseObject, AdminVoterObject; for votes {feature_id, voter_id, vote_count}); for feature.deleted and voter.deleted the object as it was
-                 * @example {
-                 *       "feature_id": 41,
-                 *       "voter_id": "v_3k9x2m",
-                 *       "vote_count": 12
-                 *     }
-                 */
-                object: {
-                    [key: string]: unknown;
-                };
-                /**
-                 * @description For updates, {field: {from, to}} of each changed field; null otherwise
-                 * @example {
-                 *       "status": {
-                 *         "from": "planned",
-                 *         "to": "in_progress"
-                 *       }
-                 *     }
-                 */
-                changes: {
-                    [key: string]: components["schemas"]["EventChange"];
-                } | null;
-            };
-        };
-        EventChange: {
-            /** @description Value before the change (references as ids) */
-            from?: unknown;
-            /** @description Value after the change (references as ids) */
-            to?: unknown;
-        };
+        /** @description An event of the feed; `type` tells which, and so what data.object is */
+        EventObject: components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["FeatureUpdatedEvent"] | components["schemas"]["FeatureStatusChangedEvent"] | components["schemas"]["FeatureApprovedEvent"] | components["schemas"]["FeatureMergedEvent"] | components["schemas"]["FeatureUnmergedEvent"] | components["schemas"]["FeatureDeletedEvent"] | components["schemas"]["FeatureVoteMilestoneEvent"] | components["schemas"]["VoteCreatedEvent"] | components["schemas"]["VoteDeletedEvent"] | components["schemas"]["CommentCreatedEvent"] | components["schemas"]["CommentDeletedEvent"] | components["schemas"]["ReleasePublishedEvent"] | components["schemas"]["VoterBannedEvent"] | components["schemas"]["VoterUnbannedEvent"] | components["schemas"]["VoterDeletedEvent"] | components["schemas"]["VoterBillingChangedEvent"];
     };
     responses: never;
     parameters: {
@@ -5941,7 +7035,7 @@ export interface operations {
                 /** @description Status; repeat to match any of several */
                 status?: ("open" | "planned" | "in_progress" | "done" | "denied" | "archived")[];
                 /** @description true: approved features only; false: those awaiting review only */
-                approved?: "true" | "false";
+                approved?: boolean;
                 /** @description Board slug (roadmap for the roadmap); omitted: every board */
                 board?: string;
                 /** @description Column id (of `board` when given, else of any board of the project); -1 = archived features */
@@ -11531,11 +12625,11 @@ export interface operations {
                 /** @description Search text (blank: no filter) */
                 q?: string;
                 /** @description true = banned voters only, false = the others */
-                banned?: "true" | "false";
+                banned?: boolean;
                 /** @description Only voters on this tier */
                 tier_id?: number;
                 /** @description true = voters who left, false = voters who stayed */
-                churned?: "true" | "false";
+                churned?: boolean;
                 /** @description Page, one based */
                 page?: number;
                 /** @description Items per page, at most 100 */
@@ -16113,6 +17207,798 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["OwnerErrorEnvelope"];
                 };
+            };
+        };
+    };
+    featureCreatedEventWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_`, a ping's too); the same at every attempt of the delivery, so receivers can drop duplicates */
+                "webhook-id": string;
+                /** @description When this attempt was signed, Unix time in seconds; refuse one far from your clock */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed by the decoded bytes of the webhook's secret (after `whsec_`); for 24 hours after a rotation both secrets sign. Any one matching authenticates the body */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The feature.created EventObject */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FeatureCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the webhook is disabled at once (disabled_reason gone) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 15 s included: the attempt failed and is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter), then the delivery is failed; 100 failed deliveries in a row disable the webhook (disabled_reason failing) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    featureUpdatedEventWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_`, a ping's too); the same at every attempt of the delivery, so receivers can drop duplicates */
+                "webhook-id": string;
+                /** @description When this attempt was signed, Unix time in seconds; refuse one far from your clock */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed by the decoded bytes of the webhook's secret (after `whsec_`); for 24 hours after a rotation both secrets sign. Any one matching authenticates the body */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The feature.updated EventObject */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FeatureUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the webhook is disabled at once (disabled_reason gone) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 15 s included: the attempt failed and is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter), then the delivery is failed; 100 failed deliveries in a row disable the webhook (disabled_reason failing) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    featureStatusChangedEventWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_`, a ping's too); the same at every attempt of the delivery, so receivers can drop duplicates */
+                "webhook-id": string;
+                /** @description When this attempt was signed, Unix time in seconds; refuse one far from your clock */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed by the decoded bytes of the webhook's secret (after `whsec_`); for 24 hours after a rotation both secrets sign. Any one matching authenticates the body */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The feature.status_changed EventObject */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FeatureStatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the webhook is disabled at once (disabled_reason gone) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 15 s included: the attempt failed and is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter), then the delivery is failed; 100 failed deliveries in a row disable the webhook (disabled_reason failing) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    featureApprovedEventWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_`, a ping's too); the same at every attempt of the delivery, so receivers can drop duplicates */
+                "webhook-id": string;
+                /** @description When this attempt was signed, Unix time in seconds; refuse one far from your clock */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed by the decoded bytes of the webhook's secret (after `whsec_`); for 24 hours after a rotation both secrets sign. Any one matching authenticates the body */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The feature.approved EventObject */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FeatureApprovedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the webhook is disabled at once (disabled_reason gone) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 15 s included: the attempt failed and is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter), then the delivery is failed; 100 failed deliveries in a row disable the webhook (disabled_reason failing) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    featureMergedEventWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_`, a ping's too); the same at every attempt of the delivery, so receivers can drop duplicates */
+                "webhook-id": string;
+                /** @description When this attempt was signed, Unix time in seconds; refuse one far from your clock */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed by the decoded bytes of the webhook's secret (after `whsec_`); for 24 hours after a rotation both secrets sign. Any one matching authenticates the body */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The feature.merged EventObject */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FeatureMergedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the webhook is disabled at once (disabled_reason gone) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 15 s included: the attempt failed and is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter), then the delivery is failed; 100 failed deliveries in a row disable the webhook (disabled_reason failing) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    featureUnmergedEventWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_`, a ping's too); the same at every attempt of the delivery, so receivers can drop duplicates */
+                "webhook-id": string;
+                /** @description When this attempt was signed, Unix time in seconds; refuse one far from your clock */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed by the decoded bytes of the webhook's secret (after `whsec_`); for 24 hours after a rotation both secrets sign. Any one matching authenticates the body */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The feature.unmerged EventObject */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FeatureUnmergedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the webhook is disabled at once (disabled_reason gone) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 15 s included: the attempt failed and is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter), then the delivery is failed; 100 failed deliveries in a row disable the webhook (disabled_reason failing) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    featureDeletedEventWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_`, a ping's too); the same at every attempt of the delivery, so receivers can drop duplicates */
+                "webhook-id": string;
+                /** @description When this attempt was signed, Unix time in seconds; refuse one far from your clock */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed by the decoded bytes of the webhook's secret (after `whsec_`); for 24 hours after a rotation both secrets sign. Any one matching authenticates the body */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The feature.deleted EventObject */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FeatureDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the webhook is disabled at once (disabled_reason gone) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 15 s included: the attempt failed and is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter), then the delivery is failed; 100 failed deliveries in a row disable the webhook (disabled_reason failing) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    featureVoteMilestoneEventWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_`, a ping's too); the same at every attempt of the delivery, so receivers can drop duplicates */
+                "webhook-id": string;
+                /** @description When this attempt was signed, Unix time in seconds; refuse one far from your clock */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed by the decoded bytes of the webhook's secret (after `whsec_`); for 24 hours after a rotation both secrets sign. Any one matching authenticates the body */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The feature.vote_milestone EventObject */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FeatureVoteMilestoneEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the webhook is disabled at once (disabled_reason gone) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 15 s included: the attempt failed and is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter), then the delivery is failed; 100 failed deliveries in a row disable the webhook (disabled_reason failing) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    voteCreatedEventWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_`, a ping's too); the same at every attempt of the delivery, so receivers can drop duplicates */
+                "webhook-id": string;
+                /** @description When this attempt was signed, Unix time in seconds; refuse one far from your clock */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed by the decoded bytes of the webhook's secret (after `whsec_`); for 24 hours after a rotation both secrets sign. Any one matching authenticates the body */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The vote.created EventObject */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VoteCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the webhook is disabled at once (disabled_reason gone) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 15 s included: the attempt failed and is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter), then the delivery is failed; 100 failed deliveries in a row disable the webhook (disabled_reason failing) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    voteDeletedEventWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_`, a ping's too); the same at every attempt of the delivery, so receivers can drop duplicates */
+                "webhook-id": string;
+                /** @description When this attempt was signed, Unix time in seconds; refuse one far from your clock */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed by the decoded bytes of the webhook's secret (after `whsec_`); for 24 hours after a rotation both secrets sign. Any one matching authenticates the body */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The vote.deleted EventObject */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VoteDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the webhook is disabled at once (disabled_reason gone) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 15 s included: the attempt failed and is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter), then the delivery is failed; 100 failed deliveries in a row disable the webhook (disabled_reason failing) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    commentCreatedEventWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_`, a ping's too); the same at every attempt of the delivery, so receivers can drop duplicates */
+                "webhook-id": string;
+                /** @description When this attempt was signed, Unix time in seconds; refuse one far from your clock */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed by the decoded bytes of the webhook's secret (after `whsec_`); for 24 hours after a rotation both secrets sign. Any one matching authenticates the body */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The comment.created EventObject */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CommentCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the webhook is disabled at once (disabled_reason gone) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 15 s included: the attempt failed and is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter), then the delivery is failed; 100 failed deliveries in a row disable the webhook (disabled_reason failing) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    commentDeletedEventWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_`, a ping's too); the same at every attempt of the delivery, so receivers can drop duplicates */
+                "webhook-id": string;
+                /** @description When this attempt was signed, Unix time in seconds; refuse one far from your clock */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed by the decoded bytes of the webhook's secret (after `whsec_`); for 24 hours after a rotation both secrets sign. Any one matching authenticates the body */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The comment.deleted EventObject */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CommentDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the webhook is disabled at once (disabled_reason gone) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 15 s included: the attempt failed and is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter), then the delivery is failed; 100 failed deliveries in a row disable the webhook (disabled_reason failing) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    releasePublishedEventWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_`, a ping's too); the same at every attempt of the delivery, so receivers can drop duplicates */
+                "webhook-id": string;
+                /** @description When this attempt was signed, Unix time in seconds; refuse one far from your clock */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed by the decoded bytes of the webhook's secret (after `whsec_`); for 24 hours after a rotation both secrets sign. Any one matching authenticates the body */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The release.published EventObject */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReleasePublishedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the webhook is disabled at once (disabled_reason gone) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 15 s included: the attempt failed and is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter), then the delivery is failed; 100 failed deliveries in a row disable the webhook (disabled_reason failing) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    voterBannedEventWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_`, a ping's too); the same at every attempt of the delivery, so receivers can drop duplicates */
+                "webhook-id": string;
+                /** @description When this attempt was signed, Unix time in seconds; refuse one far from your clock */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed by the decoded bytes of the webhook's secret (after `whsec_`); for 24 hours after a rotation both secrets sign. Any one matching authenticates the body */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The voter.banned EventObject */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VoterBannedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the webhook is disabled at once (disabled_reason gone) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 15 s included: the attempt failed and is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter), then the delivery is failed; 100 failed deliveries in a row disable the webhook (disabled_reason failing) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    voterUnbannedEventWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_`, a ping's too); the same at every attempt of the delivery, so receivers can drop duplicates */
+                "webhook-id": string;
+                /** @description When this attempt was signed, Unix time in seconds; refuse one far from your clock */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed by the decoded bytes of the webhook's secret (after `whsec_`); for 24 hours after a rotation both secrets sign. Any one matching authenticates the body */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The voter.unbanned EventObject */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VoterUnbannedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the webhook is disabled at once (disabled_reason gone) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 15 s included: the attempt failed and is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter), then the delivery is failed; 100 failed deliveries in a row disable the webhook (disabled_reason failing) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    voterDeletedEventWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_`, a ping's too); the same at every attempt of the delivery, so receivers can drop duplicates */
+                "webhook-id": string;
+                /** @description When this attempt was signed, Unix time in seconds; refuse one far from your clock */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed by the decoded bytes of the webhook's secret (after `whsec_`); for 24 hours after a rotation both secrets sign. Any one matching authenticates the body */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The voter.deleted EventObject */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VoterDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the webhook is disabled at once (disabled_reason gone) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 15 s included: the attempt failed and is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter), then the delivery is failed; 100 failed deliveries in a row disable the webhook (disabled_reason failing) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    voterBillingChangedEventWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_`, a ping's too); the same at every attempt of the delivery, so receivers can drop duplicates */
+                "webhook-id": string;
+                /** @description When this attempt was signed, Unix time in seconds; refuse one far from your clock */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed by the decoded bytes of the webhook's secret (after `whsec_`); for 24 hours after a rotation both secrets sign. Any one matching authenticates the body */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The voter.billing_changed EventObject */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VoterBillingChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the webhook is disabled at once (disabled_reason gone) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 15 s included: the attempt failed and is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter), then the delivery is failed; 100 failed deliveries in a row disable the webhook (disabled_reason failing) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    pingEventWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_`, a ping's too); the same at every attempt of the delivery, so receivers can drop duplicates */
+                "webhook-id": string;
+                /** @description When this attempt was signed, Unix time in seconds; refuse one far from your clock */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed by the decoded bytes of the webhook's secret (after `whsec_`); for 24 hours after a rotation both secrets sign. Any one matching authenticates the body */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The ping EventObject */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PingEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the webhook is disabled at once (disabled_reason gone) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 15 s included: the attempt failed and is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter), then the delivery is failed; 100 failed deliveries in a row disable the webhook (disabled_reason failing) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

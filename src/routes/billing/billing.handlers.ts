@@ -60,7 +60,7 @@ async function receive(c: Context<AppEnv>, slug: string, system: "stripe" | "pad
     const event = verifyStripeEvent(rawBody, c.req.header("Stripe-Signature"), project?.stripe_webhook_secret ?? null, now);
     read = readStripeEvent(event);
   } else {
-    const event = await verifyPaddleEvent(rawBody, c.req.header("Paddle-Signature"), project?.paddle_webhook_secret ?? null);
+    const event = await verifyPaddleEvent(rawBody, c.req.header("Paddle-Signature"), project?.paddle_webhook_secret ?? null, now);
     read = readPaddleEvent(event);
   }
   // A verified event implies a project with that secret.

@@ -1,7 +1,8 @@
 /**
  * Paddle events (owner-api-v3.md, "Billing sync", Paddle row): the signature is verified by
  * `@paddle/paddle-node-sdk`'s webhook verification on the raw body (Paddle-Signature
- * `ts=...;h1=...`, HMAC-SHA256 of `ts:body`; the SDK refuses a timestamp more than 5 s old), then
+ * `ts=...;h1=...`, HMAC-SHA256 of `ts:body`; the SDK refuses a timestamp more than 5 s old, this
+ * module one more than 5 s ahead), then
  * the handled event types are reduced to a BillingChange.
  *
  * Handled: subscription.created, .updated, .activated, .trialing, .past_due, .paused, .resumed,
@@ -79,11 +80,34 @@ export function microsOf(text: string): number {
 const dateOf = (text: string | null | undefined): Date | null => (text == null ? null : new Date(text));
 
 /**
- * The event `rawBody` carries, verified against `secret` with `signature` (the Paddle-Signature
- * header) by the SDK. Missing header or secret, a malformed header, a bad HMAC or a stale
- * timestamp: 400 signature_invalid. A verified body that is not JSON: 422 validation_failed.
+ * Seconds a Paddle-Signature `ts` may lie from the time of receipt: the SDK refuses one more than
+ * 5 s old (its MAX_VALID_TIME_DIFFERENCE); the same bound ahead is checked here, since the SDK
+ * looks back only.
  */
-export async function verifyPaddleEvent(rawBody: string, signature: string | undefined, secret: string | null): Promise<unknown> {
+export const PADDLE_TOLERANCE_SECONDS = 5;
+
+/** The `ts` of a Paddle-Signature header read as the SDK reads it (`;`-separated `key=value`, parseInt); NaN when absent. */
+function paddleTimestamp(header: string): number {
+  let ts = "";
+  for (const part of header.split(";")) {
+    const [key, value] = part.split("=");
+    if (key === "ts" && value) ts = value;
+  }
+  return Number.parseInt(ts, 10);
+}
+
+/**
+ * The event `rawBody` carries, verified against `secret` with `signature` (the Paddle-Signature
+ * header, `ts=...;h1=...`) by the SDK, as of `receivedAt`. Missing header or secret, a malformed
+ * header, a bad signature, or a `ts` more than 5 s before (the SDK) or after `receivedAt`: 400
+ * signature_invalid. A verified body that is not JSON: 422 validation_failed.
+ */
+export async function verifyPaddleEvent(
+  rawBody: string,
+  signature: string | undefined,
+  secret: string | null,
+  receivedAt: Date,
+): Promise<unknown> {
   if (!signature) throw signatureInvalid();
   let valid: boolean;
   try {
@@ -92,6 +116,8 @@ export async function verifyPaddleEvent(rawBody: string, signature: string | und
     // The SDK throws on a header without ts and h1.
     valid = false;
   }
+  // A ts signed far ahead would stay replayable until the clock reaches it, plus the tolerance.
+  if (valid && !(paddleTimestamp(signature) - Math.floor(receivedAt.getTime() / 1000) <= PADDLE_TOLERANCE_SECONDS)) valid = false;
   if (!valid) throw signatureInvalid();
   return parseJsonBody(rawBody);
 }
@@ -152,12 +178,12 @@ export function readPaddleEvent(event: unknown): ReadEvent {
 }
 
 /**
- * One answer for every refusal (no secret, unknown project, missing header, mismatch, too old), so
- * that the answer does not tell which projects exist or have a secret set.
+ * One answer for every refusal (no secret, unknown project, missing header, mismatch, too old or
+ * too far ahead), so that the answer does not tell which projects exist or have a secret set.
  */
 function signatureInvalid(): ApiError {
   return new ApiError(
     "signature_invalid",
-    "the Paddle-Signature header is missing, does not match the body with the project's Paddle webhook secret, or its timestamp is over 5 s old",
+    "the Paddle-Signature header is missing, does not match the body with the project's Paddle webhook secret, or its timestamp is over 5 s from the server's clock",
   );
 }

@@ -30,8 +30,8 @@ function billingRoute(system: "stripe" | "paddle") {
   const signatureHeader = system === "stripe" ? "stripe-signature" : "paddle-signature";
   const signatureHelp =
     system === "stripe"
-      ? "Stripe-Signature (`t=...,v1=...`), verified by the stripe library's webhooks.constructEvent with a 300 s tolerance"
-      : "Paddle-Signature (`ts=...;h1=...`: HMAC-SHA256 of `ts:body`), verified by @paddle/paddle-node-sdk (a timestamp over 5 s old is refused)";
+      ? "Stripe-Signature (`t=...,v1=...`), verified by the stripe library's webhooks.constructEvent; a timestamp over 300 s from the server's clock, past or ahead, is refused"
+      : "Paddle-Signature (`ts=...;h1=...`: HMAC-SHA256 of `ts:body`), verified by @paddle/paddle-node-sdk; a timestamp over 5 s from the server's clock, past or ahead, is refused";
   return createRoute(
     describedRoute(
       { kind: "open", cached: false },

@@ -1,7 +1,8 @@
 /**
  * Stripe events (owner-api-v3.md, "Billing sync", Stripe row): the signature is verified by the
- * `stripe` library's webhooks.constructEvent on the raw body (Stripe-Signature, 300 s tolerance),
- * then the handled event types are reduced to a BillingChange.
+ * `stripe` library's webhooks.constructEvent on the raw body (Stripe-Signature, 300 s tolerance;
+ * the library looks back only, the bound ahead is checked here), then the handled event types
+ * are reduced to a BillingChange.
  *
  * Handled: customer.subscription.created, .updated, .deleted, .trial_will_end (the subscription
  * object: every field of the table) and invoice.paid, invoice.payment_failed (the invoice names
@@ -16,7 +17,10 @@ import { ApiError } from "../../lib/errors.ts";
 import { notJson, readAs, UNSET_SECRET, VendorId, VendorStatus } from "./billing.read.ts";
 import type { ReadEvent, SubscriptionState } from "./billing.schemas.ts";
 
-/** Seconds a Stripe-Signature timestamp may lie in the past (the library's own default). */
+/**
+ * Seconds a Stripe-Signature timestamp may lie from the time of receipt, in the past (checked by
+ * the library, its own default) or in the future (checked here: the library looks back only).
+ */
 export const STRIPE_TOLERANCE_SECONDS = 300;
 
 /** Subscription statuses that mean the subscription has ended (the spec's churn rule). */
@@ -79,9 +83,24 @@ const InvoiceObject = z.object({
 const dateOf = (seconds: number | null | undefined): Date | null => (seconds == null ? null : new Date(seconds * 1000));
 
 /**
+ * The `t=` of a Stripe-Signature header read as the stripe library reads it (the last `t=` of the
+ * comma-separated pairs, parseInt), so that it is the timestamp the matched signature covers;
+ * -1 when there is none.
+ */
+function stripeTimestamp(header: string): number {
+  let timestamp = -1;
+  for (const item of header.split(",")) {
+    const [key, value] = item.split("=");
+    if (key === "t") timestamp = Number.parseInt(value ?? "", 10);
+  }
+  return timestamp;
+}
+
+/**
  * The event `rawBody` carries, verified against `secret` with `signature` (the Stripe-Signature
- * header) as of `receivedAt`. Missing header or secret, a bad signature or a timestamp older than
- * the tolerance: 400 signature_invalid. A verified body that is not JSON: 422 validation_failed.
+ * header) as of `receivedAt`. Missing header or secret, a bad signature, or a timestamp more than
+ * the tolerance (300 s, owner-api-v3.md "Billing sync") before or after `receivedAt`: 400
+ * signature_invalid. A verified body that is not JSON: 422 validation_failed.
  */
 export function verifyStripeEvent(rawBody: string, signature: string | undefined, secret: string | null, receivedAt: Date): unknown {
   if (!signature) throw signatureInvalid();
@@ -95,6 +114,9 @@ export function verifyStripeEvent(rawBody: string, signature: string | undefined
       receivedAt.getTime(),
     );
     if (!secret) throw signatureInvalid();
+    // constructEvent refuses only old timestamps: one signed far ahead would stay replayable
+    // until the clock reaches it, plus the tolerance.
+    if (stripeTimestamp(signature) - Math.floor(receivedAt.getTime() / 1000) > STRIPE_TOLERANCE_SECONDS) throw signatureInvalid();
     return event;
   } catch (error) {
     if (error instanceof ApiError) throw error;
@@ -160,12 +182,12 @@ export function readStripeEvent(event: unknown): ReadEvent {
 }
 
 /**
- * One answer for every refusal (no secret, unknown project, missing header, mismatch, too old), so
- * that the answer does not tell which projects exist or have a secret set.
+ * One answer for every refusal (no secret, unknown project, missing header, mismatch, too old or
+ * too far ahead), so that the answer does not tell which projects exist or have a secret set.
  */
 function signatureInvalid(): ApiError {
   return new ApiError(
     "signature_invalid",
-    "the Stripe-Signature header is missing, does not match the body with the project's Stripe webhook secret, or is past its 300 s tolerance",
+    "the Stripe-Signature header is missing, does not match the body with the project's Stripe webhook secret, or its timestamp is over 300 s from the server's clock",
   );
 }

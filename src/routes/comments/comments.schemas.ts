@@ -54,6 +54,38 @@ export const CommentObject: z.ZodType<CommentShape> = z
   })
   .openapi("CommentObject");
 
+/**
+ * The `object` of comment.created and comment.deleted (owner-api-v3.md, "Events"): the
+ * CommentObject as the owner API shows it (has_liked and is_own false, replies as rows of their
+ * own), except that `content` and `author_name` become null in stored events once the author is
+ * erased (Rule 3).
+ */
+export const CommentEventObject = z
+  .object({
+    id: z.number().int().openapi({ description: "Comment id", example: 7 }),
+    feature_id: z.number().int().openapi({ description: "Feature the thread belongs to", example: 41 }),
+    parent_id: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Top-level comment this replies to; null for a top-level comment", example: null }),
+    content: z
+      .string()
+      .nullable()
+      .openapi({ description: "Plain text, as written; null once the author is erased", example: "Yes please, my eyes will thank you." }),
+    author_name: z.string().nullable().openapi({ description: "The author's name; null once the author is erased", example: "Ada" }),
+    author_role: z
+      .enum(["owner", "editor"])
+      .nullable()
+      .openapi({ description: "owner or editor when the author speaks for the project; null for everyone else", example: null }),
+    created_at: z.string().openapi({ description: "When it was written, RFC 3339 UTC", example: "2026-11-20T09:30:00.000Z" }),
+    like_count: z.number().int().openapi({ description: "Voters who like it", example: 3 }),
+    has_liked: z.boolean().openapi({ description: "Always false: no voter reads an event", example: false }),
+    is_own: z.boolean().openapi({ description: "Always false: no voter reads an event", example: false }),
+    replies: z.array(CommentObject).openapi({ description: "Always empty: replies have events of their own", example: [] }),
+  })
+  .openapi("CommentEventObject");
+
 export const CommentDeletedObject = z
   .object({
     deleted: z.boolean().openapi({ description: "Always true; failures arrive as errors", example: true }),

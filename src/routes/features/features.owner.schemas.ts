@@ -3,7 +3,7 @@
  * /features routes): the object, the list query, and the POST / PATCH / merge bodies.
  */
 import { z } from "@hono/zod-openapi";
-import { integerParam, MAX_ID, PageQuery } from "../../lib/openapi.ts";
+import { booleanParam, integerParam, MAX_ID, PageQuery } from "../../lib/openapi.ts";
 import { patchBodyOf } from "../../lib/owner-openapi.ts";
 import { repeatedParam } from "./features.routes.ts";
 import { FEATURE_STATUSES, FeatureObject, FeatureRef } from "./features.schemas.ts";
@@ -35,14 +35,12 @@ export const AdminFeatureListQuery = z.object({
       description: "Status; repeat to match any of several",
       example: ["open"],
     }),
-  approved: z
-    .enum(["true", "false"])
-    .transform((value) => value === "true")
+  approved: booleanParam()
     .optional()
     .openapi({
       param: { name: "approved", in: "query" },
       description: "true: approved features only; false: those awaiting review only",
-      example: "false",
+      example: false,
     }),
   board: z
     .string()

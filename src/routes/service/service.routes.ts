@@ -56,6 +56,9 @@ export const openApiDocument = createRoute(
       path: "/openapi.json",
       operationId: "getOpenApiDocument",
       summary: "OpenAPI 3.1 description of this API",
+      description:
+        "This document: every route, its parameters, bodies, answers and errors, and under `webhooks` the deliveries an " +
+        "owner's webhooks receive. Generate clients from it; it is also committed as openapi/openapi.json.",
       tags: ["Service"],
       responses: {
         200: jsonContent(z.object({}).passthrough().openapi({ description: "The OpenAPI 3.1 document" }), "The description"),

@@ -3,16 +3,15 @@
  * and 6). Secret key only, identity headers ignored (src/app.ts marks the owner paths).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { envelopeOf, integerParam, jsonContent, listEnvelopeOf, MAX_ID, notModified, PageQuery } from "../../lib/openapi.ts";
+import { booleanParam, envelopeOf, integerParam, jsonContent, listEnvelopeOf, MAX_ID, notModified, PageQuery } from "../../lib/openapi.ts";
 import { DeletedVoterObject, OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../lib/owner-openapi.ts";
 import { AdminVoterObject, PatchVoterBody } from "./voters.owner.schemas.ts";
 
+/** An optional true/false filter, `type: boolean` in the description (see booleanParam). */
 const booleanQuery = (name: string, description: string) =>
-  z
-    .enum(["true", "false"])
+  booleanParam()
     .optional()
-    .transform((value) => (value === undefined ? undefined : value === "true"))
-    .openapi({ param: { name, in: "query" }, description, example: "false" });
+    .openapi({ param: { name, in: "query" }, description, example: false });
 
 const VoterParams = OwnerSlugParams.extend({
   voter_id: z
