@@ -5,8 +5,8 @@
 import pino, { type Logger } from "pino";
 import { type DatabaseHandle, migrateToLatest, openDatabase, pgliteDatabaseExists } from "../db/connect.ts";
 import type { Config } from "./config.ts";
-import type { AppDeps } from "./lib/context.ts";
-import { createAppCaches, listenForCacheInvalidation } from "./lib/app-caches.ts";
+import type { AppDeps } from "./lib/http/context.ts";
+import { createAppCaches, listenForCacheInvalidation } from "./lib/data/app-caches.ts";
 import { MemoryIdempotencyStore, MemoryRateLimiter } from "./store/memory.ts";
 import { RedisIdempotencyStore } from "./store/idempotency.redis.ts";
 import { connectRedis, RedisRateLimiter } from "./store/redis.ts";

@@ -1,5 +1,5 @@
 /**
- * The app's caches (src/lib/app-caches.ts) never serve what an import or a key regeneration
+ * The app's caches (src/lib/data/app-caches.ts) never serve what an import or a key regeneration
  * replaced, once the change is announced as the admin command line announces it (new lookups
  * revision; the database notification clears every app too). Settings, board structure and key
  * lookups are cached; voter_count follows every vote.

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { EventData } from "../../db/schema.ts";
-import { rfc3339 } from "../lib/timestamps.ts";
+import { rfc3339 } from "../lib/http/timestamps.ts";
 
 /** EventObject as delivered. */
 export interface EventPayload {

@@ -1,6 +1,6 @@
 /** Mounts every area router under the API prefix (the billing webhooks are open routes, outside the keyed chain). */
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../lib/context.ts";
+import type { AppEnv } from "../lib/http/context.ts";
 import { createBillingRouter } from "./billing/index.ts";
 import { createBoardRouter } from "./board/index.ts";
 import { createChangelogRouter } from "./changelog/index.ts";

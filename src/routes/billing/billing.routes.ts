@@ -6,7 +6,7 @@
  * the handler unparsed, since the signature covers its exact bytes and is checked first.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { describedRoute, envelopeOf, jsonContent, OwnerErrorEnvelope, ownerErrorResponses, SlugParam } from "../../lib/openapi.ts";
+import { describedRoute, envelopeOf, jsonContent, OwnerErrorEnvelope, ownerErrorResponses, SlugParam } from "../../lib/http/router.ts";
 import { ReceivedObject } from "./billing.schemas.ts";
 
 export const BILLING_TAG = "billing";

@@ -1,8 +1,8 @@
 /** Handlers of the board routes: repository rows -> BoardDocument (contract, BoardDocument). */
 import type { ProjectSettings } from "../../../db/schema.ts";
-import type { AppDeps, ProjectContext } from "../../lib/context.ts";
-import { success } from "../../lib/envelope.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
+import type { AppDeps, ProjectContext } from "../../lib/http/context.ts";
+import { success } from "../../lib/http/envelope.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { type BoardColumnRow, listBoardColumns, listTags, readVoterCount } from "./board.repository.ts";
 import type { GetKeyBoardRoute, GetProjectBoardRoute } from "./board.routes.ts";
 import type { BoardDocumentObject, BoardEntryObject, ColumnObject } from "./board.schemas.ts";

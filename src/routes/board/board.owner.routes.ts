@@ -3,8 +3,8 @@
  * /boards/{board_id}, POST /boards/{board_id}/columns, PATCH/DELETE /columns/{column_id}).
  */
 import { createRoute } from "@hono/zod-openapi";
-import { envelopeOf, idParam, integerParam, jsonContent, MAX_ID } from "../../lib/openapi.ts";
-import { OWNER_PATH, OwnerSlugParams, ownerWriteErrors, ownerDeleteRoute, ownerRoute } from "../../lib/owner-openapi.ts";
+import { envelopeOf, idParam, integerParam, jsonContent, MAX_ID } from "../../lib/http/router.ts";
+import { OWNER_PATH, OwnerSlugParams, ownerWriteErrors, ownerDeleteRoute, ownerRoute } from "../../contract/owner-routes.ts";
 import { BoardCreateBody, BoardPatchBody, ColumnCreateBody, ColumnPatchBody } from "./board.owner.schemas.ts";
 import { BoardEntry, Column } from "./board.schemas.ts";
 

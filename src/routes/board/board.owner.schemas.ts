@@ -3,7 +3,7 @@
  * Answers reuse the public BoardEntry and Column components (board.schemas.ts).
  */
 import { z } from "@hono/zod-openapi";
-import { patchBodyOf } from "../../lib/owner-openapi.ts";
+import { patchBodyOf } from "../../contract/owner-routes.ts";
 import { FEATURE_STATUSES } from "../features/features.schemas.ts";
 
 /** Board slugs: the project slug's pattern (snapshot spec), sent as the public `board` parameter. */

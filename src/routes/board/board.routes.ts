@@ -1,6 +1,6 @@
 /** Board document routes (contract, "Reading a board": GET /board and GET /projects/{slug}). */
 import { createRoute, z } from "@hono/zod-openapi";
-import { describedRoute, envelopeOf, jsonContent, notModified, readErrors, SlugParam } from "../../lib/openapi.ts";
+import { describedRoute, envelopeOf, jsonContent, notModified, readErrors, SlugParam } from "../../lib/http/router.ts";
 import { BoardDocument } from "./board.schemas.ts";
 import { sharedReadCache } from "../../middleware/shared-read-cache.ts";
 

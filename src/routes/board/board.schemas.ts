@@ -5,7 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { FEATURE_STATUSES } from "../../admin/snapshot.schema.ts";
-import { extensibleEnum } from "../../lib/openapi.ts";
+import { extensibleEnum } from "../../lib/http/router.ts";
 
 /** Tag (contract: id is the value of the features `tag` query parameter). */
 export const Tag = z

@@ -1,8 +1,8 @@
 /** Handlers of the changelog routes: parse -> repository -> ReleaseObject (contract, ReleaseObject). */
-import { page, success } from "../../lib/envelope.ts";
-import { notFound } from "../../lib/errors.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { pageMeta, pageOffset } from "../../lib/pagination.ts";
+import { page, success } from "../../lib/http/envelope.ts";
+import { notFound } from "../../lib/http/errors.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { pageMeta, pageOffset } from "../../lib/http/pagination.ts";
 import {
   countPublishedReleases,
   findPublishedRelease,

@@ -1,5 +1,5 @@
 /** Release rows -> ReleaseObject (contract) and AdminReleaseObject (owner-api-v3.md, Objects). */
-import { rfc3339OrNull } from "../../lib/timestamps.ts";
+import { rfc3339OrNull } from "../../lib/http/timestamps.ts";
 import type { AdminReleaseObjectValue } from "./changelog.owner.schemas.ts";
 import type { ReleaseFeatureRow, ReleaseRow } from "./changelog.repository.ts";
 import type { ReleaseFeatureValue, ReleaseObjectValue } from "./changelog.schemas.ts";

@@ -5,12 +5,12 @@
  */
 import type { Db } from "../../../db/connect.ts";
 import { slugify } from "../../admin/snapshot-validate.ts";
-import { page, success } from "../../lib/envelope.ts";
-import { ApiError, notFound, validationError } from "../../lib/errors.ts";
-import { renderMarkdown } from "../../lib/markdown.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { lockProjectScope } from "../../lib/owner-locks.ts";
-import { pageMeta, pageOffset } from "../../lib/pagination.ts";
+import { page, success } from "../../lib/http/envelope.ts";
+import { ApiError, notFound, validationError } from "../../lib/http/errors.ts";
+import { renderMarkdown } from "../../lib/rules/markdown.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { lockProjectScope } from "../../lib/data/owner-locks.ts";
+import { pageMeta, pageOffset } from "../../lib/http/pagination.ts";
 import { byRelease } from "./changelog.handlers.ts";
 import { toAdminReleaseObject } from "./changelog.mapper.ts";
 import { settleReleasePublication } from "./changelog.publication.ts";
@@ -34,7 +34,7 @@ import type {
   AdminListReleasesRoute,
   AdminUpdateReleaseRoute,
 } from "./changelog.owner.routes.ts";
-import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 
 /** The default slug of a release: slugify(name) (as the importer derives it), at most 100 characters. */
 export function defaultReleaseSlug(name: string): string {

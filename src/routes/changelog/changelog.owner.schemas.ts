@@ -3,8 +3,8 @@
  * Routes /releases; Rule 4).
  */
 import { z } from "@hono/zod-openapi";
-import { MAX_ID } from "../../lib/openapi.ts";
-import { patchBodyOf } from "../../lib/owner-openapi.ts";
+import { MAX_ID } from "../../lib/http/router.ts";
+import { patchBodyOf } from "../../contract/owner-routes.ts";
 import { ReleaseFeatureObject, ReleaseObject } from "./changelog.schemas.ts";
 
 export const CHANGELOG_TYPES = ["new", "improvement", "fix", "security", "breaking_change"] as const;

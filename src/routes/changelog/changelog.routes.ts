@@ -10,7 +10,7 @@ import {
   PageQuery,
   readErrors,
   SlugParam,
-} from "../../lib/openapi.ts";
+} from "../../lib/http/router.ts";
 import { ReleaseObject } from "./changelog.schemas.ts";
 import { sharedReadCache } from "../../middleware/shared-read-cache.ts";
 

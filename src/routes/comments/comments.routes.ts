@@ -14,7 +14,7 @@ import {
   readErrors,
   SlugParam,
   writeErrors,
-} from "../../lib/openapi.ts";
+} from "../../lib/http/router.ts";
 import { CommentDeletedObject, CommentObject, CommentsQuery, LikeObject, NewComment } from "./comments.schemas.ts";
 import { sharedReadCache } from "../../middleware/shared-read-cache.ts";
 

@@ -14,7 +14,7 @@
 import type { Transaction } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { Database, ProjectSettings } from "../../../db/schema.ts";
-import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 import { findVisibleFeature } from "../features/features.visibility.ts";
 import { recordEvents } from "../../events/outbox.ts";
 import { ownerCommentObject } from "./comments.mapper.ts";

@@ -4,7 +4,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { EVENT_TYPES, eventPosition } from "../../events/outbox.ts";
-import { PageQuery } from "../../lib/openapi.ts";
+import { PageQuery } from "../../lib/http/router.ts";
 import { repeatedParam } from "../features/features.routes.ts";
 
 const EventChange = z

@@ -1,5 +1,5 @@
 /** Router of the events area (owner route GET /events): .openapi(route, handler). */
-import { createRouter } from "../../lib/openapi.ts";
+import { createRouter } from "../../lib/http/router.ts";
 import * as handlers from "./events.owner.handlers.ts";
 import * as routes from "./events.owner.routes.ts";
 

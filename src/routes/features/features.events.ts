@@ -11,7 +11,7 @@ import type { ProjectSettings } from "../../../db/schema.ts";
 import { changesBetween } from "../../events/changes.ts";
 import { milestoneAtOrBelowSql, voteMilestoneEvent } from "../../events/milestones.ts";
 import { type NewEvent, recordEvents } from "../../events/outbox.ts";
-import { ApiError } from "../../lib/errors.ts";
+import { ApiError } from "../../lib/http/errors.ts";
 import { toAdminFeatureObject } from "./features.mapper.ts";
 import { adminRows, findAdminFeature } from "./features.owner.repository.ts";
 import type { AdminFeatureObjectType } from "./features.owner.schemas.ts";
@@ -104,7 +104,7 @@ export async function recordReachedMilestones(trx: Db, project: Project, feature
   for (const row of reached.sort((a, b) => a.id - b.id)) await recordVoteMilestone(trx, project, row.id, row.vote_milestone, now);
 }
 
-/** SQL of rfc3339 (src/lib/timestamps.ts): a timestamptz as Date.toISOString() writes it, or null. */
+/** SQL of rfc3339 (src/lib/http/timestamps.ts): a timestamptz as Date.toISOString() writes it, or null. */
 function isoTimestamp(column: string): RawBuilder<string | null> {
   return sql`to_char(${sql.ref(column)} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }

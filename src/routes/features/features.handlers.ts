@@ -1,11 +1,11 @@
 /** Handlers of the features area: parse -> repository -> toFeatureObject -> envelope. */
 import { requireVoter } from "../../middleware/voter.ts";
-import type { AppDeps } from "../../lib/context.ts";
+import type { AppDeps } from "../../lib/http/context.ts";
 import type { ProjectSettings } from "../../../db/schema.ts";
-import { page, success } from "../../lib/envelope.ts";
-import { ApiError, notFound, validationError } from "../../lib/errors.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { pageMeta } from "../../lib/pagination.ts";
+import { page, success } from "../../lib/http/envelope.ts";
+import { ApiError, notFound, validationError } from "../../lib/http/errors.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { pageMeta } from "../../lib/http/pagination.ts";
 import type { Personalize } from "../../middleware/shared-read-cache.ts";
 import { toFeatureObject } from "./features.mapper.ts";
 import { type FeatureListFilter, findFeature, findVotedFeatureIds, listFeatures as listFeatureRows } from "./features.repository.ts";

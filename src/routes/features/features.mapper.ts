@@ -2,7 +2,7 @@
  * Row -> FeatureObject (contract, FeatureObject). The display settings decide which counters
  * are sent: a hidden counter is null, never absent and never zero.
  */
-import { rfc3339, rfc3339OrNull } from "../../lib/timestamps.ts";
+import { rfc3339, rfc3339OrNull } from "../../lib/http/timestamps.ts";
 import type { ProjectSettings, ReleaseFeaturesTable } from "../../../db/schema.ts";
 import type { FeatureObjectType } from "./features.schemas.ts";
 import { type AdminFeatureRow, everythingShown } from "./features.owner.repository.ts";

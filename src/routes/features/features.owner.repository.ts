@@ -8,8 +8,8 @@
 import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { Database, FeaturesTable, ProjectSettings } from "../../../db/schema.ts";
-import { validationError } from "../../lib/errors.ts";
-import { pageOffset, type PageRequest } from "../../lib/pagination.ts";
+import { validationError } from "../../lib/http/errors.ts";
+import { pageOffset, type PageRequest } from "../../lib/http/pagination.ts";
 import { recountVoters } from "../votes/votes.repository.ts";
 import type { FeatureRow } from "./features.mapper.ts";
 import { containsPattern, type FeatureQuery, ordered, withFeatureColumns } from "./features.repository.ts";

@@ -3,8 +3,8 @@
  * feature public or not, written by the owner; the secret key only (src/app.ts marks the paths).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { envelopeOf, idParam, jsonContent, listEnvelopeOf, notModified, SlugParam } from "../../lib/openapi.ts";
-import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerDeleteRoute, ownerRoute } from "../../lib/owner-openapi.ts";
+import { envelopeOf, idParam, jsonContent, listEnvelopeOf, notModified, SlugParam } from "../../lib/http/router.ts";
+import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerDeleteRoute, ownerRoute } from "../../contract/owner-routes.ts";
 import {
   AdminFeatureCreateBody,
   AdminFeatureListQuery,

@@ -3,8 +3,8 @@
  * /features routes): the object, the list query, and the POST / PATCH / merge bodies.
  */
 import { z } from "@hono/zod-openapi";
-import { integerParam, MAX_ID, PageQuery } from "../../lib/openapi.ts";
-import { patchBodyOf } from "../../lib/owner-openapi.ts";
+import { integerParam, MAX_ID, PageQuery } from "../../lib/http/router.ts";
+import { patchBodyOf } from "../../contract/owner-routes.ts";
 import { repeatedParam } from "./features.routes.ts";
 import { FEATURE_STATUSES, FeatureObject, FeatureRef } from "./features.schemas.ts";
 

@@ -8,7 +8,7 @@ import { type Compilable, type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import { QueryTemplate } from "../../../db/query-template.ts";
 import type { Database, ProjectSettings } from "../../../db/schema.ts";
-import { pageOffset, type PageRequest } from "../../lib/pagination.ts";
+import { pageOffset, type PageRequest } from "../../lib/http/pagination.ts";
 import type { FeatureRow } from "./features.mapper.ts";
 import type { FeatureSort } from "./features.schemas.ts";
 import { publiclyListed, visibilityShapeKey, visibleTo } from "./features.visibility.ts";

@@ -13,7 +13,7 @@ import {
   readErrors,
   SlugParam,
   writeErrors,
-} from "../../lib/openapi.ts";
+} from "../../lib/http/router.ts";
 import { CreateFeatureBody, FEATURE_SORTS, FEATURE_STATUSES, FeatureObject } from "./features.schemas.ts";
 import { sharedReadCache } from "../../middleware/shared-read-cache.ts";
 import { withVoterVotes } from "./features.handlers.ts";

@@ -7,7 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { Tag } from "../board/board.schemas.ts";
 
 import { CHANGELOG_TYPES, FEATURE_STATUSES } from "../../admin/snapshot.schema.ts";
-import { extensibleEnum } from "../../lib/openapi.ts";
+import { extensibleEnum } from "../../lib/http/router.ts";
 
 export { FEATURE_STATUSES };
 export const FEATURE_SORTS = ["board", "top", "votes", "trending", "new", "oldest", "comments"] as const;

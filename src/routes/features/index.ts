@@ -1,5 +1,5 @@
 /** Router of the features area: .openapi(route, handler) for each route in features.routes.ts. */
-import { createRouter } from "../../lib/openapi.ts";
+import { createRouter } from "../../lib/http/router.ts";
 import * as handlers from "./features.handlers.ts";
 import * as routes from "./features.routes.ts";
 import * as ownerHandlers from "./features.owner.handlers.ts";

@@ -1,6 +1,6 @@
 /** The identity route (contract, "Taking part" rule 1 and "Authentication" 6-8). */
 import { createRoute, z } from "@hono/zod-openapi";
-import { describedRoute, envelopeOf, jsonContent, SlugParam, writeErrors } from "../../lib/openapi.ts";
+import { describedRoute, envelopeOf, jsonContent, SlugParam, writeErrors } from "../../lib/http/router.ts";
 import { IdentityObject, IdentityRequest } from "./identity.schemas.ts";
 
 export const resolveIdentity = createRoute(

@@ -1,5 +1,5 @@
 /** Router of the identity area: .openapi(route, handler) for each route in identity.routes.ts. */
-import { createRouter } from "../../lib/openapi.ts";
+import { createRouter } from "../../lib/http/router.ts";
 import { emptyBodyAsObject, resolveIdentity } from "./identity.handlers.ts";
 import * as routes from "./identity.routes.ts";
 

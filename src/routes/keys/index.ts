@@ -1,5 +1,5 @@
 /** Router of the keys area (owner routes): .openapi(route, handler) for each route. */
-import { createRouter } from "../../lib/openapi.ts";
+import { createRouter } from "../../lib/http/router.ts";
 import * as handlers from "./keys.owner.handlers.ts";
 import * as routes from "./keys.owner.routes.ts";
 

@@ -4,12 +4,12 @@
  * after the transaction commits and before the answer is sent (Rule 7).
  */
 import { listKeys, replaceKeys, type KeyRow } from "../../admin/keys.ts";
-import { page, success } from "../../lib/envelope.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { pageMeta, pageOffset } from "../../lib/pagination.ts";
+import { page, success } from "../../lib/http/envelope.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { pageMeta, pageOffset } from "../../lib/http/pagination.ts";
 import type { Key } from "./keys.owner.schemas.ts";
 import type { adminListKeys, adminRegenerateKey } from "./keys.owner.routes.ts";
-import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 
 /** KeyObject from a key row; a key stored without a hint shows "" (README, owner API choices). */
 function toKey(row: KeyRow): Key {

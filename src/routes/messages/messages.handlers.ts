@@ -1,10 +1,10 @@
 /** Handlers of the message routes: targeting, paging and dismissal (contract, MessageObject). */
 import { requireVoter } from "../../middleware/voter.ts";
 import semver, { type SemVer } from "semver";
-import { page, success } from "../../lib/envelope.ts";
-import { ApiError, notFound } from "../../lib/errors.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { pageMeta, pageOffset } from "../../lib/pagination.ts";
+import { page, success } from "../../lib/http/envelope.ts";
+import { ApiError, notFound } from "../../lib/http/errors.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { pageMeta, pageOffset } from "../../lib/http/pagination.ts";
 import { findMessage, insertDismissal, listCandidateMessages, type MessageRow } from "./messages.repository.ts";
 import type { DismissMessageRoute, ListMessagesRoute } from "./messages.routes.ts";
 import { toMessageObject } from "./messages.mapper.ts";

@@ -1,5 +1,5 @@
 /** Message rows -> MessageObject (contract) and AdminMessageObject (owner-api-v3.md, Objects). */
-import { rfc3339, rfc3339OrNull } from "../../lib/timestamps.ts";
+import { rfc3339, rfc3339OrNull } from "../../lib/http/timestamps.ts";
 import type { AdminMessageRow, MessageRow } from "./messages.repository.ts";
 import type { AdminMessageObjectValue, MessageObjectValue } from "./messages.schemas.ts";
 

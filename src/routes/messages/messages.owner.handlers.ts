@@ -1,9 +1,9 @@
 /** Handlers of the owner message routes (owner-api-v3.md, Routes /messages; Rule 5). */
 import semver from "semver";
-import { page, success } from "../../lib/envelope.ts";
-import { notFound, validationError } from "../../lib/errors.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { pageMeta, pageOffset } from "../../lib/pagination.ts";
+import { page, success } from "../../lib/http/envelope.ts";
+import { notFound, validationError } from "../../lib/http/errors.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { pageMeta, pageOffset } from "../../lib/http/pagination.ts";
 import { toAdminMessageObject } from "./messages.mapper.ts";
 import {
   countMessages,
@@ -20,7 +20,7 @@ import type {
   AdminListMessagesRoute,
   AdminUpdateMessageRoute,
 } from "./messages.owner.routes.ts";
-import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 
 interface CrossFieldState {
   action_label: string | null;

@@ -6,7 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import semver from "semver";
-import { patchBodyOf } from "../../lib/owner-openapi.ts";
+import { patchBodyOf } from "../../contract/owner-routes.ts";
 import { PLATFORMS } from "./messages.routes.ts";
 
 /** Schemes an action may not use: they run code where a client opens the link. */

@@ -12,7 +12,7 @@ import {
   readErrors,
   SlugParam,
   writeErrors,
-} from "../../lib/openapi.ts";
+} from "../../lib/http/router.ts";
 import { MessageDismissedObject, MessageObject } from "./messages.schemas.ts";
 
 export const PLATFORMS = ["ios", "macos", "web"] as const;

@@ -1,5 +1,5 @@
 /** Router of the revenue area: .openapi(route, handler) for each route in revenue.routes.ts. */
-import { createRouter } from "../../lib/openapi.ts";
+import { createRouter } from "../../lib/http/router.ts";
 import { listRevenueFeaturesHandler, listVotersHandler } from "./revenue.handlers.ts";
 import { listRevenueFeatures, listVoters } from "./revenue.routes.ts";
 

@@ -2,10 +2,10 @@
  * Handlers of the revenue routes: parse -> repository -> explicit row-to-object mapper ->
  * envelope with Meta. The secret-key check runs before them (revenue.middleware.ts).
  */
-import { rfc3339OrNull } from "../../lib/timestamps.ts";
-import { page } from "../../lib/envelope.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { pageMeta } from "../../lib/pagination.ts";
+import { rfc3339OrNull } from "../../lib/http/timestamps.ts";
+import { page } from "../../lib/http/envelope.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { pageMeta } from "../../lib/http/pagination.ts";
 import { listRevenueFeatures as queryRevenueFeatures, type RevenueFeatureRow } from "./revenue.features.repository.ts";
 import type { listRevenueFeatures, listVoters } from "./revenue.routes.ts";
 import type { RevenueFeature, RevenueVoter } from "./revenue.schemas.ts";

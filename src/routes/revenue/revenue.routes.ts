@@ -15,7 +15,7 @@ import {
   PageQuery,
   readErrors,
   SlugParam,
-} from "../../lib/openapi.ts";
+} from "../../lib/http/router.ts";
 import { secretKeyOnly } from "./revenue.middleware.ts";
 import { RevenueFeatureObject, RevenueVoterObject } from "./revenue.schemas.ts";
 

@@ -4,11 +4,11 @@
  * /openapi.json, public and keyless, may be read from any origin (`*`); the others name none.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../lib/context.ts";
-import { ApiError } from "../../lib/errors.ts";
-import { success } from "../../lib/envelope.ts";
-import { buildOpenApiDocument } from "../../lib/openapi-document.ts";
-import { createRouter } from "../../lib/openapi.ts";
+import type { AppEnv } from "../../lib/http/context.ts";
+import { ApiError } from "../../lib/http/errors.ts";
+import { success } from "../../lib/http/envelope.ts";
+import { buildOpenApiDocument } from "../../lib/http/openapi-document.ts";
+import { createRouter } from "../../lib/http/router.ts";
 import { referencePage } from "./reference-page.ts";
 import * as routes from "./service.routes.ts";
 

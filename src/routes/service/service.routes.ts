@@ -1,6 +1,6 @@
 /** Open routes (contract, "Service"): no key, no identity, no key-tied rate limit. */
 import { createRoute, z } from "@hono/zod-openapi";
-import { describedRoute, envelopeOf, ErrorEnvelope, errorResponses, jsonContent, notModified } from "../../lib/openapi.ts";
+import { describedRoute, envelopeOf, ErrorEnvelope, errorResponses, jsonContent, notModified } from "../../lib/http/router.ts";
 import { HealthObject } from "./service.schemas.ts";
 
 export const health = createRoute(

@@ -1,10 +1,10 @@
 /** Handlers of the owner's settings routes: repository (one transaction per write) -> toSettings -> envelope. */
-import { success } from "../../lib/envelope.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
+import { success } from "../../lib/http/envelope.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { toSettings } from "./settings.mapper.ts";
 import { readSettings, updateSettings } from "./settings.owner.repository.ts";
 import type { adminGetSettings, adminUpdateSettings } from "./settings.owner.routes.ts";
-import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 
 export const getSettings: AppRouteHandler<typeof adminGetSettings> = async (c) => {
   const row = await readSettings(c.get("deps").db, c.get("project").id);

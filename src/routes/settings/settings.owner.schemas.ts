@@ -6,7 +6,7 @@
  * PATCH of a nested object changes only the keys it sends).
  */
 import { z } from "@hono/zod-openapi";
-import { patchBodyOf } from "../../lib/owner-openapi.ts";
+import { patchBodyOf } from "../../contract/owner-routes.ts";
 
 const flag = (description: string, example: boolean) => z.boolean().openapi({ description, example });
 

@@ -1,5 +1,5 @@
 /** Router of the tags area (owner routes only; the public board lists tags in its document). */
-import { createRouter } from "../../lib/openapi.ts";
+import { createRouter } from "../../lib/http/router.ts";
 import * as handlers from "./tags.owner.handlers.ts";
 import * as routes from "./tags.owner.routes.ts";
 

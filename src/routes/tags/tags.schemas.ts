@@ -1,6 +1,6 @@
 /** TagObject and the bodies of the owner tag routes (owner-api-v3.md, Objects: TagObject). */
 import { z } from "@hono/zod-openapi";
-import { patchBodyOf } from "../../lib/owner-openapi.ts";
+import { patchBodyOf } from "../../contract/owner-routes.ts";
 
 export const TagObject = z
   .object({

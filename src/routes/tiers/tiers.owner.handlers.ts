@@ -1,12 +1,12 @@
 /** Handlers of the owner's tier routes: parse -> repository (one transaction per write) -> toTier -> envelope. */
-import { page, success } from "../../lib/envelope.ts";
-import { ApiError } from "../../lib/errors.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { pageMeta } from "../../lib/pagination.ts";
+import { page, success } from "../../lib/http/envelope.ts";
+import { ApiError } from "../../lib/http/errors.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { pageMeta } from "../../lib/http/pagination.ts";
 import { toTier } from "./tiers.mapper.ts";
 import { createTier, deleteTier, listTiers, type TierWriteResult, updateTier } from "./tiers.owner.repository.ts";
 import type { adminCreateTier, adminDeleteTier, adminListTiers, adminUpdateTier } from "./tiers.owner.routes.ts";
-import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 
 const tierNotFound = () => new ApiError("not_found", "no tier with this id in the project");
 

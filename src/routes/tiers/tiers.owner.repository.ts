@@ -6,7 +6,7 @@
  */
 import { sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
-import { type PageRequest, pageOffset } from "../../lib/pagination.ts";
+import { type PageRequest, pageOffset } from "../../lib/http/pagination.ts";
 import type { CreateTier, PatchTier } from "./tiers.owner.schemas.ts";
 
 /** Advisory lock class of tier writes ("fb" + 2): one tier write per project at a time. */

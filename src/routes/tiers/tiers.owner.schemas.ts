@@ -3,7 +3,7 @@
  * amount, its vote multiplier and the billing systems' price ids that map a subscription to it.
  */
 import { z } from "@hono/zod-openapi";
-import { patchBodyOf } from "../../lib/owner-openapi.ts";
+import { patchBodyOf } from "../../contract/owner-routes.ts";
 
 export const TierObject = z
   .object({

@@ -1,5 +1,5 @@
 /** Router of the voters area (owner routes): .openapi(route, handler) for each route. */
-import { createRouter } from "../../lib/openapi.ts";
+import { createRouter } from "../../lib/http/router.ts";
 import * as handlers from "./voters.owner.handlers.ts";
 import * as routes from "./voters.owner.routes.ts";
 

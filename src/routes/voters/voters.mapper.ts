@@ -1,5 +1,5 @@
 /** Rows to the owner's voter object (owner-api-v3.md, "Objects": AdminVoterObject). */
-import { rfc3339 } from "../../lib/timestamps.ts";
+import { rfc3339 } from "../../lib/http/timestamps.ts";
 import { toRevenueVoter } from "../revenue/revenue.handlers.ts";
 import type { AdminVoterRow } from "./voters.owner.repository.ts";
 import type { AdminVoter } from "./voters.owner.schemas.ts";

@@ -7,14 +7,14 @@
  */
 import { recordEvents } from "../../events/outbox.ts";
 import { voterChangeEvents } from "../../events/voter-events.ts";
-import { page, success } from "../../lib/envelope.ts";
-import { ApiError } from "../../lib/errors.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { pageMeta } from "../../lib/pagination.ts";
+import { page, success } from "../../lib/http/envelope.ts";
+import { ApiError } from "../../lib/http/errors.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { pageMeta } from "../../lib/http/pagination.ts";
 import { toAdminVoter } from "./voters.mapper.ts";
 import { eraseVoter, findAdminVoter, listAdminVoters, lockAdminVoter, updateVoter } from "./voters.owner.repository.ts";
 import type { adminDeleteVoter, adminGetVoter, adminListVoters, adminUpdateVoter } from "./voters.owner.routes.ts";
-import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 
 const voterNotFound = () => new ApiError("not_found", "no voter with this id in the project");
 

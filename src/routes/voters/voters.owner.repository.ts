@@ -8,8 +8,8 @@
 import { type ExpressionBuilder, sql, type Updateable } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import { type Database, VOTER_COUNT_SHARDS, type VotersTable } from "../../../db/schema.ts";
-import { type PageRequest, pageOffset } from "../../lib/pagination.ts";
-import { trendingFromVotes } from "../../lib/trending.ts";
+import { type PageRequest, pageOffset } from "../../lib/http/pagination.ts";
+import { trendingFromVotes } from "../../lib/rules/trending.ts";
 import { countVoters, selectVotersWithTier } from "../revenue/revenue.voters.repository.ts";
 import type { PatchVoter } from "./voters.owner.schemas.ts";
 

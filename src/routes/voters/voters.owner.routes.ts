@@ -3,8 +3,8 @@
  * and 6). Secret key only, identity headers ignored (src/app.ts marks the owner paths).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { envelopeOf, integerParam, jsonContent, listEnvelopeOf, MAX_ID, notModified, PageQuery } from "../../lib/openapi.ts";
-import { DeletedVoterObject, OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../lib/owner-openapi.ts";
+import { envelopeOf, integerParam, jsonContent, listEnvelopeOf, MAX_ID, notModified, PageQuery } from "../../lib/http/router.ts";
+import { DeletedVoterObject, OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../contract/owner-routes.ts";
 import { AdminVoterObject, PatchVoterBody } from "./voters.owner.schemas.ts";
 
 const booleanQuery = (name: string, description: string) =>

@@ -4,8 +4,8 @@
  * the PATCH body takes the fields Rule 6 names.
  */
 import { z } from "@hono/zod-openapi";
-import { MAX_ID } from "../../lib/openapi.ts";
-import { patchBodyOf } from "../../lib/owner-openapi.ts";
+import { MAX_ID } from "../../lib/http/router.ts";
+import { patchBodyOf } from "../../contract/owner-routes.ts";
 import { RevenueVoterObject } from "../revenue/revenue.schemas.ts";
 
 const nullableString = (description: string, example: string | null) => z.string().nullable().openapi({ description, example });

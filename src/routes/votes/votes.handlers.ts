@@ -4,9 +4,9 @@
  */
 import { requireVoter } from "../../middleware/voter.ts";
 import type { ProjectSettings } from "../../../db/schema.ts";
-import { success } from "../../lib/envelope.ts";
-import { ApiError, notFound } from "../../lib/errors.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
+import { success } from "../../lib/http/envelope.ts";
+import { ApiError, notFound } from "../../lib/http/errors.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { scoreOf } from "../features/features.mapper.ts";
 import * as votes from "./votes.repository.ts";
 import type * as routes from "./votes.routes.ts";

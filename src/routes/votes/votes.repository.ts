@@ -24,9 +24,9 @@ import type { Db } from "../../../db/connect.ts";
 import { QueryTemplate } from "../../../db/query-template.ts";
 import { type Database, type ProjectSettings, VOTER_COUNT_SHARDS } from "../../../db/schema.ts";
 import { isVoteMilestoneSql } from "../../events/milestones.ts";
-import { answeringVanishedRows, sharedProjectWriteLock } from "../../lib/project-write-lock.ts";
-import { retryingConflicts } from "../../lib/transaction.ts";
-import { addVoteToTrending, recomputedTrending, removeVoteFromTrending, trendingFromVotes, voteExponent } from "../../lib/trending.ts";
+import { answeringVanishedRows, sharedProjectWriteLock } from "../../lib/data/project-write-lock.ts";
+import { retryingConflicts } from "../../lib/data/transaction.ts";
+import { addVoteToTrending, recomputedTrending, removeVoteFromTrending, trendingFromVotes, voteExponent } from "../../lib/rules/trending.ts";
 import { adminFeatureJsonSql } from "../features/features.events.ts";
 import { visibilityShapeKey, visibleFeatureQuery } from "../features/features.visibility.ts";
 

@@ -1,6 +1,6 @@
 /** Route definitions of the votes area (contract, "Taking part", vote and withdraw). */
 import { createRoute, z } from "@hono/zod-openapi";
-import { describedRoute, envelopeOf, idParam, jsonContent, SlugParam, writeErrors } from "../../lib/openapi.ts";
+import { describedRoute, envelopeOf, idParam, jsonContent, SlugParam, writeErrors } from "../../lib/http/router.ts";
 import { VoteObject } from "./votes.schemas.ts";
 
 const params = z.object({ slug: SlugParam, id: idParam("id", "Feature id") });

@@ -1,5 +1,5 @@
 /** Rows to WebhookObject and DeliveryObject (owner-api-v3.md, "Webhooks"). */
-import { rfc3339, rfc3339OrNull } from "../../lib/timestamps.ts";
+import { rfc3339, rfc3339OrNull } from "../../lib/http/timestamps.ts";
 import type { DeliveryRow, WebhookRow } from "./webhooks.owner.repository.ts";
 import type { Delivery, Webhook } from "./webhooks.owner.schemas.ts";
 

@@ -1,9 +1,9 @@
 /** Handlers of the owner's webhook routes: parse -> checks -> repository (one transaction per write) -> map -> envelope. */
-import { page, success } from "../../lib/envelope.ts";
-import { ApiError } from "../../lib/errors.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { pageMeta } from "../../lib/pagination.ts";
-import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import { page, success } from "../../lib/http/envelope.ts";
+import { ApiError } from "../../lib/http/errors.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { pageMeta } from "../../lib/http/pagination.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 import { attemptRecord, sendDelivery } from "../../events/attempt.ts";
 import { recordAttempt } from "../../events/deliveries.repository.ts";
 import { pingId } from "../../events/payload.ts";

@@ -5,7 +5,7 @@
  */
 import { sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
-import { type PageRequest, pageOffset } from "../../lib/pagination.ts";
+import { type PageRequest, pageOffset } from "../../lib/http/pagination.ts";
 import { newClaimToken, notifyDeliveriesDue, pauseDeliveries, resumeDeliveries } from "../../events/deliveries.repository.ts";
 import { SECRET_OVERLAP_HOURS } from "../../events/signing.ts";
 import type { CreateWebhook, PatchWebhook } from "./webhooks.owner.schemas.ts";

@@ -1,7 +1,7 @@
 /** The owner's webhook routes (owner-api-v3.md, "Routes": /webhooks...; "Webhooks"). */
 import { createRoute, z } from "@hono/zod-openapi";
-import { envelopeOf, idParam, integerParam, jsonContent, listEnvelopeOf, notModified, PageQuery } from "../../lib/openapi.ts";
-import { DeletedObject, OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../lib/owner-openapi.ts";
+import { envelopeOf, idParam, integerParam, jsonContent, listEnvelopeOf, notModified, PageQuery } from "../../lib/http/router.ts";
+import { DeletedObject, OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../contract/owner-routes.ts";
 import { CreateWebhookBody, DeliveryObject, PatchWebhookBody, WebhookObject, WebhookWithSecretObject } from "./webhooks.owner.schemas.ts";
 
 const WebhookParams = OwnerSlugParams.extend({ webhook_id: idParam("webhook_id", "Webhook id") });

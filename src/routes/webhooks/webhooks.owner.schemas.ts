@@ -5,7 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { EVENT_TYPES } from "../../events/outbox.ts";
-import { patchBodyOf } from "../../lib/owner-openapi.ts";
+import { patchBodyOf } from "../../contract/owner-routes.ts";
 
 const webhookFields = {
   id: z.number().int().openapi({ description: "Webhook id", example: 7 }),

@@ -20,11 +20,11 @@
  */
 import { type Kysely, sql } from "kysely";
 import { LRUCache } from "lru-cache";
-import type { Config } from "../config.ts";
-import type { BoardColumnRow } from "../routes/board/board.repository.ts";
-import type { ListTarget } from "../routes/features/features.targets.repository.ts";
-import type { BooleanFieldOverlay } from "./boolean-field-overlay.ts";
-import type { VoterContext } from "./context.ts";
+import type { Config } from "../../config.ts";
+import type { BoardColumnRow } from "../../routes/board/board.repository.ts";
+import type { ListTarget } from "../../routes/features/features.targets.repository.ts";
+import type { BooleanFieldOverlay } from "../http/boolean-field-overlay.ts";
+import type { VoterContext } from "../http/context.ts";
 import type { FoundKey } from "./resolution.repository.ts";
 
 export const CACHE_CHANNEL = "fb_project_cache";
@@ -167,7 +167,7 @@ export class CacheNamespace<Parts extends readonly (string | number)[], Value> {
   }
 }
 
-/** What the next scheduled publication lookup found (src/lib/scheduled-publication.ts). */
+/** What the next scheduled publication lookup found (src/routes/changelog/changelog.schedule.ts). */
 export interface NextPublication {
   /** The time the query looked after (ms since the epoch). */
   after: number;

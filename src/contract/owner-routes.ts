@@ -5,7 +5,7 @@
  * Paths are written in full: `/projects/{slug}/admin/...` (OWNER_PATH).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { describedRoute, envelopeOf, jsonContent, ownerErrorResponses, SlugParam } from "./openapi.ts";
+import { describedRoute, envelopeOf, jsonContent, ownerErrorResponses, SlugParam } from "../lib/http/router.ts";
 
 export const OWNER_TAG = "owner";
 /** Prefix of every owner path under /api/v3. */

@@ -6,9 +6,9 @@
  * timer and no write is needed. Kept in the app's caches (cleared on every instance by each owner
  * write, which is how a release's published_at changes) and looked up again once it has passed.
  */
-import { nextScheduledPublication } from "../routes/changelog/changelog.owner.repository.ts";
-import type { NextPublication } from "./app-caches.ts";
-import type { AppDeps } from "./context.ts";
+import { nextScheduledPublication } from "./changelog.owner.repository.ts";
+import type { NextPublication } from "../../lib/data/app-caches.ts";
+import type { AppDeps } from "../../lib/http/context.ts";
 
 /**
  * The earliest published_at of the project after `after` in ms since the epoch, or null: the
