@@ -167,7 +167,7 @@ export class CacheNamespace<Parts extends readonly (string | number)[], Value> {
   }
 }
 
-/** What the next scheduled publication lookup found (src/routes/changelog/changelog.schedule.ts). */
+/** What the next scheduled publication lookup found (src/lib/data/next-publication.ts). */
 export interface NextPublication {
   /** The time the query looked after (ms since the epoch). */
   after: number;

@@ -1,7 +1,14 @@
 /** Owner release routes (owner-api-v3.md, Routes: GET/POST /releases, GET/PATCH/DELETE /releases/{id}; Rule 4). */
 import { createRoute, z } from "@hono/zod-openapi";
 import { envelopeOf, idParam, jsonContent, listEnvelopeOf, notModified, PageQuery } from "../../lib/http/router.ts";
-import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerDeleteRoute, ownerRoute } from "../../contract/owner-routes.ts";
+import {
+  OWNER_PATH,
+  ownerReadErrors,
+  OwnerSlugParams,
+  ownerWriteErrors,
+  ownerDeleteRoute,
+  ownerRoute,
+} from "../../contract/owner-routes.ts";
 import { AdminReleaseObject, ReleaseCreateBody, ReleasePatchBody } from "./changelog.owner.schemas.ts";
 
 const ReleaseParams = OwnerSlugParams.extend({ id: idParam("id", "Release id") });

@@ -18,7 +18,7 @@ import type { ReleaseRow } from "./changelog.repository.ts";
 /**
  * How often a server process looks for scheduled releases whose time has come, in seconds: a
  * release's event is recorded at most this long after its published_at (the public routes show
- * the release from published_at itself, src/routes/changelog/changelog.schedule.ts).
+ * the release from published_at itself, src/lib/data/next-publication.ts).
  */
 export const RELEASE_PUBLICATION_INTERVAL_SECONDS = 5;
 

@@ -1,7 +1,14 @@
 /** Owner message routes (owner-api-v3.md, Routes: GET/POST /messages, GET/PATCH/DELETE /messages/{id}). */
 import { createRoute, z } from "@hono/zod-openapi";
 import { envelopeOf, idParam, jsonContent, listEnvelopeOf, notModified, PageQuery } from "../../lib/http/router.ts";
-import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerDeleteRoute, ownerRoute } from "../../contract/owner-routes.ts";
+import {
+  OWNER_PATH,
+  ownerReadErrors,
+  OwnerSlugParams,
+  ownerWriteErrors,
+  ownerDeleteRoute,
+  ownerRoute,
+} from "../../contract/owner-routes.ts";
 import { MessageCreateBody, MessagePatchBody } from "./messages.owner.schemas.ts";
 import { AdminMessageObject } from "./messages.schemas.ts";
 

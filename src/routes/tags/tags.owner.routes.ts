@@ -1,7 +1,14 @@
 /** Owner tag routes (owner-api-v3.md, Routes: GET/POST /tags, PATCH/DELETE /tags/{tag_id}). */
 import { createRoute, z } from "@hono/zod-openapi";
 import { envelopeOf, idParam, jsonContent, listEnvelopeOf, notModified, PageQuery } from "../../lib/http/router.ts";
-import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerDeleteRoute, ownerRoute } from "../../contract/owner-routes.ts";
+import {
+  OWNER_PATH,
+  ownerReadErrors,
+  OwnerSlugParams,
+  ownerWriteErrors,
+  ownerDeleteRoute,
+  ownerRoute,
+} from "../../contract/owner-routes.ts";
 import { TagCreateBody, TagObject, TagPatchBody } from "./tags.schemas.ts";
 
 const TagParams = OwnerSlugParams.extend({ tag_id: idParam("tag_id", "Tag id") });

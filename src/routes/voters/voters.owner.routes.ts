@@ -4,7 +4,14 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { envelopeOf, integerParam, jsonContent, listEnvelopeOf, MAX_ID, notModified, PageQuery } from "../../lib/http/router.ts";
-import { DeletedVoterObject, OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../contract/owner-routes.ts";
+import {
+  DeletedVoterObject,
+  OWNER_PATH,
+  ownerReadErrors,
+  OwnerSlugParams,
+  ownerWriteErrors,
+  ownerRoute,
+} from "../../contract/owner-routes.ts";
 import { AdminVoterObject, PatchVoterBody } from "./voters.owner.schemas.ts";
 
 const booleanQuery = (name: string, description: string) =>

@@ -26,7 +26,13 @@ import { type Database, type ProjectSettings, VOTER_COUNT_SHARDS } from "../../.
 import { isVoteMilestoneSql } from "../../events/milestones.ts";
 import { answeringVanishedRows, sharedProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 import { retryingConflicts } from "../../lib/data/transaction.ts";
-import { addVoteToTrending, recomputedTrending, removeVoteFromTrending, trendingFromVotes, voteExponent } from "../../lib/rules/trending.ts";
+import {
+  addVoteToTrending,
+  recomputedTrending,
+  removeVoteFromTrending,
+  trendingFromVotes,
+  voteExponent,
+} from "../../lib/rules/trending.ts";
 import { adminFeatureJsonSql } from "../features/features.events.ts";
 import { visibilityShapeKey, visibleFeatureQuery } from "../features/features.visibility.ts";
 
