@@ -3,7 +3,8 @@ import type { ProjectSettings } from "../../../db/schema.ts";
 import type { AppDeps, ProjectContext } from "../../lib/http/context.ts";
 import { success } from "../../lib/http/envelope.ts";
 import type { AppRouteHandler } from "../../lib/http/router.ts";
-import { type BoardColumnRow, listBoardColumns, listTags, readVoterCount } from "./board.repository.ts";
+import type { BoardColumnRow } from "../../lib/data/app-caches.ts";
+import { listBoardColumns, listTags, readVoterCount } from "./board.repository.ts";
 import type { GetKeyBoardRoute, GetProjectBoardRoute } from "./board.routes.ts";
 import type { BoardDocumentObject, BoardEntryObject, ColumnObject } from "./board.schemas.ts";
 
