@@ -10,7 +10,7 @@ import { requestId } from "hono/request-id";
 import type { AppDeps, AppEnv } from "./lib/http/context.ts";
 import { failure } from "./lib/http/envelope.ts";
 import { ApiError } from "./lib/http/errors.ts";
-import { registerOpenApiComponents } from "./lib/http/router.ts";
+import { registerOpenApiComponents } from "./contract/route-description.ts";
 import { apiKeyMiddleware } from "./middleware/api-key.ts";
 import { EXPOSED_HEADERS, preflightMiddleware } from "./middleware/cors.ts";
 import { idempotencyMiddleware } from "./middleware/idempotency.ts";

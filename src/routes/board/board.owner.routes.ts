@@ -3,10 +3,12 @@
  * /boards/{board_id}, POST /boards/{board_id}/columns, PATCH/DELETE /columns/{column_id}).
  */
 import { createRoute } from "@hono/zod-openapi";
-import { envelopeOf, idParam, integerParam, jsonContent, MAX_ID } from "../../lib/http/router.ts";
+import { envelopeOf, jsonContent } from "../../contract/envelope.ts";
+import { idParam, integerParam, MAX_ID } from "../../contract/params.ts";
 import { OWNER_PATH, OwnerSlugParams, ownerWriteErrors, ownerDeleteRoute, ownerRoute } from "../../contract/owner-routes.ts";
 import { BoardCreateBody, BoardPatchBody, ColumnCreateBody, ColumnPatchBody } from "./board.owner.schemas.ts";
-import { BoardEntry, Column } from "./board.schemas.ts";
+import { BoardEntry } from "./board.schemas.ts";
+import { Column } from "../../contract/schemas.ts";
 
 const BoardParams = OwnerSlugParams.extend({
   board_id: integerParam(0, MAX_ID).openapi({

@@ -1,6 +1,7 @@
 /** Owner release routes (owner-api-v3.md, Routes: GET/POST /releases, GET/PATCH/DELETE /releases/{id}; Rule 4). */
 import { createRoute, z } from "@hono/zod-openapi";
-import { envelopeOf, idParam, jsonContent, listEnvelopeOf, notModified, PageQuery } from "../../lib/http/router.ts";
+import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
+import { idParam, PageQuery } from "../../contract/params.ts";
 import {
   OWNER_PATH,
   ownerReadErrors,

@@ -3,7 +3,8 @@
  * the project (author_role owner or editor), delete any comment. Display settings do not apply.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { envelopeOf, idParam, jsonContent, listEnvelopeOf, notModified, SlugParam } from "../../lib/http/router.ts";
+import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
+import { idParam, SlugParam } from "../../contract/params.ts";
 import {
   OWNER_PATH,
   ownerReadErrors,

@@ -1,6 +1,6 @@
 /** The owner's events feed (owner-api-v3.md, "Routes": GET /events; "Events"). */
 import { createRoute } from "@hono/zod-openapi";
-import { jsonContent, listEnvelopeOf, notModified } from "../../lib/http/router.ts";
+import { jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
 import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerRoute } from "../../contract/owner-routes.ts";
 import { EventListQuery, EventObject } from "./events.owner.schemas.ts";
 

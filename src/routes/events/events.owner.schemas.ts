@@ -3,9 +3,10 @@
  * GET /events (type[], after, page, per_page).
  */
 import { z } from "@hono/zod-openapi";
-import { EVENT_TYPES, eventPosition } from "../../events/outbox.ts";
-import { PageQuery } from "../../lib/http/router.ts";
-import { repeatedParam } from "../features/features.routes.ts";
+import { EVENT_TYPES } from "../../contract/enums.ts";
+import { eventPosition } from "../../events/outbox.ts";
+import { PageQuery } from "../../contract/params.ts";
+import { repeatedParam } from "../../contract/params.ts";
 
 const EventChange = z
   .object({

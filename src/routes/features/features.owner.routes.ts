@@ -3,7 +3,8 @@
  * feature public or not, written by the owner; the secret key only (src/app.ts marks the paths).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { envelopeOf, idParam, jsonContent, listEnvelopeOf, notModified, SlugParam } from "../../lib/http/router.ts";
+import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
+import { idParam, SlugParam } from "../../contract/params.ts";
 import {
   OWNER_PATH,
   ownerReadErrors,

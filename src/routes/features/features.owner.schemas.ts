@@ -3,10 +3,12 @@
  * /features routes): the object, the list query, and the POST / PATCH / merge bodies.
  */
 import { z } from "@hono/zod-openapi";
-import { integerParam, MAX_ID, PageQuery } from "../../lib/http/router.ts";
+import { integerParam, MAX_ID, PageQuery } from "../../contract/params.ts";
 import { patchBodyOf } from "../../contract/owner-routes.ts";
-import { repeatedParam } from "./features.routes.ts";
-import { FEATURE_STATUSES, FeatureObject, FeatureRef } from "./features.schemas.ts";
+import { repeatedParam } from "../../contract/params.ts";
+import { FEATURE_STATUSES } from "../../contract/enums.ts";
+import { FeatureObject } from "./features.schemas.ts";
+import { FeatureRef } from "../../contract/schemas.ts";
 
 export const ADMIN_FEATURE_SORTS = ["new", "oldest", "top", "votes", "board"] as const;
 

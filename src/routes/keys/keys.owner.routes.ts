@@ -1,6 +1,7 @@
 /** The owner's key routes (owner-api-v3.md, "Routes": GET /keys, POST /keys/regenerate; Rule 7). */
 import { createRoute, z } from "@hono/zod-openapi";
-import { envelopeOf, jsonContent, listEnvelopeOf, notModified, PageQuery } from "../../lib/http/router.ts";
+import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
+import { PageQuery } from "../../contract/params.ts";
 import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../contract/owner-routes.ts";
 import { KeyObject, NewKeyObject, RegenerateKeyBody } from "./keys.owner.schemas.ts";
 

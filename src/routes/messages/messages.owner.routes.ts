@@ -1,6 +1,7 @@
 /** Owner message routes (owner-api-v3.md, Routes: GET/POST /messages, GET/PATCH/DELETE /messages/{id}). */
 import { createRoute, z } from "@hono/zod-openapi";
-import { envelopeOf, idParam, jsonContent, listEnvelopeOf, notModified, PageQuery } from "../../lib/http/router.ts";
+import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
+import { idParam, PageQuery } from "../../contract/params.ts";
 import {
   OWNER_PATH,
   ownerReadErrors,

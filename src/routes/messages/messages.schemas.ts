@@ -1,7 +1,7 @@
 /** MessageObject and MessageDismissedObject of the contract ("Resources and their fields"). */
 import { z } from "@hono/zod-openapi";
-import { MESSAGE_KINDS, MESSAGE_PRESENTATIONS } from "../../admin/snapshot.schema.ts";
-import { extensibleEnum } from "../../lib/http/router.ts";
+import { MESSAGE_KINDS, MESSAGE_PRESENTATIONS } from "../../contract/enums.ts";
+import { extensibleEnum } from "../../contract/params.ts";
 
 export const MessageObject = z
   .object({

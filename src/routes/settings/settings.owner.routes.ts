@@ -1,6 +1,6 @@
 /** The owner's settings routes (owner-api-v3.md, "Routes": GET, PATCH /settings; Rule 8). */
 import { createRoute } from "@hono/zod-openapi";
-import { envelopeOf, jsonContent, notModified } from "../../lib/http/router.ts";
+import { envelopeOf, jsonContent, notModified } from "../../contract/envelope.ts";
 import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../contract/owner-routes.ts";
 import { PatchSettingsBody, SettingsObject } from "./settings.owner.schemas.ts";
 

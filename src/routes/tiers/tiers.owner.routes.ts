@@ -1,6 +1,7 @@
 /** The owner's tier routes (owner-api-v3.md, "Routes": /tiers and /tiers/{tier_id}). */
 import { createRoute, z } from "@hono/zod-openapi";
-import { envelopeOf, idParam, jsonContent, listEnvelopeOf, notModified, PageQuery } from "../../lib/http/router.ts";
+import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
+import { idParam, PageQuery } from "../../contract/params.ts";
 import { DeletedObject, OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../contract/owner-routes.ts";
 import { CreateTierBody, PatchTierBody, TierObject } from "./tiers.owner.schemas.ts";
 

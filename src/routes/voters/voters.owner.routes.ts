@@ -3,7 +3,8 @@
  * and 6). Secret key only, identity headers ignored (src/app.ts marks the owner paths).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { envelopeOf, integerParam, jsonContent, listEnvelopeOf, MAX_ID, notModified, PageQuery } from "../../lib/http/router.ts";
+import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
+import { integerParam, MAX_ID, PageQuery } from "../../contract/params.ts";
 import {
   DeletedVoterObject,
   OWNER_PATH,

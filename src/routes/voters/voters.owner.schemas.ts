@@ -4,7 +4,7 @@
  * the PATCH body takes the fields Rule 6 names.
  */
 import { z } from "@hono/zod-openapi";
-import { MAX_ID } from "../../lib/http/router.ts";
+import { MAX_ID } from "../../contract/params.ts";
 import { patchBodyOf } from "../../contract/owner-routes.ts";
 import { RevenueVoterObject } from "../revenue/revenue.schemas.ts";
 

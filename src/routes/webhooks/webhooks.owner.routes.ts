@@ -1,6 +1,7 @@
 /** The owner's webhook routes (owner-api-v3.md, "Routes": /webhooks...; "Webhooks"). */
 import { createRoute, z } from "@hono/zod-openapi";
-import { envelopeOf, idParam, integerParam, jsonContent, listEnvelopeOf, notModified, PageQuery } from "../../lib/http/router.ts";
+import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
+import { idParam, integerParam, PageQuery } from "../../contract/params.ts";
 import { DeletedObject, OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../contract/owner-routes.ts";
 import { CreateWebhookBody, DeliveryObject, PatchWebhookBody, WebhookObject, WebhookWithSecretObject } from "./webhooks.owner.schemas.ts";
 

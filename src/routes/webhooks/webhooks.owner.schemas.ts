@@ -4,7 +4,7 @@
  * and rotate-secret only.
  */
 import { z } from "@hono/zod-openapi";
-import { EVENT_TYPES } from "../../events/outbox.ts";
+import { EVENT_TYPES } from "../../contract/enums.ts";
 import { patchBodyOf } from "../../contract/owner-routes.ts";
 
 const webhookFields = {
