@@ -8,7 +8,7 @@ import { page, success } from "../../lib/http/envelope.ts";
 import { ApiError, notFound } from "../../lib/http/errors.ts";
 import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { pageMeta } from "../../lib/http/pagination.ts";
-import { findVisibleFeature } from "../features/features.visibility.ts";
+import { findVisibleFeature } from "../features/index.ts";
 import { type CommentOut, toCommentObject } from "./comments.mapper.ts";
 import { listCommentThreads } from "./comments.repository.ts";
 import type * as routes from "./comments.routes.ts";

@@ -10,7 +10,7 @@ import type { Db } from "../../../db/connect.ts";
 import type { Database, FeaturesTable, ProjectSettings } from "../../../db/schema.ts";
 import { validationError } from "../../lib/http/errors.ts";
 import { pageOffset, type PageRequest } from "../../lib/http/pagination.ts";
-import { recountVoters } from "../votes/votes.repository.ts";
+import { recountVoters } from "./features.counters.repository.ts";
 import type { FeatureRow } from "./features.mapper.ts";
 import { containsPattern, type FeatureQuery, ordered, withFeatureColumns } from "./features.repository.ts";
 import type { AdminFeatureFields } from "./features.owner.schemas.ts";

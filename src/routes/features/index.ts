@@ -19,3 +19,9 @@ export function createFeaturesRouter() {
   router.openapi(ownerRoutes.adminUnmergeFeature, ownerHandlers.adminUnmergeFeature);
   return router;
 }
+
+// What other areas may use: a feature's visibility to the public, its score, and the owner's
+// view of it in SQL (for events recorded by a vote's own statement).
+export { adminFeatureJsonSql } from "./features.events.ts";
+export { scoreOf } from "./features.mapper.ts";
+export { findVisibleFeature, publiclyListed, visibilityShapeKey, visibleFeatureQuery } from "./features.visibility.ts";

@@ -9,3 +9,8 @@ export function createRevenueRouter() {
   router.openapi(listRevenueFeatures, listRevenueFeaturesHandler);
   return router;
 }
+
+// What other areas may use: the revenue view of a voter (the owner's AdminVoterObject extends it).
+export { toRevenueVoter } from "./revenue.mapper.ts";
+export { RevenueVoterObject } from "./revenue.schemas.ts";
+export { countVoters, selectVotersWithTier } from "./revenue.voters.repository.ts";

@@ -11,3 +11,7 @@ export function createVotersRouter() {
   router.openapi(routes.adminDeleteVoter, handlers.deleteVoter);
   return router;
 }
+
+// What other areas may use: reading and writing a voter's owner view (billing sync).
+export { toAdminVoter } from "./voters.mapper.ts";
+export { findAdminVoter, writeVoterFields } from "./voters.owner.repository.ts";

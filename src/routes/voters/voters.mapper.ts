@@ -1,6 +1,6 @@
 /** Rows to the owner's voter object (owner-api-v3.md, "Objects": AdminVoterObject). */
 import { rfc3339 } from "../../lib/http/timestamps.ts";
-import { toRevenueVoter } from "../revenue/revenue.handlers.ts";
+import { toRevenueVoter } from "../revenue/index.ts";
 import type { AdminVoterRow } from "./voters.owner.repository.ts";
 import type { AdminVoter } from "./voters.owner.schemas.ts";
 

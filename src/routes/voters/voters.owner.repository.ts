@@ -10,7 +10,7 @@ import type { Db } from "../../../db/connect.ts";
 import { type Database, VOTER_COUNT_SHARDS, type VotersTable } from "../../../db/schema.ts";
 import { type PageRequest, pageOffset } from "../../lib/http/pagination.ts";
 import { trendingFromVotes } from "../../lib/rules/trending.ts";
-import { countVoters, selectVotersWithTier } from "../revenue/revenue.voters.repository.ts";
+import { countVoters, selectVotersWithTier } from "../revenue/index.ts";
 import type { PatchVoter } from "./voters.owner.schemas.ts";
 
 export interface AdminVoterFilters {

@@ -6,7 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_ID } from "../../contract/params.ts";
 import { patchBodyOf } from "../../contract/owner-routes.ts";
-import { RevenueVoterObject } from "../revenue/revenue.schemas.ts";
+import { RevenueVoterObject } from "../revenue/index.ts";
 
 const nullableString = (description: string, example: string | null) => z.string().nullable().openapi({ description, example });
 

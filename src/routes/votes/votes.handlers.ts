@@ -7,7 +7,7 @@ import type { ProjectSettings } from "../../../db/schema.ts";
 import { success } from "../../lib/http/envelope.ts";
 import { ApiError, notFound } from "../../lib/http/errors.ts";
 import type { AppRouteHandler } from "../../lib/http/router.ts";
-import { scoreOf } from "../features/features.mapper.ts";
+import { scoreOf } from "../features/index.ts";
 import * as votes from "./votes.repository.ts";
 import type * as routes from "./votes.routes.ts";
 import type { VoteObjectType } from "./votes.schemas.ts";
