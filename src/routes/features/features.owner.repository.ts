@@ -11,10 +11,10 @@ import type { Database, FeaturesTable, ProjectSettings } from "../../../db/schem
 import { validationError } from "../../lib/http/errors.ts";
 import { pageOffset, type PageRequest } from "../../lib/http/pagination.ts";
 import { recountVoters } from "./features.counters.repository.ts";
-import type { FeatureRow } from "./features.mapper.ts";
+import type { FeatureRow } from "./features.repository.ts";
 import { containsPattern, type FeatureQuery, ordered, withFeatureColumns } from "./features.repository.ts";
 import type { AdminFeatureFields } from "./features.owner.schemas.ts";
-import { publiclyListed } from "./features.visibility.ts";
+import { everythingShown, publiclyListed } from "./features.visibility.ts";
 
 type Project = { id: number; settings: ProjectSettings };
 
@@ -26,19 +26,6 @@ export interface AdminFeatureRow extends FeatureRow {
   author_public_id: string | null;
   merged_into_id: number | null;
   merged_into_heading: string | null;
-}
-
-/** The settings with every show_* on: what the owner's objects are computed under. */
-export function everythingShown(settings: ProjectSettings): ProjectSettings {
-  return {
-    ...settings,
-    show_archived: true,
-    show_comments: true,
-    show_denied: true,
-    show_progress: true,
-    show_views: true,
-    show_votes: true,
-  };
 }
 
 /** The AdminFeatureRow selection over `query` (features of `project` already filtered). */

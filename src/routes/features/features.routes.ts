@@ -7,7 +7,7 @@ import { readErrors, writeErrors } from "../../contract/errors.ts";
 import { CreateFeatureBody, FEATURE_SORTS, FeatureObject } from "./features.schemas.ts";
 import { FEATURE_STATUSES } from "../../contract/enums.ts";
 import { sharedReadCache } from "../../middleware/shared-read-cache.ts";
-import { withVoterVotes } from "./features.handlers.ts";
+import { withVoterVotes } from "./features.personalize.ts";
 import { repeatedParam } from "../../contract/params.ts";
 
 export const FeatureListQuery = z.object({
