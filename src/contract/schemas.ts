@@ -32,6 +32,7 @@ export const Column = z
     ).nullable(),
   })
   .openapi("Column", { description: "A column of a board; -1 is the archived column" });
+export type Column = z.infer<typeof Column>;
 
 export const ThemeColors = z
   .object({

@@ -93,10 +93,3 @@ export const adminDeleteColumn = ownerDeleteRoute({
   params: ColumnParams,
   gone: "The column is gone",
 });
-
-export type AdminCreateBoardRoute = typeof adminCreateBoard;
-export type AdminUpdateBoardRoute = typeof adminUpdateBoard;
-export type AdminDeleteBoardRoute = typeof adminDeleteBoard;
-export type AdminCreateColumnRoute = typeof adminCreateColumn;
-export type AdminUpdateColumnRoute = typeof adminUpdateColumn;
-export type AdminDeleteColumnRoute = typeof adminDeleteColumn;

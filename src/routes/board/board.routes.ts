@@ -53,6 +53,3 @@ export const getProjectBoard = createRoute(
     },
   ),
 );
-
-export type GetKeyBoardRoute = typeof getKeyBoard;
-export type GetProjectBoardRoute = typeof getProjectBoard;

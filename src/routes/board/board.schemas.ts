@@ -79,6 +79,5 @@ export const BoardDocument = z
   })
   .openapi("BoardDocument", { description: "Board structure, tags, capabilities, display settings, project and theme" });
 
-export type BoardDocumentObject = z.infer<typeof BoardDocument>;
-export type ColumnObject = z.infer<typeof Column>;
-export type BoardEntryObject = z.infer<typeof BoardEntry>;
+export type BoardDocument = z.infer<typeof BoardDocument>;
+export type BoardEntry = z.infer<typeof BoardEntry>;

@@ -97,9 +97,3 @@ export const adminDeleteRelease = ownerDeleteRoute({
   params: ReleaseParams,
   gone: "The release is gone",
 });
-
-export type AdminListReleasesRoute = typeof adminListReleases;
-export type AdminCreateReleaseRoute = typeof adminCreateRelease;
-export type AdminGetReleaseRoute = typeof adminGetRelease;
-export type AdminUpdateReleaseRoute = typeof adminUpdateRelease;
-export type AdminDeleteReleaseRoute = typeof adminDeleteRelease;

@@ -64,5 +64,5 @@ export const ReleaseCreateBody = z
 
 export const ReleasePatchBody = patchBodyOf(releaseFields).openapi("ReleasePatch");
 
-export type AdminReleaseObjectValue = z.infer<typeof AdminReleaseObject>;
+export type AdminReleaseObject = z.infer<typeof AdminReleaseObject>;
 export type ReleaseFeatureInput = z.infer<typeof releaseFields.features>[number];

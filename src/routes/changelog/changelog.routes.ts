@@ -50,6 +50,3 @@ export const getRelease = createRoute(
     },
   ),
 );
-
-export type ListReleasesRoute = typeof listReleases;
-export type GetReleaseRoute = typeof getRelease;

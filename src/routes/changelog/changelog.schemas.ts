@@ -42,5 +42,5 @@ export const ReleaseObject = z
   })
   .openapi("ReleaseObject");
 
-export type ReleaseObjectValue = z.infer<typeof ReleaseObject>;
-export type ReleaseFeatureValue = z.infer<typeof ReleaseFeatureObject>;
+export type ReleaseObject = z.infer<typeof ReleaseObject>;
+export type ReleaseFeatureObject = z.infer<typeof ReleaseFeatureObject>;

@@ -45,7 +45,7 @@ export const EventObject = z
   })
   .openapi("EventObject");
 
-export type EventObjectValue = z.infer<typeof EventObject>;
+export type EventObject = z.infer<typeof EventObject>;
 
 export const EventListQuery = z.object({
   type: repeatedParam(z.enum(EVENT_TYPES))

@@ -5,10 +5,10 @@
 import { rfc3339, rfc3339OrNull } from "../../lib/http/timestamps.ts";
 import type { ProjectSettings } from "../../../db/schema.ts";
 import type { FeatureRow } from "./features.repository.ts";
-import type { FeatureObjectType } from "./features.schemas.ts";
+import type { FeatureObject } from "./features.schemas.ts";
 import type { AdminFeatureRow } from "./features.owner.repository.ts";
 import { everythingShown } from "./features.visibility.ts";
-import type { AdminFeatureObjectType } from "./features.owner.schemas.ts";
+import type { AdminFeatureObject } from "./features.owner.schemas.ts";
 
 /** The archived column's ref (contract: the archived column has id -1). */
 export const ARCHIVED_COLUMN = { id: -1, name: "Archived", color: null } as const;
@@ -32,7 +32,7 @@ export function scoreOf(
 }
 
 /** Maps a selected row to the contract's FeatureObject under the project's display settings. */
-export function toFeatureObject(row: FeatureRow, settings: ProjectSettings): FeatureObjectType {
+export function toFeatureObject(row: FeatureRow, settings: ProjectSettings): FeatureObject {
   return {
     id: row.id,
     heading: row.heading,
@@ -72,7 +72,7 @@ export function toFeatureObject(row: FeatureRow, settings: ProjectSettings): Fea
  * if every show_* setting were true (counts never null) and has_voted false, plus the owner's
  * fields (author_voter_id is the voter's public id).
  */
-export function toAdminFeatureObject(row: AdminFeatureRow, settings: ProjectSettings): AdminFeatureObjectType {
+export function toAdminFeatureObject(row: AdminFeatureRow, settings: ProjectSettings): AdminFeatureObject {
   return {
     ...toFeatureObject({ ...row, has_voted: false }, everythingShown(settings)),
     is_public: Boolean(row.is_public),

@@ -13,7 +13,7 @@ import { pageOffset, type PageRequest } from "../../lib/http/pagination.ts";
 import { recountVoters } from "./features.counters.repository.ts";
 import type { FeatureRow } from "./features.repository.ts";
 import { containsPattern, type FeatureQuery, ordered, withFeatureColumns } from "./features.repository.ts";
-import type { AdminFeatureFields } from "./features.owner.schemas.ts";
+import type { AdminFeaturePatchBody } from "./features.owner.schemas.ts";
 import { everythingShown, publiclyListed } from "./features.visibility.ts";
 
 type Project = { id: number; settings: ProjectSettings };
@@ -242,7 +242,7 @@ async function setTags(db: Db, projectId: number, featureId: number, tagIds: num
 type FeatureUpdate = Partial<{ [K in keyof FeaturesTable]: unknown }>;
 
 /** The plain columns of a POST/PATCH body (placement, tags and author are resolved apart). */
-function plainColumns(fields: AdminFeatureFields): FeatureUpdate {
+function plainColumns(fields: AdminFeaturePatchBody): FeatureUpdate {
   const set: FeatureUpdate = {};
   const keys = [
     "heading",
@@ -268,7 +268,7 @@ function plainColumns(fields: AdminFeatureFields): FeatureUpdate {
 export async function createAdminFeature(
   db: Db,
   projectId: number,
-  fields: AdminFeatureFields & { heading: string },
+  fields: AdminFeaturePatchBody & { heading: string },
   now: Date,
 ): Promise<number> {
   const placement = await resolvePlacement(db, projectId, null, fields);
@@ -328,7 +328,7 @@ export async function updateAdminFeature(
   db: Db,
   projectId: number,
   featureId: number,
-  fields: AdminFeatureFields,
+  fields: AdminFeaturePatchBody,
   now: Date,
 ): Promise<boolean> {
   const current = await lockFeature(db, projectId, featureId);

@@ -27,7 +27,7 @@ export const AdminFeatureObject = FeatureObject.extend({
     "Every FeatureObject field as if every show_* setting were true (counts never null) and has_voted false, plus the owner's fields",
 });
 
-export type AdminFeatureObjectType = z.infer<typeof AdminFeatureObject>;
+export type AdminFeatureObject = z.infer<typeof AdminFeatureObject>;
 
 export const AdminFeatureListQuery = z.object({
   status: repeatedParam(z.enum(FEATURE_STATUSES))
@@ -164,9 +164,9 @@ export const AdminFeatureCreateBody = z
   .strict()
   .openapi("AdminFeatureCreateBody");
 export const AdminFeaturePatchBody = patchBodyOf(featureFields).openapi("AdminFeaturePatchBody");
-export type AdminFeatureFields = z.infer<typeof AdminFeaturePatchBody>;
+export type AdminFeaturePatchBody = z.infer<typeof AdminFeaturePatchBody>;
 
-export const MergeBody = z
+export const FeatureMergeBody = z
   .object({ into_id: z.number().int().min(1).max(MAX_ID).openapi({ description: "The feature that keeps the votes", example: 40 }) })
   .strict()
   .openapi("MergeBody");

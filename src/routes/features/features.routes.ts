@@ -4,7 +4,7 @@ import { describedRoute } from "../../contract/route-description.ts";
 import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
 import { idParam, integerParam, MAX_ID, PageQuery, SlugParam } from "../../contract/params.ts";
 import { readErrors, writeErrors } from "../../contract/errors.ts";
-import { CreateFeatureBody, FEATURE_SORTS, FeatureObject } from "./features.schemas.ts";
+import { FeatureCreateBody, FEATURE_SORTS, FeatureObject } from "./features.schemas.ts";
 import { FEATURE_STATUSES } from "../../contract/enums.ts";
 import { sharedReadCache } from "../../middleware/shared-read-cache.ts";
 import { withVoterVotes } from "./features.personalize.ts";
@@ -131,7 +131,7 @@ export const createFeature = createRoute(
       tags: ["Features"],
       request: {
         params: slugParams,
-        body: { content: { "application/json": { schema: CreateFeatureBody } }, required: true },
+        body: { content: { "application/json": { schema: FeatureCreateBody } }, required: true },
       },
       responses: {
         201: jsonContent(envelopeOf(FeatureObject), "The suggestion as created"),

@@ -64,10 +64,10 @@ export const FeatureObject = z
   })
   .openapi("FeatureObject");
 
-export type FeatureObjectType = z.infer<typeof FeatureObject>;
+export type FeatureObject = z.infer<typeof FeatureObject>;
 
 /** Body of POST /projects/{slug}/features; keys not listed are stripped, never stored. */
-export const CreateFeatureBody = z
+export const FeatureCreateBody = z
   .object({
     heading: z
       .string()

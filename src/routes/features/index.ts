@@ -1,9 +1,9 @@
 /** Router of the features area: .openapi(route, handler) for each route in features.routes.ts. */
 import { createRouter } from "../../lib/http/router.ts";
 import * as handlers from "./features.handlers.ts";
-import * as routes from "./features.routes.ts";
 import * as ownerHandlers from "./features.owner.handlers.ts";
 import * as ownerRoutes from "./features.owner.routes.ts";
+import * as routes from "./features.routes.ts";
 
 export function createFeaturesRouter() {
   const router = createRouter();

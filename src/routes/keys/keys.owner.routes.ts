@@ -3,7 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
 import { PageQuery } from "../../contract/params.ts";
 import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../contract/owner-routes.ts";
-import { KeyObject, NewKeyObject, RegenerateKeyBody } from "./keys.owner.schemas.ts";
+import { KeyObject, NewKeyObject, KeyRegenerateBody } from "./keys.owner.schemas.ts";
 
 export const adminListKeys = createRoute(
   ownerRoute({
@@ -33,7 +33,7 @@ export const adminRegenerateKey = createRoute(
       "with the secret key itself works (this answer still arrives). The whole key appears only here.",
     request: {
       params: OwnerSlugParams,
-      body: { content: { "application/json": { schema: RegenerateKeyBody } }, required: true },
+      body: { content: { "application/json": { schema: KeyRegenerateBody } }, required: true },
     },
     responses: {
       201: jsonContent(envelopeOf(NewKeyObject), "The new key, in full this once"),

@@ -13,13 +13,7 @@ import {
   listAdminMessages,
   updateMessage,
 } from "./messages.owner.repository.ts";
-import type {
-  AdminCreateMessageRoute,
-  AdminDeleteMessageRoute,
-  AdminGetMessageRoute,
-  AdminListMessagesRoute,
-  AdminUpdateMessageRoute,
-} from "./messages.owner.routes.ts";
+import type * as routes from "./messages.owner.routes.ts";
 import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 
 interface CrossFieldState {
@@ -47,7 +41,7 @@ export function checkMessageRules(state: CrossFieldState): void {
   }
 }
 
-export const adminListMessages: AppRouteHandler<AdminListMessagesRoute> = async (c) => {
+export const adminListMessages: AppRouteHandler<typeof routes.adminListMessages> = async (c) => {
   const query = c.req.valid("query");
   const { db } = c.get("deps");
   const projectId = c.get("project").id;
@@ -58,14 +52,14 @@ export const adminListMessages: AppRouteHandler<AdminListMessagesRoute> = async 
   return c.json(page(rows.map(toAdminMessageObject), pageMeta(query, total)), 200);
 };
 
-export const adminGetMessage: AppRouteHandler<AdminGetMessageRoute> = async (c) => {
+export const adminGetMessage: AppRouteHandler<typeof routes.adminGetMessage> = async (c) => {
   const { id } = c.req.valid("param");
   const row = await findAdminMessage(c.get("deps").db, c.get("project").id, id);
   if (!row) throw notFound("message");
   return c.json(success(toAdminMessageObject(row)), 200);
 };
 
-export const adminCreateMessage: AppRouteHandler<AdminCreateMessageRoute> = async (c) => {
+export const adminCreateMessage: AppRouteHandler<typeof routes.adminCreateMessage> = async (c) => {
   const values = c.req.valid("json");
   checkMessageRules(values);
   const projectId = c.get("project").id;
@@ -76,7 +70,7 @@ export const adminCreateMessage: AppRouteHandler<AdminCreateMessageRoute> = asyn
   return c.json(success(toAdminMessageObject(row)), 201);
 };
 
-export const adminUpdateMessage: AppRouteHandler<AdminUpdateMessageRoute> = async (c) => {
+export const adminUpdateMessage: AppRouteHandler<typeof routes.adminUpdateMessage> = async (c) => {
   const { id } = c.req.valid("param");
   const patch = c.req.valid("json");
   const projectId = c.get("project").id;
@@ -97,7 +91,7 @@ export const adminUpdateMessage: AppRouteHandler<AdminUpdateMessageRoute> = asyn
   return c.json(success(toAdminMessageObject(row)), 200);
 };
 
-export const adminDeleteMessage: AppRouteHandler<AdminDeleteMessageRoute> = async (c) => {
+export const adminDeleteMessage: AppRouteHandler<typeof routes.adminDeleteMessage> = async (c) => {
   const { id } = c.req.valid("param");
   if (!(await deleteMessage(c.get("deps").db, c.get("project").id, id))) throw notFound("message");
   return c.json(success({ deleted: true as const, id }), 200);

@@ -88,9 +88,3 @@ export const adminDeleteMessage = ownerDeleteRoute({
   params: MessageParams,
   gone: "The message is gone",
 });
-
-export type AdminListMessagesRoute = typeof adminListMessages;
-export type AdminCreateMessageRoute = typeof adminCreateMessage;
-export type AdminGetMessageRoute = typeof adminGetMessage;
-export type AdminUpdateMessageRoute = typeof adminUpdateMessage;
-export type AdminDeleteMessageRoute = typeof adminDeleteMessage;

@@ -85,4 +85,4 @@ export const MessageCreateBody = z
 
 export const MessagePatchBody = patchBodyOf(messageFields).openapi("MessagePatch");
 
-export type MessageCreateValue = z.infer<typeof MessageCreateBody>;
+export type MessageCreateBody = z.infer<typeof MessageCreateBody>;

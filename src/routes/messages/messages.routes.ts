@@ -76,6 +76,3 @@ export const dismissMessage = createRoute(
     },
   ),
 );
-
-export type ListMessagesRoute = typeof listMessages;
-export type DismissMessageRoute = typeof dismissMessage;

@@ -2,12 +2,12 @@ import { page } from "../../lib/http/envelope.ts";
 import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { pageMeta } from "../../lib/http/pagination.ts";
 import { listRevenueFeatures as queryRevenueFeatures } from "./revenue.features.repository.ts";
-import type { listRevenueFeatures, listVoters } from "./revenue.routes.ts";
+import type * as routes from "./revenue.routes.ts";
 import { listNewestVotes, listRevenueVoters, type VoteRefRow } from "./revenue.voters.repository.ts";
 import { toRevenueFeature, toRevenueVoter } from "./revenue.mapper.ts";
 
 /** GET /projects/{slug}/voters: a page of RevenueVoterObject, voters in creation order. */
-export const listVotersHandler: AppRouteHandler<typeof listVoters> = async (c) => {
+export const listVoters: AppRouteHandler<typeof routes.listVoters> = async (c) => {
   const { customer_id, churned, feature_id, page: pageNumber, per_page } = c.req.valid("query");
   const { db } = c.get("deps");
   const project = c.get("project");
@@ -28,7 +28,7 @@ export const listVotersHandler: AppRouteHandler<typeof listVoters> = async (c) =
 };
 
 /** GET /projects/{slug}/revenue/features: a page of RevenueFeatureObject in the asked order. */
-export const listRevenueFeaturesHandler: AppRouteHandler<typeof listRevenueFeatures> = async (c) => {
+export const listRevenueFeatures: AppRouteHandler<typeof routes.listRevenueFeatures> = async (c) => {
   const { sort, page: pageNumber, per_page } = c.req.valid("query");
   const project = c.get("project");
   const request = { page: pageNumber, per_page };

@@ -1,7 +1,7 @@
 /** Rows -> the revenue objects (contract, "Revenue objects"). */
 import { rfc3339OrNull } from "../../lib/http/timestamps.ts";
 import type { RevenueFeatureRow } from "./revenue.features.repository.ts";
-import type { RevenueFeature, RevenueVoter } from "./revenue.schemas.ts";
+import type { RevenueFeatureObject, RevenueVoterObject } from "./revenue.schemas.ts";
 import type { RevenueVoterRow, VoteRefRow } from "./revenue.voters.repository.ts";
 
 /**
@@ -21,7 +21,7 @@ export function toRevenueVoter(
   votes: VoteRefRow[],
   currencySymbol: string,
   customerFilter: string | undefined,
-): RevenueVoter {
+): RevenueVoterObject {
   const tier =
     row.tier_id === null
       ? null
@@ -55,7 +55,7 @@ export function toRevenueVoter(
 }
 
 /** RevenueFeatureObject from an aggregated feature row; bigint sums arrive as strings. */
-export function toRevenueFeature(row: RevenueFeatureRow, currencySymbol: string): RevenueFeature {
+export function toRevenueFeature(row: RevenueFeatureRow, currencySymbol: string): RevenueFeatureObject {
   return {
     id: row.id,
     heading: row.heading,

@@ -64,8 +64,3 @@ export const adminDeleteTag = ownerDeleteRoute({
   params: TagParams,
   gone: "The tag is gone",
 });
-
-export type AdminListTagsRoute = typeof adminListTags;
-export type AdminCreateTagRoute = typeof adminCreateTag;
-export type AdminUpdateTagRoute = typeof adminUpdateTag;
-export type AdminDeleteTagRoute = typeof adminDeleteTag;

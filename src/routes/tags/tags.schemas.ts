@@ -20,4 +20,4 @@ const tagFields = {
 export const TagCreateBody = z.object(tagFields).strict().openapi("TagCreate");
 export const TagPatchBody = patchBodyOf(tagFields).openapi("TagPatch");
 
-export type TagObjectValue = z.infer<typeof TagObject>;
+export type TagObject = z.infer<typeof TagObject>;

@@ -11,7 +11,7 @@ import { type Database, VOTER_COUNT_SHARDS, type VotersTable } from "../../../db
 import { type PageRequest, pageOffset } from "../../lib/http/pagination.ts";
 import { trendingFromVotes } from "../../lib/rules/trending.ts";
 import { countVoters, selectVotersWithTier } from "../revenue/index.ts";
-import type { PatchVoter } from "./voters.owner.schemas.ts";
+import type { VoterPatchBody } from "./voters.owner.schemas.ts";
 
 export interface AdminVoterFilters {
   /** Case-insensitive substring of display name, email, company or either customer id. */
@@ -106,7 +106,13 @@ export type UpdateVoterResult = { kind: "updated"; row: AdminVoterRow } | { kind
  * `false` clears churned, churned_at and churn_source. `bad_tier` when tier_id names no tier of
  * the project (nothing changed).
  */
-export async function updateVoter(trx: Db, projectId: number, publicId: string, patch: PatchVoter, now: Date): Promise<UpdateVoterResult> {
+export async function updateVoter(
+  trx: Db,
+  projectId: number,
+  publicId: string,
+  patch: VoterPatchBody,
+  now: Date,
+): Promise<UpdateVoterResult> {
   const voter = await lockVoter(trx, projectId, publicId);
   if (!voter) return { kind: "not_found" };
   if (patch.tier_id !== undefined && patch.tier_id !== null) {

@@ -13,7 +13,7 @@ import {
   ownerWriteErrors,
   ownerRoute,
 } from "../../contract/owner-routes.ts";
-import { AdminVoterObject, PatchVoterBody } from "./voters.owner.schemas.ts";
+import { AdminVoterObject, VoterPatchBody } from "./voters.owner.schemas.ts";
 
 const booleanQuery = (name: string, description: string) =>
   z
@@ -104,7 +104,7 @@ export const adminUpdateVoter = createRoute(
       "churn fields. A tier_id of no tier of this project: 422 tier_id.",
     request: {
       params: VoterParams,
-      body: { content: { "application/json": { schema: PatchVoterBody } }, required: true },
+      body: { content: { "application/json": { schema: VoterPatchBody } }, required: true },
     },
     responses: {
       200: jsonContent(envelopeOf(AdminVoterObject), "The voter after the change"),

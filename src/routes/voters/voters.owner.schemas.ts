@@ -30,12 +30,12 @@ export const AdminVoterObject = RevenueVoterObject.omit({ votes: true })
   })
   .openapi("AdminVoterObject");
 
-export type AdminVoter = z.infer<typeof AdminVoterObject>;
+export type AdminVoterObject = z.infer<typeof AdminVoterObject>;
 
 const CENTS_MAX = 2147483647;
 
 /** PATCH /voters/{voter_id} (Rule 6): every key optional, null clears a nullable field. */
-export const PatchVoterBody = patchBodyOf({
+export const VoterPatchBody = patchBodyOf({
   display_name: z.string().trim().min(1).max(200).openapi({ description: "Name shown for the voter", example: "Ada Lovelace" }),
   email: z.email().max(254).nullable().openapi({ description: "Email address; null clears it", example: "ada@example.com" }),
   role: z.enum(["owner", "editor", "viewer"]).nullable().openapi({
@@ -75,4 +75,4 @@ export const PatchVoterBody = patchBodyOf({
   }),
 }).openapi("PatchVoterBody");
 
-export type PatchVoter = z.infer<typeof PatchVoterBody>;
+export type VoterPatchBody = z.infer<typeof VoterPatchBody>;

@@ -10,9 +10,9 @@ import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { scoreOf } from "../features/index.ts";
 import * as votes from "./votes.repository.ts";
 import type * as routes from "./votes.routes.ts";
-import type { VoteObjectType } from "./votes.schemas.ts";
+import type { VoteObject } from "./votes.schemas.ts";
 
-function toVoteObject(featureId: number, hasVoted: boolean, counters: votes.FeatureCounters, settings: ProjectSettings): VoteObjectType {
+function toVoteObject(featureId: number, hasVoted: boolean, counters: votes.FeatureCounters, settings: ProjectSettings): VoteObject {
   return { feature_id: featureId, has_voted: hasVoted, ...scoreOf(counters, settings) };
 }
 

@@ -1,9 +1,9 @@
 /** Rows to WebhookObject and DeliveryObject (owner-api-v3.md, "Webhooks"). */
 import { rfc3339, rfc3339OrNull } from "../../lib/http/timestamps.ts";
 import type { DeliveryRow, WebhookRow } from "./webhooks.owner.repository.ts";
-import type { Delivery, Webhook } from "./webhooks.owner.schemas.ts";
+import type { DeliveryObject, WebhookObject } from "./webhooks.owner.schemas.ts";
 
-export function toWebhook(row: WebhookRow): Webhook {
+export function toWebhook(row: WebhookRow): WebhookObject {
   return {
     id: row.id,
     url: row.url,
@@ -16,11 +16,11 @@ export function toWebhook(row: WebhookRow): Webhook {
 }
 
 /** The WebhookObject with its secret: the answers of create and rotate-secret only. */
-export function toWebhookWithSecret(row: WebhookRow, secret: string): Webhook & { secret: string } {
+export function toWebhookWithSecret(row: WebhookRow, secret: string): WebhookObject & { secret: string } {
   return { ...toWebhook(row), secret };
 }
 
-export function toDelivery(row: DeliveryRow): Delivery {
+export function toDelivery(row: DeliveryRow): DeliveryObject {
   return {
     id: Number(row.id),
     webhook_id: row.webhook_id,
