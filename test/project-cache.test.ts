@@ -5,7 +5,7 @@
  * lookups are cached; voter_count follows every vote.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { regenerateKey } from "../src/admin/keys.ts";
+import { regenerateKey } from "../src/routes/keys/keys.owner.repository.ts";
 import { importSnapshot } from "../src/admin/snapshot-import.ts";
 import { buildSnapshot, createTestContext, type Json, type TestContext } from "./harness.ts";
 

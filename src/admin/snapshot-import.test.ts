@@ -9,7 +9,7 @@ import { hashSecret } from "../lib/rules/secrets.ts";
 import { voteExponent } from "../lib/rules/trending.ts";
 import { readVoterCount } from "../routes/board/board.repository.ts";
 import { DEMO_EMBED_KEY, DEMO_SECRET_KEY, loadDemoSnapshot } from "./demo.ts";
-import { createKey, regenerateKey } from "./keys.ts";
+import { createKey, regenerateKey } from "../routes/keys/keys.owner.repository.ts";
 import { exportSnapshot, portableSnapshot } from "./snapshot-export.ts";
 import { importSnapshot, SnapshotValidationError } from "./snapshot-import.ts";
 import type { SnapshotDocument, SnapshotInput } from "./snapshot.schema.ts";

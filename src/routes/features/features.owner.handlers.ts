@@ -21,6 +21,7 @@ import {
   createAdminFeature,
   deleteAdminFeature,
   findAdminFeature,
+  columnExists,
   findBoardBySlug,
   listAdminFeatures,
   lockFeature,
@@ -47,9 +48,7 @@ export const adminListFeatures: AppRouteHandler<typeof routes.adminListFeatures>
   }
   if (query.column === -1) filter.column = "archived";
   else if (query.column !== undefined) {
-    let columns = db.selectFrom("columns").select("id").where("id", "=", query.column).where("project_id", "=", project.id);
-    if (filter.boardId !== undefined) columns = columns.where("board_id", "=", filter.boardId);
-    if (!(await columns.executeTakeFirst()))
+    if (!(await columnExists(db, project.id, query.column, filter.boardId)))
       throw validationError("column", `no column ${query.column} ${filter.boardId === undefined ? "in this project" : "on this board"}`);
     filter.column = query.column;
   }

@@ -128,6 +128,13 @@ export async function findBoardBySlug(db: Db, projectId: number, slug: string) {
     .executeTakeFirst();
 }
 
+/** Whether column `columnId` is the project's, and on board `boardId` when one is given. */
+export async function columnExists(db: Db, projectId: number, columnId: number, boardId?: number): Promise<boolean> {
+  let query = db.selectFrom("columns").select("id").where("id", "=", columnId).where("project_id", "=", projectId);
+  if (boardId !== undefined) query = query.where("board_id", "=", boardId);
+  return (await query.executeTakeFirst()) !== undefined;
+}
+
 /** Where a feature sits: board, column (null = the archived column -1) and status. */
 export interface Placement {
   boardId: number;

@@ -9,3 +9,6 @@ export function createKeysRouter() {
   router.openapi(ownerRoutes.adminRegenerateKey, ownerHandlers.adminRegenerateKey);
   return router;
 }
+
+// What other areas may use: making and replacing keys (the admin tool).
+export { createKey, type KeyKind, regenerateKey } from "./keys.owner.repository.ts";

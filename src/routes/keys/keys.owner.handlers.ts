@@ -1,9 +1,9 @@
 /**
- * Handlers of the owner's key routes, on the admin CLI's key management (src/admin/keys.ts).
+ * Handlers of the owner's key routes, on the admin CLI's key management (src/routes/keys/keys.owner.repository.ts).
  * The old key's cached lookups are cleared on every instance by src/middleware/owner-change.ts
  * after the transaction commits and before the answer is sent (Rule 7).
  */
-import { listKeys, replaceKeys, type KeyRow } from "../../admin/keys.ts";
+import { listKeys, replaceKeys, type KeyRow } from "./keys.owner.repository.ts";
 import { page, success } from "../../lib/http/envelope.ts";
 import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { pageMeta, pageOffset } from "../../lib/http/pagination.ts";

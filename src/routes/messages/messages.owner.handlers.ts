@@ -11,6 +11,7 @@ import {
   findAdminMessage,
   insertMessage,
   listAdminMessages,
+  lockMessage,
   updateMessage,
 } from "./messages.owner.repository.ts";
 import type * as routes from "./messages.owner.routes.ts";
@@ -76,13 +77,7 @@ export const adminUpdateMessage: AppRouteHandler<typeof routes.adminUpdateMessag
   const projectId = c.get("project").id;
   const row = await withProjectWriteLock(c.get("deps").db, c.get("project").id, async (trx) => {
     // Locked so that two PATCHes judged against the same old state cannot together break a rule.
-    const current = await trx
-      .selectFrom("messages")
-      .selectAll()
-      .where("id", "=", id)
-      .where("project_id", "=", projectId)
-      .forUpdate()
-      .executeTakeFirst();
+    const current = await lockMessage(trx, projectId, id);
     if (!current) throw notFound("message");
     checkMessageRules({ ...current, ...patch });
     await updateMessage(trx, id, patch);

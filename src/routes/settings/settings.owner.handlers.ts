@@ -1,7 +1,7 @@
 /** Handlers of the owner's settings routes: repository (one transaction per write) -> toSettings -> envelope. */
 import { success } from "../../lib/http/envelope.ts";
 import type { AppRouteHandler } from "../../lib/http/router.ts";
-import { toSettings } from "./settings.mapper.ts";
+import { toSettings } from "./settings.owner.mapper.ts";
 import { readSettings, updateSettings } from "./settings.owner.repository.ts";
 import type * as routes from "./settings.owner.routes.ts";
 import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";

@@ -5,7 +5,7 @@ import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { lockProjectScope } from "../../lib/data/owner-locks.ts";
 import { pageMeta, pageOffset } from "../../lib/http/pagination.ts";
 import type { Db } from "../../../db/connect.ts";
-import { countTags, deleteTag, findTag, findTagByName, insertTag, listTagsPage, renameTag, type TagRow } from "./tags.repository.ts";
+import { countTags, deleteTag, findTag, findTagByName, insertTag, listTagsPage, renameTag, type TagRow } from "./tags.owner.repository.ts";
 import type * as routes from "./tags.owner.routes.ts";
 import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 

@@ -10,7 +10,7 @@ import {
   ownerDeleteRoute,
   ownerRoute,
 } from "../../contract/owner-routes.ts";
-import { TagCreateBody, TagObject, TagPatchBody } from "./tags.schemas.ts";
+import { TagCreateBody, TagObject, TagPatchBody } from "./tags.owner.schemas.ts";
 
 const TagParams = OwnerSlugParams.extend({ tag_id: idParam("tag_id", "Tag id") });
 

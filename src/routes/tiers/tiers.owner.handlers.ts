@@ -3,7 +3,7 @@ import { page, success } from "../../lib/http/envelope.ts";
 import { ApiError } from "../../lib/http/errors.ts";
 import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { pageMeta } from "../../lib/http/pagination.ts";
-import { toTier } from "./tiers.mapper.ts";
+import { toTier } from "./tiers.owner.mapper.ts";
 import { createTier, deleteTier, listTiers, type TierWriteResult, updateTier } from "./tiers.owner.repository.ts";
 import type * as routes from "./tiers.owner.routes.ts";
 import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";

@@ -13,5 +13,5 @@ export function createVotersRouter() {
 }
 
 // What other areas may use: reading and writing a voter's owner view (billing sync).
-export { toAdminVoter } from "./voters.mapper.ts";
+export { toAdminVoter } from "./voters.owner.mapper.ts";
 export { findAdminVoter, writeVoterFields } from "./voters.owner.repository.ts";

@@ -11,7 +11,7 @@ import { page, success } from "../../lib/http/envelope.ts";
 import { ApiError } from "../../lib/http/errors.ts";
 import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { pageMeta } from "../../lib/http/pagination.ts";
-import { toAdminVoter } from "./voters.mapper.ts";
+import { toAdminVoter } from "./voters.owner.mapper.ts";
 import { eraseVoter, findAdminVoter, listAdminVoters, lockAdminVoter, updateVoter } from "./voters.owner.repository.ts";
 import type * as routes from "./voters.owner.routes.ts";
 import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";

@@ -10,7 +10,7 @@ import { pingId } from "../../events/payload.ts";
 import { generateWebhookSecret } from "../../events/signing.ts";
 import { checkWebhookUrl, WebhookUrlRefused } from "../../events/url-guard.ts";
 import { attemptOptions, leaseSeconds } from "../../events/webhook-worker.ts";
-import { toDelivery, toWebhook, toWebhookWithSecret } from "./webhooks.mapper.ts";
+import { toDelivery, toWebhook, toWebhookWithSecret } from "./webhooks.owner.mapper.ts";
 import {
   createWebhook,
   deleteWebhook,
