@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts", "src/**/*.test.ts", "scripts/**/*.test.ts"],
+    include: ["test/**/*.test.ts", "src/**/*.test.ts", "db/**/*.test.ts", "scripts/**/*.test.ts"],
     exclude: ["test/resilience/**", "node_modules/**"],
     globalSetup: ["test/global-setup.ts"],
     testTimeout: 30_000,

@@ -17,7 +17,7 @@ import {
 } from "kysely";
 import { PostgresJSDialect } from "kysely-postgres-js";
 import postgres from "postgres";
-import { preparedStatementClient } from "../src/lib/runtime-adapter.ts";
+import { preparedStatementClient } from "./prepared-statement-client.ts";
 import type { Database } from "./schema.ts";
 import { migrations } from "./migrations/index.ts";
 

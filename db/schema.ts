@@ -175,7 +175,7 @@ export interface FeaturesTable {
   target_date: NullableTimestamp;
   vote_count: Generated<number>;
   weighted_score: Generated<number>;
-  /** ln of the sum of exp(vote age in decay units); see src/lib/trending.ts. */
+  /** ln of the sum of exp(vote age in decay units); see src/lib/rules/trending.ts. */
   trending_score: number | null;
   comment_count: Generated<number>;
   /**

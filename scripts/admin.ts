@@ -20,7 +20,7 @@
 import { readFile } from "node:fs/promises";
 import { migrateToLatest, openDatabase, type Db } from "../db/connect.ts";
 import { DEMO_ANON_TOKEN, DEMO_EMBED_KEY, DEMO_SECRET_KEY, DEMO_SLUG, loadDemoSnapshot } from "../src/admin/demo.ts";
-import { createKey, type KeyKind, regenerateKey } from "../src/admin/keys.ts";
+import { createKey, type KeyKind, regenerateKey } from "../src/routes/keys/index.ts";
 import { exportSnapshot } from "../src/admin/snapshot-export.ts";
 import { importSnapshot, SnapshotValidationError } from "../src/admin/snapshot-import.ts";
 import { parseConfig } from "../src/config.ts";

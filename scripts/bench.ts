@@ -19,7 +19,7 @@ import { parseArgs } from "node:util";
 import type { RequestSpec } from "autocannon";
 import postgres, { type Sql } from "postgres";
 import { migrateToLatest, openDatabase } from "../db/connect.ts";
-import { hashSecret } from "../src/lib/secrets.ts";
+import { hashSecret } from "../src/lib/rules/secrets.ts";
 import { checkCounters } from "./bench/counters.ts";
 import { benchKeys, LARGE, type ProjectSpec, SEARCH_TERM, SMALL } from "./bench/dataset.ts";
 import { type Fixtures, loadFixtures } from "./bench/fixtures.ts";

@@ -6,8 +6,8 @@
 import { readFile, writeFile } from "node:fs/promises";
 import openapiTS, { astToString } from "openapi-typescript";
 import { createApp } from "../src/app.ts";
-import type { AppDeps } from "../src/lib/context.ts";
-import { buildOpenApiDocument } from "../src/lib/openapi-document.ts";
+import type { AppDeps } from "../src/lib/http/context.ts";
+import { buildOpenApiDocument } from "../src/lib/http/openapi-document.ts";
 
 const target = new URL("../openapi/openapi.json", import.meta.url);
 const typesTarget = new URL("../test/generated/api-types.ts", import.meta.url);

@@ -7,7 +7,7 @@
 import { ZodError } from "zod";
 import { type Config, parseConfig } from "../src/config.ts";
 import { createLogger, openDeps } from "../src/deps.ts";
-import { BACKGROUND_TASKS } from "../src/events/background-tasks.ts";
+import { BACKGROUND_TASKS } from "../src/background-tasks.ts";
 import { startWebhookWorker } from "../src/events/webhook-worker.ts";
 
 let config: Config;

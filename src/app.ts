@@ -7,11 +7,11 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
-import type { AppDeps, AppEnv } from "./lib/context.ts";
-import { failure } from "./lib/envelope.ts";
-import { ApiError } from "./lib/errors.ts";
-import { registerOpenApiComponents } from "./lib/openapi.ts";
-import { isTimeLimit, sqlStateOf } from "./lib/transaction.ts";
+import type { AppDeps, AppEnv } from "./lib/http/context.ts";
+import { failure } from "./lib/http/envelope.ts";
+import { ApiError } from "./lib/http/errors.ts";
+import { registerOpenApiComponents } from "./contract/route-description.ts";
+import { isTimeLimit, sqlStateOf } from "./lib/data/transaction.ts";
 import { apiKeyMiddleware } from "./middleware/api-key.ts";
 import { EXPOSED_HEADERS, preflightMiddleware } from "./middleware/cors.ts";
 import { idempotencyMiddleware } from "./middleware/idempotency.ts";

@@ -10,16 +10,11 @@ import { pgliteDatabaseExists } from "../db/connect.ts";
 import { createApp } from "./app.ts";
 import { type Config, parseConfig } from "./config.ts";
 import { createLogger, openDeps } from "./deps.ts";
-import {
-  type DemoProject,
-  demoProject,
-  ensureDemoProject,
-  replaceWellKnownDemoKeys,
-  wellKnownDemoKeysAllowed,
-} from "./admin/demo-bootstrap.ts";
+import { type DemoProject, demoProject, ensureDemoProject, replaceWellKnownDemoKeys } from "./admin/demo-bootstrap.ts";
+import { wellKnownDemoKeysAllowed } from "./lib/rules/published-demo-keys.ts";
 import { describeDemoCounts, preparedDemoDatabase } from "./admin/demo-database.ts";
-import { httpServerOptions, listenFailureLine } from "./lib/node-http.ts";
-import { BACKGROUND_TASKS } from "./events/background-tasks.ts";
+import { httpServerOptions, listenFailureLine } from "./lib/runtime/node-http.ts";
+import { BACKGROUND_TASKS } from "./background-tasks.ts";
 import { startWebhookWorker } from "./events/webhook-worker.ts";
 
 /** Prints one line on stderr (no stack trace) and exits 1: for failures the operator fixes. */

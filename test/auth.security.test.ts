@@ -7,7 +7,7 @@
  */
 import { SignJWT, UnsecuredJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { regenerateKey } from "../src/admin/keys.ts";
+import { regenerateKey } from "../src/routes/keys/keys.owner.repository.ts";
 import { createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
 
 let ctx: TestContext;

@@ -1,10 +1,10 @@
 /**
- * src/lib/boolean-field-overlay.ts: a reader's has_voted spliced into a cached anonymous body is
+ * src/lib/http/boolean-field-overlay.ts: a reader's has_voted spliced into a cached anonymous body is
  * byte for byte what JSON.stringify writes for the same answer, and bodies the splice cannot
  * handle exactly are refused.
  */
 import { describe, expect, it } from "vitest";
-import { BooleanFieldOverlay } from "../src/lib/boolean-field-overlay.ts";
+import { BooleanFieldOverlay } from "../src/lib/http/boolean-field-overlay.ts";
 
 const feature = (id: number, extra: Record<string, unknown> = {}) => ({
   id,

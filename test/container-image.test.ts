@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import semver from "semver";
 import { describe, expect, it } from "vitest";
-import { wellKnownDemoKeysAllowed } from "../src/admin/demo-bootstrap.ts";
+import { wellKnownDemoKeysAllowed } from "../src/lib/rules/published-demo-keys.ts";
 import { parseConfig } from "../src/config.ts";
 
 const dockerfile = readFileSync(new URL("../Dockerfile", import.meta.url), "utf8").replace(/\\\n/g, " ");

@@ -1,14 +1,14 @@
 /**
  * Every stored counter of one project against COUNT / SUM of its rows (owner-api-v3.md, "Common
  * rules": every stored counter stays equal to what its rows say): features' vote_count,
- * weighted_score, comment_count and trending_score (recomputed as in src/lib/trending.ts, within
+ * weighted_score, comment_count and trending_score (recomputed as in src/lib/rules/trending.ts, within
  * 1e-6), comments' like_count, voters' vote_count, the project's voter count (sum of
  * project_voter_counts = distinct voters with a vote) and feature_tier_votes (as
  * rebuild_feature_tier_votes would compute them). Empty when exact.
  */
 import { sql } from "kysely";
 import type { Db } from "../db/connect.ts";
-import { trendingFromVotes } from "../src/lib/trending.ts";
+import { trendingFromVotes } from "../src/lib/rules/trending.ts";
 
 export async function counterProblems(db: Db, projectId: number): Promise<string[]> {
   const { rows } = await sql<{ problem: string }>`

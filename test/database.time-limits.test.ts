@@ -11,7 +11,7 @@ import { sql } from "kysely";
 import postgres from "postgres";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { TIME_LIMIT_MESSAGE } from "../src/app.ts";
-import { LOCK_CLASS } from "../src/lib/project-write-lock.ts";
+import { LOCK_CLASS } from "../src/lib/data/project-write-lock.ts";
 import { createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./harness.ts";
 
 const onPostgres = Boolean(process.env.DATABASE_URL);

@@ -14,7 +14,7 @@
  * (POST /webhooks/{id}/test) reaches both, whatever the filter.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BACKGROUND_TASKS } from "../src/events/background-tasks.ts";
+import { BACKGROUND_TASKS } from "../src/background-tasks.ts";
 import { WebhookWorker } from "../src/events/webhook-worker.ts";
 import {
   adminPath,

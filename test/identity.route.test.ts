@@ -4,7 +4,7 @@
  */
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashSecret } from "../src/lib/secrets.ts";
+import { hashSecret } from "../src/lib/rules/secrets.ts";
 import { createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
 
 let ctx: TestContext;

@@ -15,7 +15,7 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
 import type { Db } from "../db/connect.ts";
-import { voteExponent } from "../src/lib/trending.ts";
+import { voteExponent } from "../src/lib/rules/trending.ts";
 import { expect } from "vitest";
 import { body, type ImportedProject, type Json, type TestContext } from "./harness.ts";
 import { counterMismatches } from "./resilience/support/invariants.ts";

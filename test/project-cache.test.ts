@@ -1,11 +1,11 @@
 /**
- * The app's caches (src/lib/app-caches.ts) never serve what an import or a key regeneration
+ * The app's caches (src/lib/data/app-caches.ts) never serve what an import or a key regeneration
  * replaced, once the change is announced as the admin command line announces it (new lookups
  * revision; the database notification clears every app too). Settings, board structure and key
  * lookups are cached; voter_count follows every vote.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { regenerateKey } from "../src/admin/keys.ts";
+import { regenerateKey } from "../src/routes/keys/keys.owner.repository.ts";
 import { importSnapshot } from "../src/admin/snapshot-import.ts";
 import { buildSnapshot, createTestContext, type Json, type TestContext } from "./harness.ts";
 

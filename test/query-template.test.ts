@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileOnlyDatabase } from "../db/connect.ts";
 import { QueryTemplate } from "../db/query-template.ts";
 import type { ProjectSettings } from "../db/schema.ts";
-import { visibilityShapeKey, visibleFeatureQuery } from "../src/routes/features/features.visibility.ts";
+import { visibilityShapeKey, visibleFeatureQuery } from "../src/routes/features/index.ts";
 import { createTestContext, type TestContext } from "./harness.ts";
 
 let ctx: TestContext;

@@ -9,7 +9,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
-import type { AppDeps } from "../src/lib/context.ts";
+import type { AppDeps } from "../src/lib/http/context.ts";
 import { createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
 
 let ctx: TestContext;

@@ -9,7 +9,7 @@
  */
 import createClient from "openapi-fetch";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
-import { EVENT_TYPES } from "../src/events/outbox.ts";
+import { EVENT_TYPES } from "../src/contract/enums.ts";
 import { EventObject } from "../src/routes/events/events.owner.schemas.ts";
 import type { components, paths, webhooks } from "./generated/api-types.ts";
 import { createTestContext, type TestContext } from "./harness.ts";

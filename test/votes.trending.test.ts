@@ -5,7 +5,7 @@
  */
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { voteExponent } from "../src/lib/trending.ts";
+import { voteExponent } from "../src/lib/rules/trending.ts";
 import { createTestContext, type ImportedProject, type TestContext } from "./harness.ts";
 
 let ctx: TestContext;

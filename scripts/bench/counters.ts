@@ -7,7 +7,7 @@ import { sql as ksql } from "kysely";
 import type { Sql, TransactionSql } from "postgres";
 import { compileOnlyDatabase } from "../../db/connect.ts";
 import { VOTER_COUNT_SHARDS } from "../../db/schema.ts";
-import { voteExponent } from "../../src/lib/trending.ts";
+import { voteExponent } from "../../src/lib/rules/trending.ts";
 
 /** The trending exponent of votes.created_at as plain SQL text (the formula lives in trending.ts). */
 function voteExponentSql(): string {

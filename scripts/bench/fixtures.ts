@@ -4,7 +4,7 @@
  * (voter token, feature) pairs for the vote + withdraw cycle where the voter has no vote yet.
  */
 import type { Sql } from "postgres";
-import { hashSecret } from "../../src/lib/secrets.ts";
+import { hashSecret } from "../../src/lib/rules/secrets.ts";
 import { anonToken, FILTER_TAG_INDEX, type ProjectSpec, TAG_NAMES } from "./dataset.ts";
 
 export interface Fixtures {

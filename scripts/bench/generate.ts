@@ -8,7 +8,7 @@
  */
 import { pathToFileURL } from "node:url";
 import postgres, { type TransactionSql } from "postgres";
-import { generateVoterId, hashSecret } from "../../src/lib/secrets.ts";
+import { generateVoterId, hashSecret } from "../../src/lib/rules/secrets.ts";
 import { createStaging, insertWithCounters } from "./counters.ts";
 import { copyRows, reserveIds } from "./copy.ts";
 import {

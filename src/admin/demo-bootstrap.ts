@@ -4,14 +4,13 @@
  * embedded database usually starts from the prepared demo database instead: see
  * demo-database.ts; then the demo is already there.)
  */
-import ipaddr from "ipaddr.js";
 import type { Db } from "../../db/connect.ts";
-import { notifyCacheInvalidation } from "../lib/app-caches.ts";
-import { withProjectWriteLock } from "../lib/project-write-lock.ts";
-import { hashSecret } from "../lib/secrets.ts";
+import { notifyCacheInvalidation } from "../lib/data/app-caches.ts";
+import { withProjectWriteLock } from "../lib/data/project-write-lock.ts";
+import { WELL_KNOWN_KEYS } from "../lib/rules/published-demo-keys.ts";
 import { DEMO_EMBED_KEY, DEMO_SECRET_KEY, DEMO_SLUG, loadDemoSnapshot } from "./demo.ts";
 import { describeDemoCounts } from "./demo-database.ts";
-import { type KeyKind, replaceKeys } from "./keys.ts";
+import { type KeyKind, replaceKeys } from "../routes/keys/keys.owner.repository.ts";
 import { importSnapshot } from "./snapshot-import.ts";
 
 export interface DemoProject {
@@ -44,52 +43,6 @@ export async function ensureDemoProject(db: Db, progress: (line: string) => void
   await importSnapshot(db, snapshot, {});
   const keyOf = (kind: string) => snapshot.keys.find((key: { kind: string }) => key.kind === kind)?.key ?? "";
   return { slug: snapshot.project.slug, secretKey: keyOf("secret"), embedKey: keyOf("embed") };
-}
-
-/**
- * Whether `host` (the HOST setting: an address or a name) listens on loopback only: `localhost`,
- * 127.0.0.0/8 and ::1 (also in brackets). Anything else, 0.0.0.0 and :: included, is reachable
- * from the network.
- */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host
-    .trim()
-    .replace(/^\[(.*)\]$/, "$1")
-    .toLowerCase();
-  if (bare === "localhost") return true;
-  if (!ipaddr.isValid(bare)) return false;
-  const address = ipaddr.process(bare);
-  return address.range() === "loopback";
-}
-
-/**
- * Whether the bundled demo's published keys may be served: only on loopback, unless the operator
- * asked for them with DEMO=public (a throwaway sandbox).
- */
-export function wellKnownDemoKeysAllowed(config: { HOST: string; DEMO: string }): boolean {
-  return config.DEMO === "public" || isLoopbackHost(config.HOST);
-}
-
-const WELL_KNOWN_KEYS: { kind: KeyKind; digest: string }[] = [
-  { kind: "secret", digest: hashSecret(DEMO_SECRET_KEY) },
-  { kind: "embed", digest: hashSecret(DEMO_EMBED_KEY) },
-];
-const WELL_KNOWN_DIGESTS = new Set(WELL_KNOWN_KEYS.map((key) => key.digest));
-const allowedByConfig = new WeakMap<object, boolean>();
-
-/**
- * Whether a presented key (its SHA-256 digest) must be refused as unknown: a published demo key
- * on a server whose HOST is off loopback (without DEMO=public). Catches a demo loaded while the
- * server runs (`npm run admin -- demo`), which the start-up replacement cannot see.
- */
-export function isRefusedDemoKey(config: { HOST: string; DEMO: string }, digest: string): boolean {
-  if (!WELL_KNOWN_DIGESTS.has(digest)) return false;
-  let allowed = allowedByConfig.get(config);
-  if (allowed === undefined) {
-    allowed = wellKnownDemoKeysAllowed(config);
-    allowedByConfig.set(config, allowed);
-  }
-  return !allowed;
 }
 
 /**

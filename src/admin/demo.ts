@@ -4,13 +4,12 @@
  * checkout can be tried with curl. Never import the demo into a production database.
  */
 import { readFileSync } from "node:fs";
+import { DEMO_EMBED_KEY, DEMO_SECRET_KEY } from "../lib/rules/published-demo-keys.ts";
 import { snapshotSchema, type SnapshotDocument } from "./snapshot.schema.ts";
 
+export { DEMO_EMBED_KEY, DEMO_SECRET_KEY };
+
 export const DEMO_SLUG = "lumen";
-/** Secret key of the demo project (X-API-Key; opens the revenue routes too). */
-export const DEMO_SECRET_KEY = "fb_sk_demo_lumen_secret_key_0001";
-/** Embed key of the demo project; accepted from the origins in DEMO_ALLOWED_ORIGINS. */
-export const DEMO_EMBED_KEY = "fb_ek_demo_lumen_embed_key_0001";
 export const DEMO_ALLOWED_ORIGINS = ["http://localhost:3000"];
 /** X-VF-Anon token of one demo voter with votes, comments and a dismissal already recorded. */
 export const DEMO_ANON_TOKEN = "fb_anon_demo_lumen_voter_0001";

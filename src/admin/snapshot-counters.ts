@@ -7,7 +7,7 @@
  */
 import { sql } from "kysely";
 import { milestoneAtOrBelowSql } from "../events/milestones.ts";
-import { voteExponent } from "../lib/trending.ts";
+import { voteExponent } from "../lib/rules/trending.ts";
 import { VOTER_COUNT_SHARDS } from "../../db/schema.ts";
 import type { Trx } from "./snapshot-chunks.ts";
 

@@ -9,8 +9,8 @@
  */
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import { notifyCacheInvalidation } from "../lib/app-caches.ts";
-import { lockProjectForReplace } from "../lib/project-write-lock.ts";
+import { notifyCacheInvalidation } from "../lib/data/app-caches.ts";
+import { lockProjectForReplace } from "../lib/data/project-write-lock.ts";
 import type { IdMap, SnapshotDocument } from "./snapshot.schema.ts";
 import { chunks, type ProgressSink, type Trx } from "./snapshot-chunks.ts";
 import { anonTokenDigest, keyDigest, keyField, rowsWithIds } from "./snapshot-rules.ts";
@@ -39,7 +39,7 @@ export interface ImportOptions {
  * Imports a whole project (spec/project-snapshot.md). `input` is the parsed JSON document.
  * Validates everything first, then writes in one transaction, so readers see the old project or
  * the new one, never a mix. With `replace`, an existing project of that slug is deleted inside it
- * (rows cascade) after taking the project's write lock exclusively (src/lib/project-write-lock.ts:
+ * (rows cascade) after taking the project's write lock exclusively (src/lib/data/project-write-lock.ts:
  * API writes under way finish first, later ones wait for the commit); the new project keeps the
  * old one's id, and voters whose voter_id the old project had keep their internal ids, so a write
  * that waited runs against the restored rows. Ids the file gives (spec, "Restores") are kept and

@@ -15,16 +15,11 @@
  */
 import semver from "semver";
 import { z } from "zod";
-import { EVENT_TYPES } from "../events/outbox.ts";
+import { CHANGELOG_TYPES, FEATURE_STATUSES, MESSAGE_KINDS, MESSAGE_PLATFORMS, MESSAGE_PRESENTATIONS } from "../contract/enums.ts";
+import { EVENT_TYPES } from "../contract/enums.ts";
 
 export const SNAPSHOT_FORMAT = "feedback-board-snapshot/1";
 
-export const FEATURE_STATUSES = ["open", "planned", "in_progress", "done", "denied", "archived"] as const;
-export const CHANGELOG_TYPES = ["new", "improvement", "fix", "security", "breaking_change"] as const;
-/** MessageObject.kind (contract: may gain members) and presentation (closed). */
-export const MESSAGE_KINDS = ["info", "warning", "critical"] as const;
-export const MESSAGE_PRESENTATIONS = ["banner", "alert"] as const;
-export const MESSAGE_PLATFORMS = ["ios", "macos", "web"] as const;
 export const PROJECT_SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
 /** Keys are taken as given: 20..200 printable ASCII characters (space included). */
 export const KEY_PATTERN = /^[\x20-\x7e]{20,200}$/;

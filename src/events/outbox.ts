@@ -13,28 +13,7 @@
  */
 import { type Kysely, sql } from "kysely";
 import type { Database, EventData } from "../../db/schema.ts";
-
-/** Event types of owner-api-v3.md, "Events" (`ping` is sent by POST /webhooks/{id}/test only). */
-export const EVENT_TYPES = [
-  "feature.created",
-  "feature.updated",
-  "feature.status_changed",
-  "feature.approved",
-  "feature.merged",
-  "feature.unmerged",
-  "feature.deleted",
-  "feature.vote_milestone",
-  "vote.created",
-  "vote.deleted",
-  "comment.created",
-  "comment.deleted",
-  "release.published",
-  "voter.banned",
-  "voter.unbanned",
-  "voter.deleted",
-  "voter.billing_changed",
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+import type { EventType } from "../contract/enums.ts";
 
 /** One event to record: its type and `data` (the object after the change; `changes` for updates). */
 export interface NewEvent {

@@ -5,7 +5,7 @@
  */
 import { type Kysely, sql } from "kysely";
 import type { Database, EventData } from "../../db/schema.ts";
-import { rfc3339 } from "../lib/timestamps.ts";
+import { rfc3339 } from "../lib/http/timestamps.ts";
 import { eventId } from "./outbox.ts";
 
 /** EventObject as delivered. */

@@ -5,18 +5,18 @@
  * Errors: missing_key, invalid_key (401); not_allowed, origin_not_allowed, key_wrong_project
  * (403); not_found (404) for an unknown or private project. An embed key from an allowlisted
  * origin is the only case that gets Access-Control-Allow-Origin (src/middleware/cors.ts). The
- * key lookup is the resolution service's (src/lib/resolution.ts), through the app's caches.
+ * key lookup is the resolution service's (src/lib/data/resolution.ts), through the app's caches.
  *
  * Owner routes (owner-api-v3.md, "Common rules"): the embed key answers 403 not_allowed, and a
  * private project's owner routes work (its owner must reach them); every other check is the same.
  */
 import type { MiddlewareHandler } from "hono";
-import { isRefusedDemoKey } from "../admin/demo-bootstrap.ts";
-import type { AppEnv } from "../lib/context.ts";
-import { ApiError } from "../lib/errors.ts";
-import type { FoundKey } from "../lib/resolution.repository.ts";
-import { resolveKey, resolveProjectBySlug } from "../lib/resolution.ts";
-import { hashSecret } from "../lib/secrets.ts";
+import { isRefusedDemoKey } from "../lib/rules/published-demo-keys.ts";
+import type { AppEnv } from "../lib/http/context.ts";
+import { ApiError } from "../lib/http/errors.ts";
+import type { FoundKey } from "../lib/data/resolution.repository.ts";
+import { resolveKey, resolveProjectBySlug } from "../lib/data/resolution.ts";
+import { hashSecret } from "../lib/rules/secrets.ts";
 
 /** Whether `origin` may ever match an allowlist and be named in Access-Control-Allow-Origin (the opaque origin `null` never). */
 export function isNamableOrigin(origin: string | undefined): origin is string {

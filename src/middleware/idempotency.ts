@@ -22,8 +22,8 @@
  */
 import { hash } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../lib/context.ts";
-import { ApiError } from "../lib/errors.ts";
+import type { AppEnv } from "../lib/http/context.ts";
+import { ApiError } from "../lib/http/errors.ts";
 import { type ClaimResult, IdempotencyStoreUnavailable } from "../store/store.types.ts";
 
 export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 60 * 60;

@@ -7,9 +7,9 @@
  */
 import type { Hono, MiddlewareHandler } from "hono";
 import { TrieRouter } from "hono/router/trie-router";
-import type { AppEnv } from "../lib/context.ts";
-import { failure } from "../lib/envelope.ts";
-import { ApiError } from "../lib/errors.ts";
+import type { AppEnv } from "../lib/http/context.ts";
+import { failure } from "../lib/http/envelope.ts";
+import { ApiError } from "../lib/http/errors.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: any app's routes (hono's schema and base path generics play no part here)
 export function methodCheckMiddleware(app: Hono<AppEnv, any, any>): MiddlewareHandler<AppEnv> {

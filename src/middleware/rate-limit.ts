@@ -9,8 +9,8 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { Config } from "../config.ts";
-import type { AppEnv } from "../lib/context.ts";
-import { ApiError } from "../lib/errors.ts";
+import type { AppEnv } from "../lib/http/context.ts";
+import { ApiError } from "../lib/http/errors.ts";
 import { reauthorizeFresh } from "./api-key.ts";
 
 const WINDOW_SECONDS = 60;

@@ -8,8 +8,8 @@
 import { hash } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { RETAINED_304_HEADERS } from "hono/etag";
-import type { AppEnv } from "../lib/context.ts";
-import { cachedStringBody } from "../lib/runtime-adapter.ts";
+import type { AppEnv } from "../lib/http/context.ts";
+import { cachedStringBody } from "../lib/runtime/runtime-adapter.ts";
 import { isStaticHeader } from "./static-headers.ts";
 
 export const READ_CACHE_CONTROL = "private, max-age=60";

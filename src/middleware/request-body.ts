@@ -4,15 +4,15 @@
  * framed, and on a real connection answers that 413 with `Connection: close` and closes cleanly;
  * any body the app left unread is discarded so that a kept-alive connection serves the next
  * request. jsonShapeMiddleware refuses a JSON body wider or deeper than any route can use before
- * it is parsed (lib/json-shape.ts).
+ * it is parsed (lib/http/json-shape.ts).
  */
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import type { AppEnv } from "../lib/context.ts";
-import { ApiError, validationError } from "../lib/errors.ts";
-import { JSON_SHAPE_LIMITS, jsonShapeViolation, type JsonShapeLimits } from "../lib/json-shape.ts";
-import { closeAfterResponse, discardRestOfBody } from "../lib/node-http.ts";
-import { nodeRequest } from "../lib/runtime-adapter.ts";
+import type { AppEnv } from "../lib/http/context.ts";
+import { ApiError, validationError } from "../lib/http/errors.ts";
+import { JSON_SHAPE_LIMITS, jsonShapeViolation, type JsonShapeLimits } from "../lib/http/json-shape.ts";
+import { closeAfterResponse, discardRestOfBody } from "../lib/runtime/node-http.ts";
+import { nodeRequest } from "../lib/runtime/runtime-adapter.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 

@@ -10,7 +10,7 @@
  * visible on every instance to any read that starts after the write answered. Admin changes
  * (import, key regeneration) clear the cache through the cache notification (app-caches.ts). The one
  * change no write announces, a scheduled release reaching its publish time, ends every entry of
- * the project built before that time exactly then (src/lib/scheduled-publication.ts). Entries
+ * the project built before that time exactly then (src/lib/data/next-publication.ts). Entries
  * also expire after READ_CACHE_SECONDS. Without a revision (the shared store did not answer) reads
  * bypass the cache, and the cache is emptied so nothing from before the outage is served after.
  *
@@ -19,14 +19,14 @@
  * document, the changelog) say so and serve everyone from one entry. A route whose personal
  * answer is the anonymous one with a boolean field set per voter (the features list and detail:
  * has_voted) passes `personalize`, and such reads start from the cached anonymous body (spliced,
- * not re-serialized: src/lib/boolean-field-overlay.ts).
+ * not re-serialized: src/lib/http/boolean-field-overlay.ts).
  */
 import type { MiddlewareHandler } from "hono";
-import type { CachedRead } from "../lib/app-caches.ts";
-import { BooleanFieldOverlay, itemsOf } from "../lib/boolean-field-overlay.ts";
-import type { AppDeps, AppEnv, VoterContext } from "../lib/context.ts";
-import { cachedStringBody } from "../lib/runtime-adapter.ts";
-import { nextPublicationAfter } from "../lib/scheduled-publication.ts";
+import type { CachedRead } from "../lib/data/app-caches.ts";
+import { BooleanFieldOverlay, itemsOf } from "../lib/http/boolean-field-overlay.ts";
+import type { AppDeps, AppEnv, VoterContext } from "../lib/http/context.ts";
+import { cachedStringBody } from "../lib/runtime/runtime-adapter.ts";
+import { nextPublicationAfter } from "../lib/data/next-publication.ts";
 import { etagOf } from "./read-cache.ts";
 
 /**

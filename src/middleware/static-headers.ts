@@ -12,8 +12,8 @@
  */
 import { Hono, type MiddlewareHandler } from "hono";
 import { secureHeaders } from "hono/secure-headers";
-import type { AppEnv } from "../lib/context.ts";
-import { nodeResponse } from "../lib/runtime-adapter.ts";
+import type { AppEnv } from "../lib/http/context.ts";
+import { nodeResponse } from "../lib/runtime/runtime-adapter.ts";
 
 type SecureHeadersOptions = Parameters<typeof secureHeaders>[0];
 

@@ -5,13 +5,13 @@
  * another project answers 401 identity_invalid on reads and writes alike. An SSO token naming a
  * user never seen before creates that voter on a write and reads as "no votes yet" on a read.
  * The identity route (access "identity", marked in src/app.ts) resolves identities itself
- * through the same service (src/lib/resolution.ts) and is skipped here.
+ * through the same service (src/lib/data/resolution.ts) and is skipped here.
  */
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv, VoterContext } from "../lib/context.ts";
-import { ApiError } from "../lib/errors.ts";
-import { resolveVoter } from "../lib/resolution.ts";
-import { hashSecret } from "../lib/secrets.ts";
+import type { AppEnv, VoterContext } from "../lib/http/context.ts";
+import { ApiError } from "../lib/http/errors.ts";
+import { resolveVoter } from "../lib/data/resolution.ts";
+import { hashSecret } from "../lib/rules/secrets.ts";
 
 export function voterMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

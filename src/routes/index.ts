@@ -3,7 +3,7 @@
  * the keyed chain) and describes the webhook deliveries.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../lib/context.ts";
+import type { AppEnv } from "../lib/http/context.ts";
 import { createBillingRouter } from "./billing/index.ts";
 import { createBoardRouter } from "./board/index.ts";
 import { createChangelogRouter } from "./changelog/index.ts";

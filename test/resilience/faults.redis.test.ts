@@ -8,7 +8,7 @@
  */
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashSecret } from "../../src/lib/secrets.ts";
+import { hashSecret } from "../../src/lib/rules/secrets.ts";
 import { type HttpResult, quantile, send, startLoad } from "./support/http.ts";
 import { sleep, waitUntil } from "./support/processes.ts";
 import { importVotingProject } from "./support/seed.ts";

@@ -5,7 +5,7 @@
  */
 import { generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashSecret } from "../../src/lib/secrets.ts";
+import { hashSecret } from "../../src/lib/rules/secrets.ts";
 import { createTestContext, randomKey, type ImportedProject, type TestContext } from "../harness.ts";
 import { expectEnvelope, expectError } from "./support/assertions.ts";
 import { idsOf } from "./support/seed.ts";
@@ -203,7 +203,7 @@ describe("embed key origins (API2, API5)", () => {
 describe("project keys (API2)", () => {
   it("answers unknown, regenerated and malformed keys with one identical 401", async () => {
     const regenerated = await ctx.importProject({});
-    // Regeneration (src/admin/keys.ts semantics): the old secret key's row is replaced.
+    // Regeneration (src/routes/keys/keys.owner.repository.ts semantics): the old secret key's row is replaced.
     const project = await ctx.db.selectFrom("projects").select("id").where("slug", "=", regenerated.slug).executeTakeFirstOrThrow();
     await ctx.db.deleteFrom("api_keys").where("project_id", "=", project.id).where("kind", "=", "secret").execute();
     await ctx.db

@@ -4,14 +4,14 @@
  * a new content revision when a voter changed -> `{received: true}`.
  */
 import type { Context } from "hono";
-import type { AppDeps, AppEnv } from "../../lib/context.ts";
-import { success } from "../../lib/envelope.ts";
-import { ApiError } from "../../lib/errors.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import type { AppDeps, AppEnv } from "../../lib/http/context.ts";
+import { success } from "../../lib/http/envelope.ts";
+import { ApiError } from "../../lib/http/errors.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 import { readPaddleEvent, verifyPaddleEvent } from "./billing.paddle.ts";
 import { applyBillingChange, findBillingProject } from "./billing.repository.ts";
-import type { receivePaddleEvent, receiveStripeEvent } from "./billing.routes.ts";
+import type * as routes from "./billing.routes.ts";
 import type { ReadEvent } from "./billing.schemas.ts";
 import { readStripeEvent, verifyStripeEvent } from "./billing.stripe.ts";
 
@@ -78,8 +78,8 @@ async function receive(c: Context<AppEnv>, slug: string, system: "stripe" | "pad
   return c.json(success({ received: true as const }), 200);
 }
 
-export const receiveStripeEventHandler: AppRouteHandler<typeof receiveStripeEvent> = async (c) =>
+export const receiveStripeEvent: AppRouteHandler<typeof routes.receiveStripeEvent> = async (c) =>
   receive(c, c.req.valid("param").slug, "stripe");
 
-export const receivePaddleEventHandler: AppRouteHandler<typeof receivePaddleEvent> = async (c) =>
+export const receivePaddleEvent: AppRouteHandler<typeof routes.receivePaddleEvent> = async (c) =>
   receive(c, c.req.valid("param").slug, "paddle");

@@ -13,7 +13,7 @@
  */
 import { NodeRuntime, Webhooks } from "@paddle/paddle-node-sdk";
 import { z } from "zod";
-import { ApiError } from "../../lib/errors.ts";
+import { ApiError } from "../../lib/http/errors.ts";
 import { parseJsonBody, readAs, UNSET_SECRET, VendorId, VendorStatus } from "./billing.read.ts";
 import type { ReadEvent, SubscriptionState } from "./billing.schemas.ts";
 

@@ -4,8 +4,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { ApiError } from "../../lib/errors.ts";
-import { unstorableStringPath, validationFailure } from "../../lib/openapi.ts";
+import { ApiError } from "../../lib/http/errors.ts";
+import { unstorableStringPath, validationFailure } from "../../lib/http/router.ts";
 
 /**
  * Verified against when a project has no secret (or the slug names no project), then refused: the

@@ -1,11 +1,13 @@
 /** Handlers of the board routes: repository rows -> BoardDocument (contract, BoardDocument). */
 import type { ProjectSettings } from "../../../db/schema.ts";
-import type { AppDeps, ProjectContext } from "../../lib/context.ts";
-import { success } from "../../lib/envelope.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { type BoardColumnRow, listBoardColumns, listTags, readVoterCount } from "./board.repository.ts";
-import type { GetKeyBoardRoute, GetProjectBoardRoute } from "./board.routes.ts";
-import type { BoardDocumentObject, BoardEntryObject, ColumnObject } from "./board.schemas.ts";
+import type { AppDeps, ProjectContext } from "../../lib/http/context.ts";
+import { success } from "../../lib/http/envelope.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import type { BoardColumnRow } from "../../lib/data/app-caches.ts";
+import { listBoardColumns, listTags, readVoterCount } from "./board.repository.ts";
+import type * as routes from "./board.routes.ts";
+import type { BoardDocument, BoardEntry } from "./board.schemas.ts";
+import type { Column } from "../../contract/schemas.ts";
 
 /** Id of the archived column, which is not a row of its own (contract, Column). */
 export const ARCHIVED_COLUMN_ID = -1;
@@ -15,8 +17,8 @@ export const ARCHIVED_COLUMN_ID = -1;
  * id is reported as 0, denied columns go when show_denied is false, and the archived column
  * (id -1, after the last position) is appended to every board when show_archived is true.
  */
-export function toBoardEntries(rows: BoardColumnRow[], settings: ProjectSettings): BoardEntryObject[] {
-  const boards = new Map<number, BoardEntryObject>();
+export function toBoardEntries(rows: BoardColumnRow[], settings: ProjectSettings): BoardEntry[] {
+  const boards = new Map<number, BoardEntry>();
   for (const row of rows) {
     let board = boards.get(row.board_id);
     if (!board) {
@@ -48,7 +50,7 @@ export function toBoardEntries(rows: BoardColumnRow[], settings: ProjectSettings
   return entries;
 }
 
-function archivedColumn(board: BoardEntryObject): ColumnObject {
+function archivedColumn(board: BoardEntry): Column {
   const last = board.columns.at(-1);
   return {
     id: ARCHIVED_COLUMN_ID,
@@ -64,7 +66,7 @@ function archivedColumn(board: BoardEntryObject): ColumnObject {
  * The whole BoardDocument of a project: boards with columns and tags (kept in the app's caches,
  * cleared on every instance when an owner changes them) and the fresh voter_count, then mapped field by field.
  */
-export async function buildBoardDocument(deps: Pick<AppDeps, "db" | "caches">, project: ProjectContext): Promise<BoardDocumentObject> {
+export async function buildBoardDocument(deps: Pick<AppDeps, "db" | "caches">, project: ProjectContext): Promise<BoardDocument> {
   const { db, caches } = deps;
   const [rows, tags, voterCount] = await Promise.all([
     caches.boardColumns.remember([project.id], () => listBoardColumns(db, project.id)),
@@ -128,8 +130,8 @@ function colors(c: ProjectContext["theme"]["dark"]) {
   };
 }
 
-export const getKeyBoard: AppRouteHandler<GetKeyBoardRoute> = async (c) =>
+export const getKeyBoard: AppRouteHandler<typeof routes.getKeyBoard> = async (c) =>
   c.json(success(await buildBoardDocument(c.get("deps"), c.get("project"))), 200);
 
-export const getProjectBoard: AppRouteHandler<GetProjectBoardRoute> = async (c) =>
+export const getProjectBoard: AppRouteHandler<typeof routes.getProjectBoard> = async (c) =>
   c.json(success(await buildBoardDocument(c.get("deps"), c.get("project"))), 200);

@@ -5,9 +5,10 @@
  * archived column, which is not a row.
  */
 import type { BoardRow, ColumnRow } from "./board.owner.repository.ts";
-import type { BoardEntryObject, ColumnObject } from "./board.schemas.ts";
+import type { BoardEntry } from "./board.schemas.ts";
+import type { Column } from "../../contract/schemas.ts";
 
-export function toOwnerColumn(row: ColumnRow, boardKind: "roadmap" | "custom"): ColumnObject {
+export function toOwnerColumn(row: ColumnRow, boardKind: "roadmap" | "custom"): Column {
   return {
     id: row.id,
     name: row.name,
@@ -18,7 +19,7 @@ export function toOwnerColumn(row: ColumnRow, boardKind: "roadmap" | "custom"): 
   };
 }
 
-export function toOwnerBoardEntry(board: BoardRow, columns: ColumnRow[]): BoardEntryObject {
+export function toOwnerBoardEntry(board: BoardRow, columns: ColumnRow[]): BoardEntry {
   return {
     id: board.kind === "roadmap" ? 0 : board.id,
     kind: board.kind,

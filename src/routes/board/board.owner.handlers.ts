@@ -3,10 +3,10 @@
  * project's "boards" advisory lock (owner-api-v3.md, Routes /boards, /columns; Rules 1 and 3).
  */
 import type { Db } from "../../../db/connect.ts";
-import { success } from "../../lib/envelope.ts";
-import { ApiError, notFound, validationError } from "../../lib/errors.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { lockProjectScope } from "../../lib/owner-locks.ts";
+import { success } from "../../lib/http/envelope.ts";
+import { ApiError, notFound, validationError } from "../../lib/http/errors.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { lockProjectScope } from "../../lib/data/owner-locks.ts";
 import { toOwnerBoardEntry, toOwnerColumn } from "./board.mapper.ts";
 import {
   type BoardRow,
@@ -24,15 +24,8 @@ import {
   updateBoard,
   updateColumn,
 } from "./board.owner.repository.ts";
-import type {
-  AdminCreateBoardRoute,
-  AdminCreateColumnRoute,
-  AdminDeleteBoardRoute,
-  AdminDeleteColumnRoute,
-  AdminUpdateBoardRoute,
-  AdminUpdateColumnRoute,
-} from "./board.owner.routes.ts";
-import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import type * as routes from "./board.owner.routes.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 
 /** 409 already_exists when another board of the project has `slug`; "roadmap" always names the roadmap. */
 async function assertSlugFree(trx: Db, projectId: number, slug: string, exceptId?: number): Promise<void> {
@@ -51,7 +44,7 @@ async function entryOf(trx: Db, board: BoardRow) {
   return toOwnerBoardEntry(board, await listColumns(trx, board.id));
 }
 
-export const adminCreateBoard: AppRouteHandler<AdminCreateBoardRoute> = async (c) => {
+export const adminCreateBoard: AppRouteHandler<typeof routes.adminCreateBoard> = async (c) => {
   const values = c.req.valid("json");
   const projectId = c.get("project").id;
   const entry = await withProjectWriteLock(c.get("deps").db, c.get("project").id, async (trx) => {
@@ -63,7 +56,7 @@ export const adminCreateBoard: AppRouteHandler<AdminCreateBoardRoute> = async (c
   return c.json(success(entry), 201);
 };
 
-export const adminUpdateBoard: AppRouteHandler<AdminUpdateBoardRoute> = async (c) => {
+export const adminUpdateBoard: AppRouteHandler<typeof routes.adminUpdateBoard> = async (c) => {
   const { board_id } = c.req.valid("param");
   const patch = c.req.valid("json");
   const projectId = c.get("project").id;
@@ -82,7 +75,7 @@ export const adminUpdateBoard: AppRouteHandler<AdminUpdateBoardRoute> = async (c
   return c.json(success(entry), 200);
 };
 
-export const adminDeleteBoard: AppRouteHandler<AdminDeleteBoardRoute> = async (c) => {
+export const adminDeleteBoard: AppRouteHandler<typeof routes.adminDeleteBoard> = async (c) => {
   const { board_id } = c.req.valid("param");
   const projectId = c.get("project").id;
   if (board_id === 0) throw new ApiError("in_use", "the roadmap cannot be deleted: every project has one");
@@ -96,7 +89,7 @@ export const adminDeleteBoard: AppRouteHandler<AdminDeleteBoardRoute> = async (c
   return c.json(success({ deleted: true as const, id: board_id }), 200);
 };
 
-export const adminCreateColumn: AppRouteHandler<AdminCreateColumnRoute> = async (c) => {
+export const adminCreateColumn: AppRouteHandler<typeof routes.adminCreateColumn> = async (c) => {
   const { board_id } = c.req.valid("param");
   const values = c.req.valid("json");
   const projectId = c.get("project").id;
@@ -120,7 +113,7 @@ export const adminCreateColumn: AppRouteHandler<AdminCreateColumnRoute> = async 
   return c.json(success(column), 201);
 };
 
-export const adminUpdateColumn: AppRouteHandler<AdminUpdateColumnRoute> = async (c) => {
+export const adminUpdateColumn: AppRouteHandler<typeof routes.adminUpdateColumn> = async (c) => {
   const { column_id } = c.req.valid("param");
   const patch = c.req.valid("json");
   const projectId = c.get("project").id;
@@ -138,7 +131,7 @@ export const adminUpdateColumn: AppRouteHandler<AdminUpdateColumnRoute> = async 
   return c.json(success(column), 200);
 };
 
-export const adminDeleteColumn: AppRouteHandler<AdminDeleteColumnRoute> = async (c) => {
+export const adminDeleteColumn: AppRouteHandler<typeof routes.adminDeleteColumn> = async (c) => {
   const { column_id } = c.req.valid("param");
   const projectId = c.get("project").id;
   await withProjectWriteLock(c.get("deps").db, c.get("project").id, async (trx) => {

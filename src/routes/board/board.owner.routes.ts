@@ -3,10 +3,12 @@
  * /boards/{board_id}, POST /boards/{board_id}/columns, PATCH/DELETE /columns/{column_id}).
  */
 import { createRoute } from "@hono/zod-openapi";
-import { envelopeOf, idParam, integerParam, jsonContent, MAX_ID } from "../../lib/openapi.ts";
-import { OWNER_PATH, OwnerSlugParams, ownerWriteErrors, ownerDeleteRoute, ownerRoute } from "../../lib/owner-openapi.ts";
+import { envelopeOf, jsonContent } from "../../contract/envelope.ts";
+import { idParam, integerParam, MAX_ID } from "../../contract/params.ts";
+import { OWNER_PATH, OwnerSlugParams, ownerWriteErrors, ownerDeleteRoute, ownerRoute } from "../../contract/owner-routes.ts";
 import { BoardCreateBody, BoardPatchBody, ColumnCreateBody, ColumnPatchBody } from "./board.owner.schemas.ts";
-import { BoardEntry, Column } from "./board.schemas.ts";
+import { BoardEntry } from "./board.schemas.ts";
+import { Column } from "../../contract/schemas.ts";
 
 const BoardParams = OwnerSlugParams.extend({
   board_id: integerParam(0, MAX_ID).openapi({
@@ -91,10 +93,3 @@ export const adminDeleteColumn = ownerDeleteRoute({
   params: ColumnParams,
   gone: "The column is gone",
 });
-
-export type AdminCreateBoardRoute = typeof adminCreateBoard;
-export type AdminUpdateBoardRoute = typeof adminUpdateBoard;
-export type AdminDeleteBoardRoute = typeof adminDeleteBoard;
-export type AdminCreateColumnRoute = typeof adminCreateColumn;
-export type AdminUpdateColumnRoute = typeof adminUpdateColumn;
-export type AdminDeleteColumnRoute = typeof adminDeleteColumn;

@@ -1,21 +1,7 @@
 /** Queries behind the board document (contract, "Reading a board", BoardDocument). */
 import { sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
-
-export interface BoardColumnRow {
-  board_id: number;
-  board_kind: "roadmap" | "custom";
-  board_name: string;
-  board_slug: string;
-  board_position: number;
-  /** null for a board without columns (left join). */
-  column_id: number | null;
-  column_name: string | null;
-  column_color: string | null;
-  column_position: number | null;
-  column_is_votable: boolean | null;
-  column_status: string | null;
-}
+import type { BoardColumnRow } from "../../lib/data/app-caches.ts";
 
 /**
  * Every board of the project with its columns, one row per column (a board without columns

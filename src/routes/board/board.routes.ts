@@ -1,6 +1,9 @@
 /** Board document routes (contract, "Reading a board": GET /board and GET /projects/{slug}). */
 import { createRoute, z } from "@hono/zod-openapi";
-import { describedRoute, envelopeOf, jsonContent, notModified, readErrors, SlugParam } from "../../lib/openapi.ts";
+import { describedRoute } from "../../contract/route-description.ts";
+import { envelopeOf, jsonContent, notModified } from "../../contract/envelope.ts";
+import { readErrors } from "../../contract/errors.ts";
+import { SlugParam } from "../../contract/params.ts";
 import { BoardDocument } from "./board.schemas.ts";
 import { sharedReadCache } from "../../middleware/shared-read-cache.ts";
 
@@ -50,6 +53,3 @@ export const getProjectBoard = createRoute(
     },
   ),
 );
-
-export type GetKeyBoardRoute = typeof getKeyBoard;
-export type GetProjectBoardRoute = typeof getProjectBoard;

@@ -1,37 +1,10 @@
 /**
  * The board document of the contract ("Resources and their fields", BoardDocument): boards and
- * columns, tags, capabilities, display settings, project identity and theme. `Tag` is shared:
- * FeatureObject.tags uses the same component, so the features area imports it from here.
+ * columns, tags, capabilities, display settings, project identity and theme. Tag, Column and
+ * ThemeColors are shared components (src/contract/schemas.ts).
  */
 import { z } from "@hono/zod-openapi";
-import { FEATURE_STATUSES } from "../../admin/snapshot.schema.ts";
-import { extensibleEnum } from "../../lib/openapi.ts";
-
-/** Tag (contract: id is the value of the features `tag` query parameter). */
-export const Tag = z
-  .object({
-    id: z.number().int().openapi({ description: "Tag id; the value of the tag query parameter", example: 3 }),
-    name: z.string().openapi({ description: "Tag name", example: "UI" }),
-  })
-  .openapi("Tag", { description: "A tag features carry" });
-
-export const Column = z
-  .object({
-    id: z.number().int().openapi({ description: "Value for the column parameter; -1 is the archived column", example: 12 }),
-    name: z.string().openapi({ description: "Column heading", example: "Planned" }),
-    color: z.string().nullable().openapi({ description: "Hex colour, or null", example: "#3b82f6" }),
-    position: z.number().int().openapi({ description: "Left-to-right order; columns arrive sorted", example: 1 }),
-    is_votable: z.boolean().openapi({
-      description: "Whether a vote on a feature in this column would be accepted (column and project settings)",
-      example: true,
-    }),
-    status: extensibleEnum(
-      FEATURE_STATUSES,
-      "Status the features in this column report (a feature status, so it may gain members too); null on a custom board column",
-      "planned",
-    ).nullable(),
-  })
-  .openapi("Column", { description: "A column of a board; -1 is the archived column" });
+import { Column, Tag, ThemeColors } from "../../contract/schemas.ts";
 
 export const BoardEntry = z
   .object({
@@ -84,17 +57,6 @@ const BoardProject = z
   })
   .openapi("BoardProject", { description: "Project identity" });
 
-export const ThemeColors = z
-  .object({
-    accent: z.string().openapi({ description: "Accent colour", example: "#4f46e5" }),
-    background: z.string().openapi({ description: "Background (hex colour)", example: "#ffffff" }),
-    border: z.string().openapi({ description: "Border colour", example: "#e5e7eb" }),
-    card_background: z.string().openapi({ description: "Card background colour", example: "#f9fafb" }),
-    text: z.string().openapi({ description: "Text colour", example: "#111827" }),
-    text_secondary: z.string().openapi({ description: "Secondary text colour", example: "#6b7280" }),
-  })
-  .openapi("ThemeColors", { description: "Palette for one ground (dark or light); all strings" });
-
 const BoardTheme = z
   .object({
     dark: ThemeColors,
@@ -117,6 +79,5 @@ export const BoardDocument = z
   })
   .openapi("BoardDocument", { description: "Board structure, tags, capabilities, display settings, project and theme" });
 
-export type BoardDocumentObject = z.infer<typeof BoardDocument>;
-export type ColumnObject = z.infer<typeof Column>;
-export type BoardEntryObject = z.infer<typeof BoardEntry>;
+export type BoardDocument = z.infer<typeof BoardDocument>;
+export type BoardEntry = z.infer<typeof BoardEntry>;

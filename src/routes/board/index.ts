@@ -1,5 +1,5 @@
 /** Router of the board area: .openapi(route, handler) for each route in board.routes.ts and board.owner.routes.ts. */
-import { createRouter } from "../../lib/openapi.ts";
+import { createRouter } from "../../lib/http/router.ts";
 import * as handlers from "./board.handlers.ts";
 import * as ownerHandlers from "./board.owner.handlers.ts";
 import * as ownerRoutes from "./board.owner.routes.ts";

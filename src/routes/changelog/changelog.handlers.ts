@@ -1,8 +1,8 @@
 /** Handlers of the changelog routes: parse -> repository -> ReleaseObject (contract, ReleaseObject). */
-import { page, success } from "../../lib/envelope.ts";
-import { notFound } from "../../lib/errors.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { pageMeta, pageOffset } from "../../lib/pagination.ts";
+import { page, success } from "../../lib/http/envelope.ts";
+import { notFound } from "../../lib/http/errors.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { pageMeta, pageOffset } from "../../lib/http/pagination.ts";
 import {
   countPublishedReleases,
   findPublishedRelease,
@@ -10,7 +10,7 @@ import {
   listReleaseFeatures,
   type ReleaseFeatureRow,
 } from "./changelog.repository.ts";
-import type { GetReleaseRoute, ListReleasesRoute } from "./changelog.routes.ts";
+import type * as routes from "./changelog.routes.ts";
 import { toReleaseObject } from "./changelog.mapper.ts";
 
 /** Feature rows grouped by release id, each list in the rows' order. */
@@ -24,7 +24,7 @@ export function byRelease(rows: ReleaseFeatureRow[]): Map<number, ReleaseFeature
   return grouped;
 }
 
-export const listReleases: AppRouteHandler<ListReleasesRoute> = async (c) => {
+export const listReleases: AppRouteHandler<typeof routes.listReleases> = async (c) => {
   const query = c.req.valid("query");
   const { db, now } = c.get("deps");
   const project = c.get("project");
@@ -44,7 +44,7 @@ export const listReleases: AppRouteHandler<ListReleasesRoute> = async (c) => {
   return c.json(page(data, pageMeta(query, total)), 200);
 };
 
-export const getRelease: AppRouteHandler<GetReleaseRoute> = async (c) => {
+export const getRelease: AppRouteHandler<typeof routes.getRelease> = async (c) => {
   const { id } = c.req.valid("param");
   const { db, now } = c.get("deps");
   const project = c.get("project");

@@ -5,12 +5,12 @@
  */
 import type { Db } from "../../../db/connect.ts";
 import { slugify } from "../../admin/snapshot-validate.ts";
-import { page, success } from "../../lib/envelope.ts";
-import { ApiError, notFound, validationError } from "../../lib/errors.ts";
-import { renderMarkdown } from "../../lib/markdown.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { lockProjectScope } from "../../lib/owner-locks.ts";
-import { pageMeta, pageOffset } from "../../lib/pagination.ts";
+import { page, success } from "../../lib/http/envelope.ts";
+import { ApiError, notFound, validationError } from "../../lib/http/errors.ts";
+import { renderMarkdown } from "../../lib/rules/markdown.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { lockProjectScope } from "../../lib/data/owner-locks.ts";
+import { pageMeta, pageOffset } from "../../lib/http/pagination.ts";
 import { byRelease } from "./changelog.handlers.ts";
 import { toAdminReleaseObject } from "./changelog.mapper.ts";
 import { settleReleasePublication } from "./changelog.publication.ts";
@@ -27,14 +27,8 @@ import {
   updateRelease,
 } from "./changelog.owner.repository.ts";
 import type { ReleaseFeatureInput } from "./changelog.owner.schemas.ts";
-import type {
-  AdminCreateReleaseRoute,
-  AdminDeleteReleaseRoute,
-  AdminGetReleaseRoute,
-  AdminListReleasesRoute,
-  AdminUpdateReleaseRoute,
-} from "./changelog.owner.routes.ts";
-import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import type * as routes from "./changelog.owner.routes.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 
 /** The default slug of a release: slugify(name) (as the importer derives it), at most 100 characters. */
 export function defaultReleaseSlug(name: string): string {
@@ -69,7 +63,7 @@ async function adminRelease(trx: Db, projectId: number, id: number, now: Date) {
   return toAdminReleaseObject(row, await listAllReleaseFeatures(trx, [id]), now);
 }
 
-export const adminListReleases: AppRouteHandler<AdminListReleasesRoute> = async (c) => {
+export const adminListReleases: AppRouteHandler<typeof routes.adminListReleases> = async (c) => {
   const query = c.req.valid("query");
   const { db, now } = c.get("deps");
   const projectId = c.get("project").id;
@@ -93,13 +87,13 @@ export const adminListReleases: AppRouteHandler<AdminListReleasesRoute> = async 
   );
 };
 
-export const adminGetRelease: AppRouteHandler<AdminGetReleaseRoute> = async (c) => {
+export const adminGetRelease: AppRouteHandler<typeof routes.adminGetRelease> = async (c) => {
   const { id } = c.req.valid("param");
   const { db, now } = c.get("deps");
   return c.json(success(await adminRelease(db, c.get("project").id, id, now())), 200);
 };
 
-export const adminCreateRelease: AppRouteHandler<AdminCreateReleaseRoute> = async (c) => {
+export const adminCreateRelease: AppRouteHandler<typeof routes.adminCreateRelease> = async (c) => {
   const values = c.req.valid("json");
   const { db, now } = c.get("deps");
   const projectId = c.get("project").id;
@@ -126,7 +120,7 @@ export const adminCreateRelease: AppRouteHandler<AdminCreateReleaseRoute> = asyn
   return c.json(success(release), 201);
 };
 
-export const adminUpdateRelease: AppRouteHandler<AdminUpdateReleaseRoute> = async (c) => {
+export const adminUpdateRelease: AppRouteHandler<typeof routes.adminUpdateRelease> = async (c) => {
   const { id } = c.req.valid("param");
   const { features, body, ...fields } = c.req.valid("json");
   const { db, now } = c.get("deps");
@@ -145,7 +139,7 @@ export const adminUpdateRelease: AppRouteHandler<AdminUpdateReleaseRoute> = asyn
   return c.json(success(release), 200);
 };
 
-export const adminDeleteRelease: AppRouteHandler<AdminDeleteReleaseRoute> = async (c) => {
+export const adminDeleteRelease: AppRouteHandler<typeof routes.adminDeleteRelease> = async (c) => {
   const { id } = c.req.valid("param");
   if (!(await deleteRelease(c.get("deps").db, c.get("project").id, id))) throw notFound("release");
   return c.json(success({ deleted: true as const, id }), 200);

@@ -100,17 +100,3 @@ export async function deleteRelease(db: Db, projectId: number, id: number): Prom
   const result = await db.deleteFrom("releases").where("id", "=", id).where("project_id", "=", projectId).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
-
-/**
- * The earliest published_at of the project strictly after `after`, or null: the next moment a
- * scheduled release becomes public by itself (Rule 4). Served by releases_project_idx's prefix.
- */
-export async function nextScheduledPublication(db: Db, projectId: number, after: Date): Promise<Date | null> {
-  const row = await db
-    .selectFrom("releases")
-    .select((eb) => eb.fn.min("published_at").as("next"))
-    .where("project_id", "=", projectId)
-    .where("published_at", ">", after)
-    .executeTakeFirst();
-  return row?.next ? new Date(row.next) : null;
-}

@@ -1,7 +1,15 @@
 /** Owner release routes (owner-api-v3.md, Routes: GET/POST /releases, GET/PATCH/DELETE /releases/{id}; Rule 4). */
 import { createRoute, z } from "@hono/zod-openapi";
-import { envelopeOf, idParam, jsonContent, listEnvelopeOf, notModified, PageQuery } from "../../lib/openapi.ts";
-import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerDeleteRoute, ownerRoute } from "../../lib/owner-openapi.ts";
+import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
+import { idParam, PageQuery } from "../../contract/params.ts";
+import {
+  OWNER_PATH,
+  ownerReadErrors,
+  OwnerSlugParams,
+  ownerWriteErrors,
+  ownerDeleteRoute,
+  ownerRoute,
+} from "../../contract/owner-routes.ts";
 import { AdminReleaseObject, ReleaseCreateBody, ReleasePatchBody } from "./changelog.owner.schemas.ts";
 
 const ReleaseParams = OwnerSlugParams.extend({ id: idParam("id", "Release id") });
@@ -89,9 +97,3 @@ export const adminDeleteRelease = ownerDeleteRoute({
   params: ReleaseParams,
   gone: "The release is gone",
 });
-
-export type AdminListReleasesRoute = typeof adminListReleases;
-export type AdminCreateReleaseRoute = typeof adminCreateRelease;
-export type AdminGetReleaseRoute = typeof adminGetRelease;
-export type AdminUpdateReleaseRoute = typeof adminUpdateRelease;
-export type AdminDeleteReleaseRoute = typeof adminDeleteRelease;

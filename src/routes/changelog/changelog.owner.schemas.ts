@@ -3,11 +3,11 @@
  * Routes /releases; Rule 4).
  */
 import { z } from "@hono/zod-openapi";
-import { MAX_ID } from "../../lib/openapi.ts";
-import { patchBodyOf } from "../../lib/owner-openapi.ts";
+import { MAX_ID } from "../../contract/params.ts";
+import { patchBodyOf } from "../../contract/owner-routes.ts";
 import { ReleaseFeatureObject, ReleaseObject } from "./changelog.schemas.ts";
+import { CHANGELOG_TYPES } from "../../contract/enums.ts";
 
-export const CHANGELOG_TYPES = ["new", "improvement", "fix", "security", "breaking_change"] as const;
 /** Release slugs: lower-case letters, digits and dashes, as slugify (the importer's) makes them. */
 export const RELEASE_SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{0,99}$/;
 export const RELEASE_STATUSES = ["draft", "scheduled", "published"] as const;
@@ -64,5 +64,5 @@ export const ReleaseCreateBody = z
 
 export const ReleasePatchBody = patchBodyOf(releaseFields).openapi("ReleasePatch");
 
-export type AdminReleaseObjectValue = z.infer<typeof AdminReleaseObject>;
+export type AdminReleaseObject = z.infer<typeof AdminReleaseObject>;
 export type ReleaseFeatureInput = z.infer<typeof releaseFields.features>[number];

@@ -10,7 +10,7 @@ import type { Kysely } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { Database } from "../../../db/schema.ts";
 import { recordEvents } from "../../events/outbox.ts";
-import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 import { toAdminReleaseObject } from "./changelog.mapper.ts";
 import { listAllReleaseFeatures } from "./changelog.owner.repository.ts";
 import type { ReleaseRow } from "./changelog.repository.ts";
@@ -18,7 +18,7 @@ import type { ReleaseRow } from "./changelog.repository.ts";
 /**
  * How often a server process looks for scheduled releases whose time has come, in seconds: a
  * release's event is recorded at most this long after its published_at (the public routes show
- * the release from published_at itself, src/lib/scheduled-publication.ts).
+ * the release from published_at itself, src/lib/data/next-publication.ts).
  */
 export const RELEASE_PUBLICATION_INTERVAL_SECONDS = 5;
 

@@ -5,7 +5,7 @@
 import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { Database, ProjectSettings, ReleaseFeaturesTable } from "../../../db/schema.ts";
-import { publiclyListed } from "../features/features.visibility.ts";
+import { publiclyListed } from "../features/index.ts";
 
 export interface ReleaseRow {
   id: number;

@@ -1,16 +1,9 @@
 /** Changelog routes (contract, "Reading a board": GET .../changelog and .../changelog/{id}). */
 import { createRoute, z } from "@hono/zod-openapi";
-import {
-  describedRoute,
-  envelopeOf,
-  idParam,
-  jsonContent,
-  listEnvelopeOf,
-  notModified,
-  PageQuery,
-  readErrors,
-  SlugParam,
-} from "../../lib/openapi.ts";
+import { describedRoute } from "../../contract/route-description.ts";
+import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
+import { idParam, PageQuery, SlugParam } from "../../contract/params.ts";
+import { readErrors } from "../../contract/errors.ts";
 import { ReleaseObject } from "./changelog.schemas.ts";
 import { sharedReadCache } from "../../middleware/shared-read-cache.ts";
 
@@ -57,6 +50,3 @@ export const getRelease = createRoute(
     },
   ),
 );
-
-export type ListReleasesRoute = typeof listReleases;
-export type GetReleaseRoute = typeof getRelease;

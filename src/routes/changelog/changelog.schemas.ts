@@ -1,7 +1,7 @@
 /** ReleaseObject of the contract ("Resources and their fields", ReleaseObject). */
 import { z } from "@hono/zod-openapi";
-import { CHANGELOG_TYPES, FEATURE_STATUSES } from "../../admin/snapshot.schema.ts";
-import { extensibleEnum } from "../../lib/openapi.ts";
+import { CHANGELOG_TYPES, FEATURE_STATUSES } from "../../contract/enums.ts";
+import { extensibleEnum } from "../../contract/params.ts";
 
 /**
  * One feature a release shipped. The contract leaves the element fields open ("element fields
@@ -42,5 +42,5 @@ export const ReleaseObject = z
   })
   .openapi("ReleaseObject");
 
-export type ReleaseObjectValue = z.infer<typeof ReleaseObject>;
-export type ReleaseFeatureValue = z.infer<typeof ReleaseFeatureObject>;
+export type ReleaseObject = z.infer<typeof ReleaseObject>;
+export type ReleaseFeatureObject = z.infer<typeof ReleaseFeatureObject>;

@@ -1,5 +1,5 @@
 /** Router of the changelog area: .openapi(route, handler) for each route in changelog.routes.ts and changelog.owner.routes.ts. */
-import { createRouter } from "../../lib/openapi.ts";
+import { createRouter } from "../../lib/http/router.ts";
 import * as handlers from "./changelog.handlers.ts";
 import * as ownerHandlers from "./changelog.owner.handlers.ts";
 import * as ownerRoutes from "./changelog.owner.routes.ts";
@@ -16,3 +16,6 @@ export function createChangelogRouter() {
   router.openapi(ownerRoutes.adminDeleteRelease, ownerHandlers.adminDeleteRelease);
   return router;
 }
+
+// What other areas may use: the owner's view of a release (events carry it).
+export { AdminReleaseObject } from "./changelog.owner.schemas.ts";

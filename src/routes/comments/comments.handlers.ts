@@ -3,12 +3,12 @@
  * Contract: "Reading a board" (comments query), "Taking part" rules 3-5, CommentObject.
  */
 import { requireVoter } from "../../middleware/voter.ts";
-import type { ProjectContext } from "../../lib/context.ts";
-import { page, success } from "../../lib/envelope.ts";
-import { ApiError, notFound } from "../../lib/errors.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { pageMeta } from "../../lib/pagination.ts";
-import { findVisibleFeature } from "../features/features.visibility.ts";
+import type { ProjectContext } from "../../lib/http/context.ts";
+import { page, success } from "../../lib/http/envelope.ts";
+import { ApiError, notFound } from "../../lib/http/errors.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { pageMeta } from "../../lib/http/pagination.ts";
+import { findVisibleFeature } from "../features/index.ts";
 import { type CommentOut, toCommentObject } from "./comments.mapper.ts";
 import { listCommentThreads } from "./comments.repository.ts";
 import type * as routes from "./comments.routes.ts";

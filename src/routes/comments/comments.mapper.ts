@@ -1,5 +1,5 @@
 /** Comment rows -> CommentObject (contract, CommentObject; owner-api-v3.md for the owner's view). */
-import { rfc3339 } from "../../lib/timestamps.ts";
+import { rfc3339 } from "../../lib/http/timestamps.ts";
 import type { CommentRow } from "./comments.repository.ts";
 import type { CommentObject } from "./comments.schemas.ts";
 

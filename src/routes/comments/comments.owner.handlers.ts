@@ -2,10 +2,10 @@
  * Handlers of the owner's comment routes (owner-api-v3.md): CommentObject as seen by no voter
  * (has_liked and is_own false), counts as if every show_* setting were on.
  */
-import { page, success } from "../../lib/envelope.ts";
-import { notFound, validationError } from "../../lib/errors.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { pageMeta } from "../../lib/pagination.ts";
+import { page, success } from "../../lib/http/envelope.ts";
+import { notFound, validationError } from "../../lib/http/errors.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { pageMeta } from "../../lib/http/pagination.ts";
 import { ownerCommentObject } from "./comments.mapper.ts";
 import { findStaffVoter, listProjectComments } from "./comments.owner.repository.ts";
 import type * as routes from "./comments.owner.routes.ts";

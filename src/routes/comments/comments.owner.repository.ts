@@ -1,7 +1,7 @@
 /** The owner's comment reads (owner-api-v3.md, GET /comments): every comment, replies as rows. */
 import type { Db } from "../../../db/connect.ts";
-import type { PageRequest } from "../../lib/pagination.ts";
-import { pageOffset } from "../../lib/pagination.ts";
+import type { PageRequest } from "../../lib/http/pagination.ts";
+import { pageOffset } from "../../lib/http/pagination.ts";
 import { type CommentRow, selectCommentRow } from "./comments.repository.ts";
 
 /**

@@ -3,8 +3,16 @@
  * the project (author_role owner or editor), delete any comment. Display settings do not apply.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { envelopeOf, idParam, jsonContent, listEnvelopeOf, notModified, SlugParam } from "../../lib/openapi.ts";
-import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerDeleteRoute, ownerRoute } from "../../lib/owner-openapi.ts";
+import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
+import { idParam, SlugParam } from "../../contract/params.ts";
+import {
+  OWNER_PATH,
+  ownerReadErrors,
+  OwnerSlugParams,
+  ownerWriteErrors,
+  ownerDeleteRoute,
+  ownerRoute,
+} from "../../contract/owner-routes.ts";
 import { CommentDeletedObject, CommentObject } from "./comments.schemas.ts";
 import { AdminCommentsQuery, AdminNewComment } from "./comments.owner.schemas.ts";
 

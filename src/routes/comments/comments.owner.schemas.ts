@@ -1,6 +1,6 @@
 /** Request shapes of the owner's comment routes (owner-api-v3.md, /comments). */
 import { z } from "@hono/zod-openapi";
-import { integerParam, MAX_ID, PageQuery } from "../../lib/openapi.ts";
+import { integerParam, MAX_ID, PageQuery } from "../../contract/params.ts";
 import { NewComment } from "./comments.schemas.ts";
 
 export const AdminCommentsQuery = z.object({

@@ -6,8 +6,8 @@
 import { type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { Database } from "../../../db/schema.ts";
-import type { PageRequest } from "../../lib/pagination.ts";
-import { pageOffset } from "../../lib/pagination.ts";
+import type { PageRequest } from "../../lib/http/pagination.ts";
+import { pageOffset } from "../../lib/http/pagination.ts";
 import type { CommentSort } from "./comments.schemas.ts";
 
 /** One comment as read, with its author's name and role and the viewer's relation to it. */

@@ -4,17 +4,10 @@
  * (403 not_allowed) when the project does not show comments.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import {
-  describedRoute,
-  envelopeOf,
-  idParam,
-  jsonContent,
-  listEnvelopeOf,
-  notModified,
-  readErrors,
-  SlugParam,
-  writeErrors,
-} from "../../lib/openapi.ts";
+import { describedRoute } from "../../contract/route-description.ts";
+import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
+import { idParam, SlugParam } from "../../contract/params.ts";
+import { readErrors, writeErrors } from "../../contract/errors.ts";
 import { CommentDeletedObject, CommentObject, CommentsQuery, LikeObject, NewComment } from "./comments.schemas.ts";
 import { sharedReadCache } from "../../middleware/shared-read-cache.ts";
 

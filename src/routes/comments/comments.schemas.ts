@@ -3,7 +3,7 @@
  * CommentDeletedObject, LikeObject) and the request shapes of the comment routes.
  */
 import { z } from "@hono/zod-openapi";
-import { integerParam } from "../../lib/openapi.ts";
+import { integerParam } from "../../contract/params.ts";
 
 /** Contract, "Limits": comment content is at most 2000 characters (counted as code points). */
 export const COMMENT_MAX_CHARACTERS = 2000;

@@ -1,9 +1,9 @@
 /** Router of the comments area: .openapi(route, handler) for each route in comments.routes.ts. */
-import { createRouter } from "../../lib/openapi.ts";
+import { createRouter } from "../../lib/http/router.ts";
 import * as handlers from "./comments.handlers.ts";
-import * as routes from "./comments.routes.ts";
 import * as ownerHandlers from "./comments.owner.handlers.ts";
 import * as ownerRoutes from "./comments.owner.routes.ts";
+import * as routes from "./comments.routes.ts";
 
 export function createCommentsRouter() {
   const router = createRouter();
@@ -16,3 +16,6 @@ export function createCommentsRouter() {
   router.openapi(ownerRoutes.adminDeleteComment, ownerHandlers.adminDeleteComment);
   return router;
 }
+
+// What other areas may use: the comment as events carry it.
+export { CommentEventObject } from "./comments.schemas.ts";

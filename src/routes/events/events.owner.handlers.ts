@@ -1,9 +1,9 @@
 /** Handler of GET /events (owner-api-v3.md): query -> committed events of the project -> EventObject[] + Meta. */
 import { eventPosition } from "../../events/outbox.ts";
 import { toEventObject } from "../../events/payload.ts";
-import { page } from "../../lib/envelope.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { pageMeta } from "../../lib/pagination.ts";
+import { page } from "../../lib/http/envelope.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { pageMeta } from "../../lib/http/pagination.ts";
 import { listEvents } from "./events.owner.repository.ts";
 import type * as routes from "./events.owner.routes.ts";
 

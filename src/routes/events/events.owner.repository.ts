@@ -6,7 +6,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../../../db/schema.ts";
 import { type CommittedEventsQuery, committedEvents, type StoredEvent } from "../../events/outbox.ts";
-import { type PageRequest, pageOffset } from "../../lib/pagination.ts";
+import { type PageRequest, pageOffset } from "../../lib/http/pagination.ts";
 
 export interface EventFeedFilter {
   projectId: number;

@@ -4,14 +4,15 @@
  * page, per_page).
  */
 import { z } from "@hono/zod-openapi";
-import { EVENT_TYPES, type EventType, eventPosition } from "../../events/outbox.ts";
-import { PageQuery } from "../../lib/openapi.ts";
-import { CommentEventObject } from "../comments/comments.schemas.ts";
-import { AdminReleaseObject } from "../changelog/changelog.owner.schemas.ts";
-import { AdminFeatureObject } from "../features/features.owner.schemas.ts";
-import { repeatedParam } from "../features/features.routes.ts";
-import { AdminVoterObject } from "../voters/voters.owner.schemas.ts";
-import { WebhookObject } from "../webhooks/webhooks.owner.schemas.ts";
+import { EVENT_TYPES, type EventType } from "../../contract/enums.ts";
+import { eventPosition } from "../../events/outbox.ts";
+import { PageQuery } from "../../contract/params.ts";
+import { CommentEventObject } from "../comments/index.ts";
+import { AdminReleaseObject } from "../changelog/index.ts";
+import { AdminFeatureObject } from "../features/index.ts";
+import { repeatedParam } from "../../contract/params.ts";
+import { AdminVoterObject } from "../voters/index.ts";
+import { WebhookObject } from "../webhooks/index.ts";
 
 const EventChange = z
   .object({
@@ -132,7 +133,7 @@ export const EventObject = z
   .discriminatedUnion("type", [firstType!, ...otherTypes])
   .openapi("EventObject", { description: "An event of the feed; `type` tells which, and so what data.object is" });
 
-export type EventObjectValue = z.infer<typeof EventObject>;
+export type EventObject = z.infer<typeof EventObject>;
 
 export const EventListQuery = z.object({
   type: repeatedParam(z.enum(EVENT_TYPES))

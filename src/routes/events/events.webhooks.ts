@@ -6,7 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../lib/context.ts";
+import type { AppEnv } from "../../lib/http/context.ts";
 import { EVENT_SCHEMAS, eventSchemaName, type WebhookEventType } from "./events.owner.schemas.ts";
 
 /** Tag of the webhook entries (declared with the document's tags). */

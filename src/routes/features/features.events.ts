@@ -11,10 +11,10 @@ import type { ProjectSettings } from "../../../db/schema.ts";
 import { changesBetween } from "../../events/changes.ts";
 import { milestoneAtOrBelowSql, voteMilestoneEvent } from "../../events/milestones.ts";
 import { type NewEvent, recordEvents } from "../../events/outbox.ts";
-import { ApiError } from "../../lib/errors.ts";
+import { ApiError } from "../../lib/http/errors.ts";
 import { toAdminFeatureObject } from "./features.mapper.ts";
 import { adminRows, findAdminFeature } from "./features.owner.repository.ts";
-import type { AdminFeatureObjectType } from "./features.owner.schemas.ts";
+import type { AdminFeatureObject } from "./features.owner.schemas.ts";
 
 type Project = { id: number; settings: ProjectSettings };
 
@@ -22,7 +22,7 @@ type Project = { id: number; settings: ProjectSettings };
  * The AdminFeatureObject of feature `id` as `db` (the change's transaction) sees it; 500 when it
  * is missing, since callers hold its row lock or have just written it.
  */
-export async function adminFeatureObject(db: Db, project: Project, id: number, now: Date): Promise<AdminFeatureObjectType> {
+export async function adminFeatureObject(db: Db, project: Project, id: number, now: Date): Promise<AdminFeatureObject> {
   const row = await findAdminFeature(db, project, id, now);
   if (!row) throw new ApiError("internal", "the feature could not be read back");
   return toAdminFeatureObject(row, project.settings);
@@ -34,7 +34,7 @@ export async function adminFeatureObject(db: Db, project: Project, id: number, n
  * merged_into by id, tags as the list of tag ids. updated_at is left out: it moves with every
  * edit and is not what changed.
  */
-export function featureChangeView(feature: AdminFeatureObjectType): Record<string, unknown> {
+export function featureChangeView(feature: AdminFeatureObject): Record<string, unknown> {
   const { updated_at: _updatedAt, board, column, linked_feature, release, merged_into, tags, ...fields } = feature;
   return {
     ...fields,
@@ -56,8 +56,8 @@ export function featureChangeView(feature: AdminFeatureObjectType): Record<strin
  */
 export function featureChangeEvents(
   lead: "feature.updated" | "feature.merged" | "feature.unmerged",
-  before: AdminFeatureObjectType,
-  after: AdminFeatureObjectType,
+  before: AdminFeatureObject,
+  after: AdminFeatureObject,
 ): NewEvent[] {
   const changes = changesBetween(featureChangeView(before), featureChangeView(after));
   if (!changes) return [];
@@ -70,7 +70,7 @@ export function featureChangeEvents(
 }
 
 /** Records feature.created for feature `id`, just inserted in `trx`. */
-export async function recordFeatureCreated(trx: Db, project: Project, id: number, now: Date): Promise<AdminFeatureObjectType> {
+export async function recordFeatureCreated(trx: Db, project: Project, id: number, now: Date): Promise<AdminFeatureObject> {
   const feature = await adminFeatureObject(trx, project, id, now);
   await recordEvents(trx, project.id, [{ type: "feature.created", object: feature }]);
   return feature;
@@ -104,7 +104,7 @@ export async function recordReachedMilestones(trx: Db, project: Project, feature
   for (const row of reached.sort((a, b) => a.id - b.id)) await recordVoteMilestone(trx, project, row.id, row.vote_milestone, now);
 }
 
-/** SQL of rfc3339 (src/lib/timestamps.ts): a timestamptz as Date.toISOString() writes it, or null. */
+/** SQL of rfc3339 (src/lib/http/timestamps.ts): a timestamptz as Date.toISOString() writes it, or null. */
 function isoTimestamp(column: string): RawBuilder<string | null> {
   return sql`to_char(${sql.ref(column)} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }

@@ -1,14 +1,13 @@
 /** Handlers of the features area: parse -> repository -> toFeatureObject -> envelope. */
 import { requireVoter } from "../../middleware/voter.ts";
-import type { AppDeps } from "../../lib/context.ts";
+import type { AppDeps } from "../../lib/http/context.ts";
 import type { ProjectSettings } from "../../../db/schema.ts";
-import { page, success } from "../../lib/envelope.ts";
-import { ApiError, notFound, validationError } from "../../lib/errors.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { pageMeta } from "../../lib/pagination.ts";
-import type { Personalize } from "../../middleware/shared-read-cache.ts";
+import { page, success } from "../../lib/http/envelope.ts";
+import { ApiError, notFound, validationError } from "../../lib/http/errors.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { pageMeta } from "../../lib/http/pagination.ts";
 import { toFeatureObject } from "./features.mapper.ts";
-import { type FeatureListFilter, findFeature, findVotedFeatureIds, listFeatures as listFeatureRows } from "./features.repository.ts";
+import { type FeatureListFilter, findFeature, listFeatures as listFeatureRows } from "./features.repository.ts";
 import type * as routes from "./features.routes.ts";
 import { findSuggestionColumn, insertSuggestion } from "./features.suggest.repository.ts";
 import { findListTarget } from "./features.targets.repository.ts";
@@ -72,16 +71,6 @@ export const listFeatures: AppRouteHandler<typeof routes.listFeatures> = async (
   if (knownTotal === undefined && total >= CACHED_TOTAL_MIN) totals.set(totalKey, total);
   const data = rows.map((row) => toFeatureObject(row, project.settings));
   return c.json(page(data, pageMeta(pageRequest, total)), 200);
-};
-
-/**
- * has_voted for the request's voter on a cached anonymous features page or feature (the only
- * field an identity changes on features the anonymous reader also sees): one indexed query.
- * Used by the routes' shared read cache (src/middleware/shared-read-cache.ts).
- */
-export const withVoterVotes: Personalize = {
-  field: "has_voted",
-  trueFor: (featureIds, voter, deps) => findVotedFeatureIds(deps.db, voter.id, featureIds),
 };
 
 export const getFeature: AppRouteHandler<typeof routes.getFeature> = async (c) => {

@@ -2,48 +2,13 @@
  * Row -> FeatureObject (contract, FeatureObject). The display settings decide which counters
  * are sent: a hidden counter is null, never absent and never zero.
  */
-import { rfc3339, rfc3339OrNull } from "../../lib/timestamps.ts";
-import type { ProjectSettings, ReleaseFeaturesTable } from "../../../db/schema.ts";
-import type { FeatureObjectType } from "./features.schemas.ts";
-import { type AdminFeatureRow, everythingShown } from "./features.owner.repository.ts";
-import type { AdminFeatureObjectType } from "./features.owner.schemas.ts";
-
-/** One feature as features.repository.ts selects it (every join already resolved). */
-export interface FeatureRow {
-  id: number;
-  heading: string;
-  description: string | null;
-  status: string;
-  board_id: number;
-  board_kind: "roadmap" | "custom";
-  board_name: string;
-  board_slug: string;
-  /** null for an archived feature (and one whose column was deleted). */
-  column_id: number | null;
-  column_name: string | null;
-  column_color: string | null;
-  release_id: number | null;
-  release_name: string | null;
-  changelog_type: ReleaseFeaturesTable["changelog_type"] | null;
-  comment_count: number;
-  vote_count: number;
-  weighted_score: number;
-  view_count: number;
-  progress: number | null;
-  has_voted: boolean;
-  is_approved: boolean;
-  is_pinned: boolean;
-  developer_response: string | null;
-  response_is_denial: boolean;
-  linked_id: number | null;
-  linked_heading: string | null;
-  /** json_agg of {id, name}; drivers hand json back parsed or as text. */
-  tags: unknown;
-  start_date: Date | string | null;
-  target_date: Date | string | null;
-  created_at: Date | string;
-  updated_at: Date | string;
-}
+import { rfc3339, rfc3339OrNull } from "../../lib/http/timestamps.ts";
+import type { ProjectSettings } from "../../../db/schema.ts";
+import type { FeatureRow } from "./features.repository.ts";
+import type { FeatureObject } from "./features.schemas.ts";
+import type { AdminFeatureRow } from "./features.owner.repository.ts";
+import { everythingShown } from "./features.visibility.ts";
+import type { AdminFeatureObject } from "./features.owner.schemas.ts";
 
 /** The archived column's ref (contract: the archived column has id -1). */
 export const ARCHIVED_COLUMN = { id: -1, name: "Archived", color: null } as const;
@@ -67,7 +32,7 @@ export function scoreOf(
 }
 
 /** Maps a selected row to the contract's FeatureObject under the project's display settings. */
-export function toFeatureObject(row: FeatureRow, settings: ProjectSettings): FeatureObjectType {
+export function toFeatureObject(row: FeatureRow, settings: ProjectSettings): FeatureObject {
   return {
     id: row.id,
     heading: row.heading,
@@ -107,7 +72,7 @@ export function toFeatureObject(row: FeatureRow, settings: ProjectSettings): Fea
  * if every show_* setting were true (counts never null) and has_voted false, plus the owner's
  * fields (author_voter_id is the voter's public id).
  */
-export function toAdminFeatureObject(row: AdminFeatureRow, settings: ProjectSettings): AdminFeatureObjectType {
+export function toAdminFeatureObject(row: AdminFeatureRow, settings: ProjectSettings): AdminFeatureObject {
   return {
     ...toFeatureObject({ ...row, has_voted: false }, everythingShown(settings)),
     is_public: Boolean(row.is_public),

@@ -8,7 +8,7 @@
  */
 import { sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
-import { recountFeatures, recountVoters } from "../votes/votes.repository.ts";
+import { recountFeatures, recountVoters } from "./features.counters.repository.ts";
 
 export type MergeOutcome =
   | { kind: "merged" }

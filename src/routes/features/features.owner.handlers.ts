@@ -6,12 +6,12 @@
  */
 import type { Transaction } from "kysely";
 import type { Database } from "../../../db/schema.ts";
-import type { ProjectContext } from "../../lib/context.ts";
-import { page, success } from "../../lib/envelope.ts";
-import { ApiError, notFound, validationError } from "../../lib/errors.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { pageMeta } from "../../lib/pagination.ts";
-import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import type { ProjectContext } from "../../lib/http/context.ts";
+import { page, success } from "../../lib/http/envelope.ts";
+import { ApiError, notFound, validationError } from "../../lib/http/errors.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { pageMeta } from "../../lib/http/pagination.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 import { recordEvents } from "../../events/outbox.ts";
 import { adminFeatureObject, featureChangeEvents, recordFeatureCreated, recordReachedMilestones } from "./features.events.ts";
 import { toAdminFeatureObject } from "./features.mapper.ts";
@@ -21,6 +21,7 @@ import {
   createAdminFeature,
   deleteAdminFeature,
   findAdminFeature,
+  columnExists,
   findBoardBySlug,
   listAdminFeatures,
   lockFeature,
@@ -47,9 +48,7 @@ export const adminListFeatures: AppRouteHandler<typeof routes.adminListFeatures>
   }
   if (query.column === -1) filter.column = "archived";
   else if (query.column !== undefined) {
-    let columns = db.selectFrom("columns").select("id").where("id", "=", query.column).where("project_id", "=", project.id);
-    if (filter.boardId !== undefined) columns = columns.where("board_id", "=", filter.boardId);
-    if (!(await columns.executeTakeFirst()))
+    if (!(await columnExists(db, project.id, query.column, filter.boardId)))
       throw validationError("column", `no column ${query.column} ${filter.boardId === undefined ? "in this project" : "on this board"}`);
     filter.column = query.column;
   }

@@ -8,13 +8,13 @@
 import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { Database, FeaturesTable, ProjectSettings } from "../../../db/schema.ts";
-import { validationError } from "../../lib/errors.ts";
-import { pageOffset, type PageRequest } from "../../lib/pagination.ts";
-import { recountVoters } from "../votes/votes.repository.ts";
-import type { FeatureRow } from "./features.mapper.ts";
+import { validationError } from "../../lib/http/errors.ts";
+import { pageOffset, type PageRequest } from "../../lib/http/pagination.ts";
+import { recountVoters } from "./features.counters.repository.ts";
+import type { FeatureRow } from "./features.repository.ts";
 import { containsPattern, type FeatureQuery, ordered, withFeatureColumns } from "./features.repository.ts";
-import type { AdminFeatureFields } from "./features.owner.schemas.ts";
-import { publiclyListed } from "./features.visibility.ts";
+import type { AdminFeaturePatchBody } from "./features.owner.schemas.ts";
+import { everythingShown, publiclyListed } from "./features.visibility.ts";
 
 type Project = { id: number; settings: ProjectSettings };
 
@@ -26,19 +26,6 @@ export interface AdminFeatureRow extends FeatureRow {
   author_public_id: string | null;
   merged_into_id: number | null;
   merged_into_heading: string | null;
-}
-
-/** The settings with every show_* on: what the owner's objects are computed under. */
-export function everythingShown(settings: ProjectSettings): ProjectSettings {
-  return {
-    ...settings,
-    show_archived: true,
-    show_comments: true,
-    show_denied: true,
-    show_progress: true,
-    show_views: true,
-    show_votes: true,
-  };
 }
 
 /** The AdminFeatureRow selection over `query` (features of `project` already filtered). */
@@ -139,6 +126,13 @@ export async function findBoardBySlug(db: Db, projectId: number, slug: string) {
     .where((eb) => eb.or([eb("slug", "=", slug), ...(slug === "roadmap" ? [eb("kind", "=", "roadmap")] : [])]))
     .orderBy(sql`kind = 'roadmap'`, "desc")
     .executeTakeFirst();
+}
+
+/** Whether column `columnId` is the project's, and on board `boardId` when one is given. */
+export async function columnExists(db: Db, projectId: number, columnId: number, boardId?: number): Promise<boolean> {
+  let query = db.selectFrom("columns").select("id").where("id", "=", columnId).where("project_id", "=", projectId);
+  if (boardId !== undefined) query = query.where("board_id", "=", boardId);
+  return (await query.executeTakeFirst()) !== undefined;
 }
 
 /** Where a feature sits: board, column (null = the archived column -1) and status. */
@@ -255,7 +249,7 @@ async function setTags(db: Db, projectId: number, featureId: number, tagIds: num
 type FeatureUpdate = Partial<{ [K in keyof FeaturesTable]: unknown }>;
 
 /** The plain columns of a POST/PATCH body (placement, tags and author are resolved apart). */
-function plainColumns(fields: AdminFeatureFields): FeatureUpdate {
+function plainColumns(fields: AdminFeaturePatchBody): FeatureUpdate {
   const set: FeatureUpdate = {};
   const keys = [
     "heading",
@@ -281,7 +275,7 @@ function plainColumns(fields: AdminFeatureFields): FeatureUpdate {
 export async function createAdminFeature(
   db: Db,
   projectId: number,
-  fields: AdminFeatureFields & { heading: string },
+  fields: AdminFeaturePatchBody & { heading: string },
   now: Date,
 ): Promise<number> {
   const placement = await resolvePlacement(db, projectId, null, fields);
@@ -341,7 +335,7 @@ export async function updateAdminFeature(
   db: Db,
   projectId: number,
   featureId: number,
-  fields: AdminFeatureFields,
+  fields: AdminFeaturePatchBody,
   now: Date,
 ): Promise<boolean> {
   const current = await lockFeature(db, projectId, featureId);

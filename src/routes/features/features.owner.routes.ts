@@ -3,14 +3,22 @@
  * feature public or not, written by the owner; the secret key only (src/app.ts marks the paths).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { envelopeOf, idParam, jsonContent, listEnvelopeOf, notModified, SlugParam } from "../../lib/openapi.ts";
-import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerDeleteRoute, ownerRoute } from "../../lib/owner-openapi.ts";
+import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
+import { idParam, SlugParam } from "../../contract/params.ts";
+import {
+  OWNER_PATH,
+  ownerReadErrors,
+  OwnerSlugParams,
+  ownerWriteErrors,
+  ownerDeleteRoute,
+  ownerRoute,
+} from "../../contract/owner-routes.ts";
 import {
   AdminFeatureCreateBody,
   AdminFeatureListQuery,
   AdminFeatureObject,
   AdminFeaturePatchBody,
-  MergeBody,
+  FeatureMergeBody,
 } from "./features.owner.schemas.ts";
 
 const FeatureParams = z.object({ slug: SlugParam, id: idParam("id", "Feature id") });
@@ -93,7 +101,7 @@ export const adminMergeFeature = createRoute(
     summary: "Merge a duplicate into another feature (owner)",
     description:
       "Feature {id} is the duplicate: its votes move to into_id (a voter with both keeps the earlier vote, on the target); it becomes archived with linked_feature and merged_into = the target; comments stay. 409 already_exists when merging into itself, into a merged feature, or a feature already merged; 422 into_id for a feature the project lacks.",
-    request: { params: FeatureParams, body: jsonBody(MergeBody, "The target") },
+    request: { params: FeatureParams, body: jsonBody(FeatureMergeBody, "The target") },
     responses: { 200: jsonContent(envelopeOf(AdminFeatureObject), "The target after the merge"), ...ownerWriteErrors },
   }),
 );

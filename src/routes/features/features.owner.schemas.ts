@@ -3,10 +3,12 @@
  * /features routes): the object, the list query, and the POST / PATCH / merge bodies.
  */
 import { z } from "@hono/zod-openapi";
-import { booleanParam, integerParam, MAX_ID, PageQuery } from "../../lib/openapi.ts";
-import { patchBodyOf } from "../../lib/owner-openapi.ts";
-import { repeatedParam } from "./features.routes.ts";
-import { FEATURE_STATUSES, FeatureObject, FeatureRef } from "./features.schemas.ts";
+import { booleanParam, integerParam, MAX_ID, PageQuery } from "../../contract/params.ts";
+import { patchBodyOf } from "../../contract/owner-routes.ts";
+import { repeatedParam } from "../../contract/params.ts";
+import { FEATURE_STATUSES } from "../../contract/enums.ts";
+import { FeatureObject } from "./features.schemas.ts";
+import { FeatureRef } from "../../contract/schemas.ts";
 
 export const ADMIN_FEATURE_SORTS = ["new", "oldest", "top", "votes", "board"] as const;
 
@@ -25,7 +27,7 @@ export const AdminFeatureObject = FeatureObject.extend({
     "Every FeatureObject field as if every show_* setting were true (counts never null) and has_voted false, plus the owner's fields",
 });
 
-export type AdminFeatureObjectType = z.infer<typeof AdminFeatureObject>;
+export type AdminFeatureObject = z.infer<typeof AdminFeatureObject>;
 
 export const AdminFeatureListQuery = z.object({
   status: repeatedParam(z.enum(FEATURE_STATUSES))
@@ -160,9 +162,9 @@ export const AdminFeatureCreateBody = z
   .strict()
   .openapi("AdminFeatureCreateBody");
 export const AdminFeaturePatchBody = patchBodyOf(featureFields).openapi("AdminFeaturePatchBody");
-export type AdminFeatureFields = z.infer<typeof AdminFeaturePatchBody>;
+export type AdminFeaturePatchBody = z.infer<typeof AdminFeaturePatchBody>;
 
-export const MergeBody = z
+export const FeatureMergeBody = z
   .object({ into_id: z.number().int().min(1).max(MAX_ID).openapi({ description: "The feature that keeps the votes", example: 40 }) })
   .strict()
   .openapi("MergeBody");

@@ -7,9 +7,8 @@
 import { type Compilable, type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import { QueryTemplate } from "../../../db/query-template.ts";
-import type { Database, ProjectSettings } from "../../../db/schema.ts";
-import { pageOffset, type PageRequest } from "../../lib/pagination.ts";
-import type { FeatureRow } from "./features.mapper.ts";
+import type { Database, ProjectSettings, ReleaseFeaturesTable } from "../../../db/schema.ts";
+import { pageOffset, type PageRequest } from "../../lib/http/pagination.ts";
 import type { FeatureSort } from "./features.schemas.ts";
 import { publiclyListed, visibilityShapeKey, visibleTo } from "./features.visibility.ts";
 
@@ -109,6 +108,43 @@ function listed(db: Db, settings: ProjectSettings, shape: ListedShape, values: L
     );
   }
   return query;
+}
+
+/** One feature as features.repository.ts selects it (every join already resolved). */
+export interface FeatureRow {
+  id: number;
+  heading: string;
+  description: string | null;
+  status: string;
+  board_id: number;
+  board_kind: "roadmap" | "custom";
+  board_name: string;
+  board_slug: string;
+  /** null for an archived feature (and one whose column was deleted). */
+  column_id: number | null;
+  column_name: string | null;
+  column_color: string | null;
+  release_id: number | null;
+  release_name: string | null;
+  changelog_type: ReleaseFeaturesTable["changelog_type"] | null;
+  comment_count: number;
+  vote_count: number;
+  weighted_score: number;
+  view_count: number;
+  progress: number | null;
+  has_voted: boolean;
+  is_approved: boolean;
+  is_pinned: boolean;
+  developer_response: string | null;
+  response_is_denial: boolean;
+  linked_id: number | null;
+  linked_heading: string | null;
+  /** json_agg of {id, name}; drivers hand json back parsed or as text. */
+  tags: unknown;
+  start_date: Date | string | null;
+  target_date: Date | string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
 }
 
 /**

@@ -1,41 +1,14 @@
 /** Route definitions of the features area (contract, "Reading a board" and "Taking part"). */
 import { createRoute, z } from "@hono/zod-openapi";
-import {
-  describedRoute,
-  envelopeOf,
-  idParam,
-  integerParam,
-  jsonContent,
-  listEnvelopeOf,
-  MAX_ID,
-  notModified,
-  PageQuery,
-  readErrors,
-  SlugParam,
-  writeErrors,
-} from "../../lib/openapi.ts";
-import { CreateFeatureBody, FEATURE_SORTS, FEATURE_STATUSES, FeatureObject } from "./features.schemas.ts";
+import { describedRoute } from "../../contract/route-description.ts";
+import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
+import { idParam, integerParam, MAX_ID, PageQuery, SlugParam } from "../../contract/params.ts";
+import { readErrors, writeErrors } from "../../contract/errors.ts";
+import { FeatureCreateBody, FEATURE_SORTS, FeatureObject } from "./features.schemas.ts";
+import { FEATURE_STATUSES } from "../../contract/enums.ts";
 import { sharedReadCache } from "../../middleware/shared-read-cache.ts";
-import { withVoterVotes } from "./features.handlers.ts";
-
-/**
- * A repeatable query parameter (`?tag=1&tag=2`): hono hands the validator a string for one
- * occurrence and an array for several, so both become an array. An element that fails
- * `element` is reported on the parameter itself (error.field "tag", not "tag[1]").
- */
-export function repeatedParam<T extends z.ZodType>(element: T) {
-  return z.preprocess((value, ctx) => {
-    const list = Array.isArray(value) ? value : [value];
-    for (const item of list) {
-      const result = element.safeParse(item);
-      if (!result.success) {
-        ctx.addIssue({ code: "custom", message: `"${String(item)}": ${result.error.issues[0]?.message ?? "invalid"}`, input: item });
-        return value;
-      }
-    }
-    return list;
-  }, z.array(element));
-}
+import { withVoterVotes } from "./features.personalize.ts";
+import { repeatedParam } from "../../contract/params.ts";
 
 export const FeatureListQuery = z.object({
   sort: z
@@ -158,7 +131,7 @@ export const createFeature = createRoute(
       tags: ["Features"],
       request: {
         params: slugParams,
-        body: { content: { "application/json": { schema: CreateFeatureBody } }, required: true },
+        body: { content: { "application/json": { schema: FeatureCreateBody } }, required: true },
       },
       responses: {
         201: jsonContent(envelopeOf(FeatureObject), "The suggestion as created"),

@@ -1,48 +1,16 @@
 /**
  * The features area's contract objects ("Resources and their fields", FeatureObject and its
- * refs) and request shapes. FeatureObject is exported for every area that returns features;
- * `Tag` is the board area's component (one OpenAPI component for both).
+ * request shapes. FeatureObject is exported for every area that returns features; its refs and
+ * `Tag` are shared components (src/contract/schemas.ts).
  */
 import { z } from "@hono/zod-openapi";
-import { Tag } from "../board/board.schemas.ts";
-
-import { CHANGELOG_TYPES, FEATURE_STATUSES } from "../../admin/snapshot.schema.ts";
-import { extensibleEnum } from "../../lib/openapi.ts";
+import { CHANGELOG_TYPES, FEATURE_STATUSES } from "../../contract/enums.ts";
+import { extensibleEnum } from "../../contract/params.ts";
+import { BoardRef, ColumnRef, FeatureRef, ReleaseRef, Tag } from "../../contract/schemas.ts";
 
 export { FEATURE_STATUSES };
 export const FEATURE_SORTS = ["board", "top", "votes", "trending", "new", "oldest", "comments"] as const;
 export type FeatureSort = (typeof FEATURE_SORTS)[number];
-
-export const BoardRef = z
-  .object({
-    id: z.number().int().openapi({ description: "Board id; 0 for the roadmap", example: 0 }),
-    kind: z.enum(["roadmap", "custom"]).openapi({ description: "roadmap or custom", example: "roadmap" }),
-    name: z.string().openapi({ description: "Board name", example: "Roadmap" }),
-    slug: z.string().openapi({ description: "Board slug; the value of the board parameter", example: "roadmap" }),
-  })
-  .openapi("BoardRef");
-
-export const ColumnRef = z
-  .object({
-    id: z.number().int().openapi({ description: "Column id; -1 is the archived column", example: 12 }),
-    name: z.string().openapi({ description: "Column name", example: "Planned" }),
-    color: z.string().nullable().openapi({ description: "Hex colour, or null", example: "#3b82f6" }),
-  })
-  .openapi("ColumnRef");
-
-export const FeatureRef = z
-  .object({
-    id: z.number().int().openapi({ description: "Feature id", example: 40 }),
-    heading: z.string().openapi({ description: "Feature heading", example: "Night theme" }),
-  })
-  .openapi("FeatureRef");
-
-export const ReleaseRef = z
-  .object({
-    id: z.number().int().openapi({ description: "Release id", example: 2 }),
-    name: z.string().openapi({ description: "Release name", example: "1.4" }),
-  })
-  .openapi("ReleaseRef");
 
 const timestamp = (description: string, example: string | null) =>
   z.string().openapi({ description: `${description}; RFC 3339 UTC`, example: example ?? undefined, format: "date-time" });
@@ -96,10 +64,10 @@ export const FeatureObject = z
   })
   .openapi("FeatureObject");
 
-export type FeatureObjectType = z.infer<typeof FeatureObject>;
+export type FeatureObject = z.infer<typeof FeatureObject>;
 
 /** Body of POST /projects/{slug}/features; keys not listed are stripped, never stored. */
-export const CreateFeatureBody = z
+export const FeatureCreateBody = z
   .object({
     heading: z
       .string()

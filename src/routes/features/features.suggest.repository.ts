@@ -5,7 +5,7 @@
 import { sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { ProjectSettings } from "../../../db/schema.ts";
-import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 import { recordFeatureCreated } from "./features.events.ts";
 
 /** The roadmap's first open column (lowest position, then id); undefined when it has none. */
@@ -37,7 +37,7 @@ export interface NewSuggestion {
  * Inserts the suggestion (status open, is_approved false, position one past the board's
  * highest) with its feature.created event, and returns its id. The position is computed in the
  * INSERT itself; two suggestions racing may share a position, which sort=board breaks by id.
- * Holds the project's write lock (src/lib/project-write-lock.ts).
+ * Holds the project's write lock (src/lib/data/project-write-lock.ts).
  */
 export async function insertSuggestion(db: Db, suggestion: NewSuggestion, settings: ProjectSettings): Promise<number> {
   return withProjectWriteLock(db, suggestion.projectId, async (trx) => {

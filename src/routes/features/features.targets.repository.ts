@@ -4,12 +4,7 @@
  * document does not show.
  */
 import type { Db } from "../../../db/connect.ts";
-
-export interface ListTarget {
-  boardId: number;
-  /** The requested column when it exists on that board (null when none was asked or found). */
-  column: { id: number; status: string | null } | null;
-}
+import type { ListTarget } from "../../lib/data/app-caches.ts";
 
 /**
  * The board with slug `boardSlug` (null or "roadmap": the project's roadmap, whatever its

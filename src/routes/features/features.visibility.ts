@@ -90,3 +90,16 @@ export async function findVisibleFeature(
     allowVoting: project.settings.allow_voting,
   }).executeTakeFirst();
 }
+
+/** The settings with every show_* on: what the owner's objects are computed under. */
+export function everythingShown(settings: ProjectSettings): ProjectSettings {
+  return {
+    ...settings,
+    show_archived: true,
+    show_comments: true,
+    show_denied: true,
+    show_progress: true,
+    show_views: true,
+    show_votes: true,
+  };
+}

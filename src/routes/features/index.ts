@@ -1,9 +1,9 @@
 /** Router of the features area: .openapi(route, handler) for each route in features.routes.ts. */
-import { createRouter } from "../../lib/openapi.ts";
+import { createRouter } from "../../lib/http/router.ts";
 import * as handlers from "./features.handlers.ts";
-import * as routes from "./features.routes.ts";
 import * as ownerHandlers from "./features.owner.handlers.ts";
 import * as ownerRoutes from "./features.owner.routes.ts";
+import * as routes from "./features.routes.ts";
 
 export function createFeaturesRouter() {
   const router = createRouter();
@@ -19,3 +19,10 @@ export function createFeaturesRouter() {
   router.openapi(ownerRoutes.adminUnmergeFeature, ownerHandlers.adminUnmergeFeature);
   return router;
 }
+
+// What other areas may use: a feature's visibility to the public, its score, and the owner's
+// view of it in SQL (for events recorded by a vote's own statement).
+export { adminFeatureJsonSql } from "./features.events.ts";
+export { scoreOf } from "./features.mapper.ts";
+export { AdminFeatureObject } from "./features.owner.schemas.ts";
+export { findVisibleFeature, publiclyListed, visibilityShapeKey, visibleFeatureQuery } from "./features.visibility.ts";

@@ -4,11 +4,11 @@
  * SSO token outranks an anonymous one wherever each came from.
  */
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../../lib/context.ts";
-import { success } from "../../lib/envelope.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { exchangeIdentity } from "../../lib/resolution.ts";
-import { replaceBodyText } from "../../lib/runtime-adapter.ts";
+import type { AppEnv } from "../../lib/http/context.ts";
+import { success } from "../../lib/http/envelope.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { exchangeIdentity } from "../../lib/data/resolution.ts";
+import { replaceBodyText } from "../../lib/runtime/runtime-adapter.ts";
 import { listVotedFeatureIds } from "./identity.repository.ts";
 import type * as routes from "./identity.routes.ts";
 

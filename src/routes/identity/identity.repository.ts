@@ -1,4 +1,4 @@
-/** Identity route queries beyond resolution (src/lib/resolution.repository.ts holds those). */
+/** Identity route queries beyond resolution (src/lib/data/resolution.repository.ts holds those). */
 import type { Db } from "../../../db/connect.ts";
 
 /** Ids of every feature the voter has a vote on, ascending. */

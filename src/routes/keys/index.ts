@@ -1,11 +1,14 @@
 /** Router of the keys area (owner routes): .openapi(route, handler) for each route. */
-import { createRouter } from "../../lib/openapi.ts";
-import * as handlers from "./keys.owner.handlers.ts";
-import * as routes from "./keys.owner.routes.ts";
+import { createRouter } from "../../lib/http/router.ts";
+import * as ownerHandlers from "./keys.owner.handlers.ts";
+import * as ownerRoutes from "./keys.owner.routes.ts";
 
 export function createKeysRouter() {
   const router = createRouter();
-  router.openapi(routes.adminListKeys, handlers.listKeysHandler);
-  router.openapi(routes.adminRegenerateKey, handlers.regenerateKeyHandler);
+  router.openapi(ownerRoutes.adminListKeys, ownerHandlers.adminListKeys);
+  router.openapi(ownerRoutes.adminRegenerateKey, ownerHandlers.adminRegenerateKey);
   return router;
 }
+
+// What other areas may use: making and replacing keys (the admin tool).
+export { createKey, type KeyKind, regenerateKey } from "./keys.owner.repository.ts";

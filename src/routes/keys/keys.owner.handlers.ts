@@ -1,22 +1,22 @@
 /**
- * Handlers of the owner's key routes, on the admin CLI's key management (src/admin/keys.ts).
+ * Handlers of the owner's key routes, on the admin CLI's key management (src/routes/keys/keys.owner.repository.ts).
  * The old key's cached lookups are cleared on every instance by src/middleware/owner-change.ts
  * after the transaction commits and before the answer is sent (Rule 7).
  */
-import { listKeys, replaceKeys, type KeyRow } from "../../admin/keys.ts";
-import { page, success } from "../../lib/envelope.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { pageMeta, pageOffset } from "../../lib/pagination.ts";
-import type { Key } from "./keys.owner.schemas.ts";
-import type { adminListKeys, adminRegenerateKey } from "./keys.owner.routes.ts";
-import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import { listKeys, replaceKeys, type KeyRow } from "./keys.owner.repository.ts";
+import { page, success } from "../../lib/http/envelope.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { pageMeta, pageOffset } from "../../lib/http/pagination.ts";
+import type { KeyObject } from "./keys.owner.schemas.ts";
+import type * as routes from "./keys.owner.routes.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 
 /** KeyObject from a key row; a key stored without a hint shows "" (README, owner API choices). */
-function toKey(row: KeyRow): Key {
+function toKey(row: KeyRow): KeyObject {
   return { kind: row.kind, hint: row.hint ?? "", created_at: row.created_at.toISOString() };
 }
 
-export const listKeysHandler: AppRouteHandler<typeof adminListKeys> = async (c) => {
+export const adminListKeys: AppRouteHandler<typeof routes.adminListKeys> = async (c) => {
   const { page: pageNumber, per_page } = c.req.valid("query");
   const request = { page: pageNumber, per_page };
   // A project holds a handful of keys: read them all, page in memory.
@@ -25,7 +25,7 @@ export const listKeysHandler: AppRouteHandler<typeof adminListKeys> = async (c) 
   return c.json(page(rows.slice(offset, offset + per_page).map(toKey), pageMeta(request, rows.length)), 200);
 };
 
-export const regenerateKeyHandler: AppRouteHandler<typeof adminRegenerateKey> = async (c) => {
+export const adminRegenerateKey: AppRouteHandler<typeof routes.adminRegenerateKey> = async (c) => {
   const { kind } = c.req.valid("json");
   const projectId = c.get("project").id;
   const created = await withProjectWriteLock(c.get("deps").db, projectId, (trx) => replaceKeys(trx, projectId, kind));

@@ -1,8 +1,9 @@
 /** The owner's key routes (owner-api-v3.md, "Routes": GET /keys, POST /keys/regenerate; Rule 7). */
 import { createRoute, z } from "@hono/zod-openapi";
-import { envelopeOf, jsonContent, listEnvelopeOf, notModified, PageQuery } from "../../lib/openapi.ts";
-import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../lib/owner-openapi.ts";
-import { KeyObject, NewKeyObject, RegenerateKeyBody } from "./keys.owner.schemas.ts";
+import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
+import { PageQuery } from "../../contract/params.ts";
+import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../contract/owner-routes.ts";
+import { KeyObject, NewKeyObject, KeyRegenerateBody } from "./keys.owner.schemas.ts";
 
 export const adminListKeys = createRoute(
   ownerRoute({
@@ -32,7 +33,7 @@ export const adminRegenerateKey = createRoute(
       "with the secret key itself works (this answer still arrives). The whole key appears only here.",
     request: {
       params: OwnerSlugParams,
-      body: { content: { "application/json": { schema: RegenerateKeyBody } }, required: true },
+      body: { content: { "application/json": { schema: KeyRegenerateBody } }, required: true },
     },
     responses: {
       201: jsonContent(envelopeOf(NewKeyObject), "The new key, in full this once"),

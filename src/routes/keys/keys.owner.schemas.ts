@@ -22,11 +22,11 @@ export const NewKeyObject = KeyObject.extend({
   }),
 }).openapi("NewKeyObject");
 
-export const RegenerateKeyBody = z
+export const KeyRegenerateBody = z
   .object({
     kind: z.enum(["secret", "embed"]).openapi({ description: "Which kind of key to replace", example: "embed" }),
   })
   .strict()
   .openapi("RegenerateKeyBody");
 
-export type Key = z.infer<typeof KeyObject>;
+export type KeyObject = z.infer<typeof KeyObject>;

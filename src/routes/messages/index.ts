@@ -1,5 +1,5 @@
 /** Router of the messages area: .openapi(route, handler) for each route in messages.routes.ts and messages.owner.routes.ts. */
-import { createRouter } from "../../lib/openapi.ts";
+import { createRouter } from "../../lib/http/router.ts";
 import * as handlers from "./messages.handlers.ts";
 import * as ownerHandlers from "./messages.owner.handlers.ts";
 import * as ownerRoutes from "./messages.owner.routes.ts";

@@ -1,12 +1,12 @@
 /** Handlers of the message routes: targeting, paging and dismissal (contract, MessageObject). */
 import { requireVoter } from "../../middleware/voter.ts";
 import semver, { type SemVer } from "semver";
-import { page, success } from "../../lib/envelope.ts";
-import { ApiError, notFound } from "../../lib/errors.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { pageMeta, pageOffset } from "../../lib/pagination.ts";
+import { page, success } from "../../lib/http/envelope.ts";
+import { ApiError, notFound } from "../../lib/http/errors.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { pageMeta, pageOffset } from "../../lib/http/pagination.ts";
 import { findMessage, insertDismissal, listCandidateMessages, type MessageRow } from "./messages.repository.ts";
-import type { DismissMessageRoute, ListMessagesRoute } from "./messages.routes.ts";
+import type * as routes from "./messages.routes.ts";
 import { toMessageObject } from "./messages.mapper.ts";
 
 /**
@@ -26,7 +26,7 @@ export function inVersionRange(version: SemVer, row: Pick<MessageRow, "min_app_v
   return true;
 }
 
-export const listMessages: AppRouteHandler<ListMessagesRoute> = async (c) => {
+export const listMessages: AppRouteHandler<typeof routes.listMessages> = async (c) => {
   const query = c.req.valid("query");
   const version = query.app_version === undefined ? null : semver.coerce(query.app_version);
   const candidates = await listCandidateMessages(c.get("deps").db, c.get("project").id, {
@@ -42,7 +42,7 @@ export const listMessages: AppRouteHandler<ListMessagesRoute> = async (c) => {
   return c.json(page(data, pageMeta(query, matching.length)), 200);
 };
 
-export const dismissMessage: AppRouteHandler<DismissMessageRoute> = async (c) => {
+export const dismissMessage: AppRouteHandler<typeof routes.dismissMessage> = async (c) => {
   const { id } = c.req.valid("param");
   const voter = requireVoter(c.get("voter"));
   const { db } = c.get("deps");

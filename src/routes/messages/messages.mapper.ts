@@ -1,10 +1,10 @@
 /** Message rows -> MessageObject (contract) and AdminMessageObject (owner-api-v3.md, Objects). */
-import { rfc3339, rfc3339OrNull } from "../../lib/timestamps.ts";
+import { rfc3339, rfc3339OrNull } from "../../lib/http/timestamps.ts";
 import type { AdminMessageRow, MessageRow } from "./messages.repository.ts";
-import type { AdminMessageObjectValue, MessageObjectValue } from "./messages.schemas.ts";
+import type { AdminMessageObject, MessageObject } from "./messages.schemas.ts";
 
 /** Maps a message row to MessageObject; action_label is withheld when there is no action_url. */
-export function toMessageObject(row: MessageRow): MessageObjectValue {
+export function toMessageObject(row: MessageRow): MessageObject {
   return {
     id: row.id,
     title: row.title,
@@ -12,7 +12,7 @@ export function toMessageObject(row: MessageRow): MessageObjectValue {
     kind: row.kind,
     // The column has no CHECK; its writers (the snapshot importer, the owner routes) accept
     // banner or alert only.
-    presentation: row.presentation as MessageObjectValue["presentation"],
+    presentation: row.presentation as MessageObject["presentation"],
     priority: row.priority,
     action_label: row.action_url === null ? null : row.action_label,
     action_url: row.action_url,
@@ -25,7 +25,7 @@ export function toMessageObject(row: MessageRow): MessageObjectValue {
 }
 
 /** MessageObject plus the targeting fields and the number of voters who dismissed it. */
-export function toAdminMessageObject(row: AdminMessageRow): AdminMessageObjectValue {
+export function toAdminMessageObject(row: AdminMessageRow): AdminMessageObject {
   return {
     ...toMessageObject(row),
     platforms: row.platforms,

@@ -1,9 +1,9 @@
 /** Handlers of the owner message routes (owner-api-v3.md, Routes /messages; Rule 5). */
 import semver from "semver";
-import { page, success } from "../../lib/envelope.ts";
-import { notFound, validationError } from "../../lib/errors.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { pageMeta, pageOffset } from "../../lib/pagination.ts";
+import { page, success } from "../../lib/http/envelope.ts";
+import { notFound, validationError } from "../../lib/http/errors.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { pageMeta, pageOffset } from "../../lib/http/pagination.ts";
 import { toAdminMessageObject } from "./messages.mapper.ts";
 import {
   countMessages,
@@ -11,16 +11,11 @@ import {
   findAdminMessage,
   insertMessage,
   listAdminMessages,
+  lockMessage,
   updateMessage,
 } from "./messages.owner.repository.ts";
-import type {
-  AdminCreateMessageRoute,
-  AdminDeleteMessageRoute,
-  AdminGetMessageRoute,
-  AdminListMessagesRoute,
-  AdminUpdateMessageRoute,
-} from "./messages.owner.routes.ts";
-import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import type * as routes from "./messages.owner.routes.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 
 interface CrossFieldState {
   action_label: string | null;
@@ -47,7 +42,7 @@ export function checkMessageRules(state: CrossFieldState): void {
   }
 }
 
-export const adminListMessages: AppRouteHandler<AdminListMessagesRoute> = async (c) => {
+export const adminListMessages: AppRouteHandler<typeof routes.adminListMessages> = async (c) => {
   const query = c.req.valid("query");
   const { db } = c.get("deps");
   const projectId = c.get("project").id;
@@ -58,14 +53,14 @@ export const adminListMessages: AppRouteHandler<AdminListMessagesRoute> = async 
   return c.json(page(rows.map(toAdminMessageObject), pageMeta(query, total)), 200);
 };
 
-export const adminGetMessage: AppRouteHandler<AdminGetMessageRoute> = async (c) => {
+export const adminGetMessage: AppRouteHandler<typeof routes.adminGetMessage> = async (c) => {
   const { id } = c.req.valid("param");
   const row = await findAdminMessage(c.get("deps").db, c.get("project").id, id);
   if (!row) throw notFound("message");
   return c.json(success(toAdminMessageObject(row)), 200);
 };
 
-export const adminCreateMessage: AppRouteHandler<AdminCreateMessageRoute> = async (c) => {
+export const adminCreateMessage: AppRouteHandler<typeof routes.adminCreateMessage> = async (c) => {
   const values = c.req.valid("json");
   checkMessageRules(values);
   const projectId = c.get("project").id;
@@ -76,19 +71,13 @@ export const adminCreateMessage: AppRouteHandler<AdminCreateMessageRoute> = asyn
   return c.json(success(toAdminMessageObject(row)), 201);
 };
 
-export const adminUpdateMessage: AppRouteHandler<AdminUpdateMessageRoute> = async (c) => {
+export const adminUpdateMessage: AppRouteHandler<typeof routes.adminUpdateMessage> = async (c) => {
   const { id } = c.req.valid("param");
   const patch = c.req.valid("json");
   const projectId = c.get("project").id;
   const row = await withProjectWriteLock(c.get("deps").db, c.get("project").id, async (trx) => {
     // Locked so that two PATCHes judged against the same old state cannot together break a rule.
-    const current = await trx
-      .selectFrom("messages")
-      .selectAll()
-      .where("id", "=", id)
-      .where("project_id", "=", projectId)
-      .forUpdate()
-      .executeTakeFirst();
+    const current = await lockMessage(trx, projectId, id);
     if (!current) throw notFound("message");
     checkMessageRules({ ...current, ...patch });
     await updateMessage(trx, id, patch);
@@ -97,7 +86,7 @@ export const adminUpdateMessage: AppRouteHandler<AdminUpdateMessageRoute> = asyn
   return c.json(success(toAdminMessageObject(row)), 200);
 };
 
-export const adminDeleteMessage: AppRouteHandler<AdminDeleteMessageRoute> = async (c) => {
+export const adminDeleteMessage: AppRouteHandler<typeof routes.adminDeleteMessage> = async (c) => {
   const { id } = c.req.valid("param");
   if (!(await deleteMessage(c.get("deps").db, c.get("project").id, id))) throw notFound("message");
   return c.json(success({ deleted: true as const, id }), 200);

@@ -47,6 +47,11 @@ export async function countMessages(db: Db, projectId: number): Promise<number> 
   return row.n;
 }
 
+/** Message `id` of the project, its row locked until the transaction ends; undefined when absent. */
+export async function lockMessage(db: Db, projectId: number, id: number) {
+  return db.selectFrom("messages").selectAll().where("id", "=", id).where("project_id", "=", projectId).forUpdate().executeTakeFirst();
+}
+
 export async function findAdminMessage(db: Db, projectId: number, id: number): Promise<AdminMessageRow | undefined> {
   const row = await adminMessages(db, projectId).where("messages.id", "=", id).executeTakeFirst();
   return row && normalize(row);

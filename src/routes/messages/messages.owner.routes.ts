@@ -1,7 +1,15 @@
 /** Owner message routes (owner-api-v3.md, Routes: GET/POST /messages, GET/PATCH/DELETE /messages/{id}). */
 import { createRoute, z } from "@hono/zod-openapi";
-import { envelopeOf, idParam, jsonContent, listEnvelopeOf, notModified, PageQuery } from "../../lib/openapi.ts";
-import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerDeleteRoute, ownerRoute } from "../../lib/owner-openapi.ts";
+import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
+import { idParam, PageQuery } from "../../contract/params.ts";
+import {
+  OWNER_PATH,
+  ownerReadErrors,
+  OwnerSlugParams,
+  ownerWriteErrors,
+  ownerDeleteRoute,
+  ownerRoute,
+} from "../../contract/owner-routes.ts";
 import { MessageCreateBody, MessagePatchBody } from "./messages.owner.schemas.ts";
 import { AdminMessageObject } from "./messages.schemas.ts";
 
@@ -80,9 +88,3 @@ export const adminDeleteMessage = ownerDeleteRoute({
   params: MessageParams,
   gone: "The message is gone",
 });
-
-export type AdminListMessagesRoute = typeof adminListMessages;
-export type AdminCreateMessageRoute = typeof adminCreateMessage;
-export type AdminGetMessageRoute = typeof adminGetMessage;
-export type AdminUpdateMessageRoute = typeof adminUpdateMessage;
-export type AdminDeleteMessageRoute = typeof adminDeleteMessage;

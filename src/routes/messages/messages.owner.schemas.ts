@@ -6,7 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import semver from "semver";
-import { patchBodyOf } from "../../lib/owner-openapi.ts";
+import { patchBodyOf } from "../../contract/owner-routes.ts";
 import { PLATFORMS } from "./messages.routes.ts";
 
 /** Schemes an action may not use: they run code where a client opens the link. */
@@ -85,4 +85,4 @@ export const MessageCreateBody = z
 
 export const MessagePatchBody = patchBodyOf(messageFields).openapi("MessagePatch");
 
-export type MessageCreateValue = z.infer<typeof MessageCreateBody>;
+export type MessageCreateBody = z.infer<typeof MessageCreateBody>;

@@ -1,6 +1,6 @@
 /** Message queries (contract, MessageObject, "Query of GET /projects/{slug}/messages"). */
 import type { Db } from "../../../db/connect.ts";
-import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 
 export interface MessageRow {
   id: number;
@@ -101,7 +101,7 @@ export async function findMessage(db: Db, projectId: number, id: number): Promis
 
 /**
  * Records the dismissal; a repeat is a no-op (primary key message_id, voter_id). Holds the write
- * lock of project `projectId` (src/lib/project-write-lock.ts).
+ * lock of project `projectId` (src/lib/data/project-write-lock.ts).
  */
 export async function insertDismissal(db: Db, projectId: number, messageId: number, voterId: number): Promise<void> {
   await withProjectWriteLock(db, projectId, (trx) =>

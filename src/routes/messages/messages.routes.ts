@@ -1,18 +1,10 @@
 /** Message routes (contract, "Reading a board" and "Taking part": messages and dismiss). */
 import { createRoute, z } from "@hono/zod-openapi";
 import semver from "semver";
-import {
-  describedRoute,
-  envelopeOf,
-  idParam,
-  jsonContent,
-  listEnvelopeOf,
-  notModified,
-  PageQuery,
-  readErrors,
-  SlugParam,
-  writeErrors,
-} from "../../lib/openapi.ts";
+import { describedRoute } from "../../contract/route-description.ts";
+import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
+import { idParam, PageQuery, SlugParam } from "../../contract/params.ts";
+import { readErrors, writeErrors } from "../../contract/errors.ts";
 import { MessageDismissedObject, MessageObject } from "./messages.schemas.ts";
 
 export const PLATFORMS = ["ios", "macos", "web"] as const;
@@ -84,6 +76,3 @@ export const dismissMessage = createRoute(
     },
   ),
 );
-
-export type ListMessagesRoute = typeof listMessages;
-export type DismissMessageRoute = typeof dismissMessage;

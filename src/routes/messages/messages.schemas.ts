@@ -1,7 +1,7 @@
 /** MessageObject and MessageDismissedObject of the contract ("Resources and their fields"). */
 import { z } from "@hono/zod-openapi";
-import { MESSAGE_KINDS, MESSAGE_PRESENTATIONS } from "../../admin/snapshot.schema.ts";
-import { extensibleEnum } from "../../lib/openapi.ts";
+import { MESSAGE_KINDS, MESSAGE_PRESENTATIONS } from "../../contract/enums.ts";
+import { extensibleEnum } from "../../contract/params.ts";
 
 export const MessageObject = z
   .object({
@@ -40,7 +40,7 @@ export const MessageDismissedObject = z
   })
   .openapi("MessageDismissedObject");
 
-export type MessageObjectValue = z.infer<typeof MessageObject>;
+export type MessageObject = z.infer<typeof MessageObject>;
 
 export const AdminMessageObject = MessageObject.extend({
   platforms: z
@@ -58,4 +58,4 @@ export const AdminMessageObject = MessageObject.extend({
   dismissal_count: z.number().int().openapi({ description: "Voters who dismissed the message", example: 4 }),
 }).openapi("AdminMessageObject");
 
-export type AdminMessageObjectValue = z.infer<typeof AdminMessageObject>;
+export type AdminMessageObject = z.infer<typeof AdminMessageObject>;

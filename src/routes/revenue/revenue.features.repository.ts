@@ -14,7 +14,7 @@
  */
 import { sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
-import { type PageRequest, pageOffset } from "../../lib/pagination.ts";
+import { type PageRequest, pageOffset } from "../../lib/http/pagination.ts";
 import type { RevenueSort } from "./revenue.routes.ts";
 
 export interface RevenueFeatureRow {

@@ -3,8 +3,8 @@
  * published in page source, so revenue figures are served to the secret key only.
  */
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../../lib/context.ts";
-import { ApiError } from "../../lib/errors.ts";
+import type { AppEnv } from "../../lib/http/context.ts";
+import { ApiError } from "../../lib/http/errors.ts";
 
 /**
  * Route middleware that refuses any key but the secret key with 403 not_allowed. It runs

@@ -113,5 +113,5 @@ export const RevenueFeatureObject = z
   })
   .openapi("RevenueFeatureObject");
 
-export type RevenueVoter = z.infer<typeof RevenueVoterObject>;
-export type RevenueFeature = z.infer<typeof RevenueFeatureObject>;
+export type RevenueVoterObject = z.infer<typeof RevenueVoterObject>;
+export type RevenueFeatureObject = z.infer<typeof RevenueFeatureObject>;

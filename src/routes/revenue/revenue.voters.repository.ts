@@ -5,7 +5,7 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { Database } from "../../../db/schema.ts";
-import { type PageRequest, pageOffset } from "../../lib/pagination.ts";
+import { type PageRequest, pageOffset } from "../../lib/http/pagination.ts";
 
 /** Most votes listed per voter (contract, "Limits"). */
 export const VOTES_PER_VOTER = 100;

@@ -5,11 +5,11 @@
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { sql } from "kysely";
-import type { AppDeps, AppEnv } from "../../lib/context.ts";
-import { ApiError } from "../../lib/errors.ts";
-import { success } from "../../lib/envelope.ts";
-import { buildOpenApiDocument } from "../../lib/openapi-document.ts";
-import { createRouter } from "../../lib/openapi.ts";
+import type { AppDeps, AppEnv } from "../../lib/http/context.ts";
+import { ApiError } from "../../lib/http/errors.ts";
+import { success } from "../../lib/http/envelope.ts";
+import { buildOpenApiDocument } from "../../lib/http/openapi-document.ts";
+import { createRouter } from "../../lib/http/router.ts";
 import { Readiness } from "../../lib/readiness.ts";
 import { referencePage } from "./reference-page.ts";
 import * as routes from "./service.routes.ts";

@@ -1,11 +1,11 @@
 /** Router of the settings area (owner routes): .openapi(route, handler) for each route. */
-import { createRouter } from "../../lib/openapi.ts";
-import * as handlers from "./settings.owner.handlers.ts";
-import * as routes from "./settings.owner.routes.ts";
+import { createRouter } from "../../lib/http/router.ts";
+import * as ownerHandlers from "./settings.owner.handlers.ts";
+import * as ownerRoutes from "./settings.owner.routes.ts";
 
 export function createSettingsRouter() {
   const router = createRouter();
-  router.openapi(routes.adminGetSettings, handlers.getSettings);
-  router.openapi(routes.adminUpdateSettings, handlers.updateSettingsHandler);
+  router.openapi(ownerRoutes.adminGetSettings, ownerHandlers.adminGetSettings);
+  router.openapi(ownerRoutes.adminUpdateSettings, ownerHandlers.adminUpdateSettings);
   return router;
 }

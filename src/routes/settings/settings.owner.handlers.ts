@@ -1,17 +1,17 @@
 /** Handlers of the owner's settings routes: repository (one transaction per write) -> toSettings -> envelope. */
-import { success } from "../../lib/envelope.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { toSettings } from "./settings.mapper.ts";
+import { success } from "../../lib/http/envelope.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { toSettings } from "./settings.owner.mapper.ts";
 import { readSettings, updateSettings } from "./settings.owner.repository.ts";
-import type { adminGetSettings, adminUpdateSettings } from "./settings.owner.routes.ts";
-import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import type * as routes from "./settings.owner.routes.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 
-export const getSettings: AppRouteHandler<typeof adminGetSettings> = async (c) => {
+export const adminGetSettings: AppRouteHandler<typeof routes.adminGetSettings> = async (c) => {
   const row = await readSettings(c.get("deps").db, c.get("project").id);
   return c.json(success(toSettings(row)), 200);
 };
 
-export const updateSettingsHandler: AppRouteHandler<typeof adminUpdateSettings> = async (c) => {
+export const adminUpdateSettings: AppRouteHandler<typeof routes.adminUpdateSettings> = async (c) => {
   const patch = c.req.valid("json");
   const { db, now } = c.get("deps");
   const projectId = c.get("project").id;

@@ -6,7 +6,7 @@
  */
 import type { Db } from "../../../db/connect.ts";
 import type { ProjectSettings, ProjectTheme } from "../../../db/schema.ts";
-import type { PatchSettings } from "./settings.owner.schemas.ts";
+import type { SettingsPatchBody } from "./settings.owner.schemas.ts";
 
 function selectSettings(db: Db) {
   return db
@@ -36,13 +36,13 @@ export async function readSettings(db: Db, projectId: number): Promise<SettingsR
 }
 
 /** `theme` with `patch` applied key by key, `light` and `dark` one level deeper. */
-function mergeTheme(theme: ProjectTheme, patch: NonNullable<PatchSettings["theme"]>): ProjectTheme {
+function mergeTheme(theme: ProjectTheme, patch: NonNullable<SettingsPatchBody["theme"]>): ProjectTheme {
   const { light, dark, ...top } = patch;
   return { ...theme, ...top, light: { ...theme.light, ...light }, dark: { ...theme.dark, ...dark } };
 }
 
 /** Applies `patch` to project `projectId` inside `trx` and returns the stored result. */
-export async function updateSettings(trx: Db, projectId: number, patch: PatchSettings, now: Date): Promise<SettingsRow> {
+export async function updateSettings(trx: Db, projectId: number, patch: SettingsPatchBody, now: Date): Promise<SettingsRow> {
   const current = await selectSettings(trx).where("id", "=", projectId).forNoKeyUpdate().executeTakeFirstOrThrow();
   const { settings, theme, ...fields } = patch;
   const merged: { settings?: ProjectSettings; theme?: ProjectTheme } = {};

@@ -1,8 +1,8 @@
 /** The owner's settings routes (owner-api-v3.md, "Routes": GET, PATCH /settings; Rule 8). */
 import { createRoute } from "@hono/zod-openapi";
-import { envelopeOf, jsonContent, notModified } from "../../lib/openapi.ts";
-import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../lib/owner-openapi.ts";
-import { PatchSettingsBody, SettingsObject } from "./settings.owner.schemas.ts";
+import { envelopeOf, jsonContent, notModified } from "../../contract/envelope.ts";
+import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../contract/owner-routes.ts";
+import { SettingsPatchBody, SettingsObject } from "./settings.owner.schemas.ts";
 
 export const adminGetSettings = createRoute(
   ownerRoute({
@@ -32,7 +32,7 @@ export const adminUpdateSettings = createRoute(
       "makes tokens signed with the old one answer 401 identity_invalid while voters keep their history.",
     request: {
       params: OwnerSlugParams,
-      body: { content: { "application/json": { schema: PatchSettingsBody } }, required: true },
+      body: { content: { "application/json": { schema: SettingsPatchBody } }, required: true },
     },
     responses: {
       200: jsonContent(envelopeOf(SettingsObject), "The settings after the change"),

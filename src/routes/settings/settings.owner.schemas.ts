@@ -6,7 +6,7 @@
  * PATCH of a nested object changes only the keys it sends).
  */
 import { z } from "@hono/zod-openapi";
-import { patchBodyOf } from "../../lib/owner-openapi.ts";
+import { patchBodyOf } from "../../contract/owner-routes.ts";
 
 const flag = (description: string, example: boolean) => z.boolean().openapi({ description, example });
 
@@ -96,12 +96,12 @@ export const SettingsObject = z
   })
   .openapi("SettingsObject");
 
-export type Settings = z.infer<typeof SettingsObject>;
+export type SettingsObject = z.infer<typeof SettingsObject>;
 
 const colorsPatch = patchBodyOf(colorsShape);
 
 /** PATCH /settings: any SettingsObject field; secrets as strings, null clears them. */
-export const PatchSettingsBody = patchBodyOf({
+export const SettingsPatchBody = patchBodyOf({
   ...projectFields,
   sso_secret: z
     .string()
@@ -132,4 +132,4 @@ export const PatchSettingsBody = patchBodyOf({
   }),
 }).openapi("PatchSettingsBody");
 
-export type PatchSettings = z.infer<typeof PatchSettingsBody>;
+export type SettingsPatchBody = z.infer<typeof SettingsPatchBody>;

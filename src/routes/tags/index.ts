@@ -1,13 +1,13 @@
 /** Router of the tags area (owner routes only; the public board lists tags in its document). */
-import { createRouter } from "../../lib/openapi.ts";
-import * as handlers from "./tags.owner.handlers.ts";
-import * as routes from "./tags.owner.routes.ts";
+import { createRouter } from "../../lib/http/router.ts";
+import * as ownerHandlers from "./tags.owner.handlers.ts";
+import * as ownerRoutes from "./tags.owner.routes.ts";
 
 export function createTagsRouter() {
   const router = createRouter();
-  router.openapi(routes.adminListTags, handlers.adminListTags);
-  router.openapi(routes.adminCreateTag, handlers.adminCreateTag);
-  router.openapi(routes.adminUpdateTag, handlers.adminUpdateTag);
-  router.openapi(routes.adminDeleteTag, handlers.adminDeleteTag);
+  router.openapi(ownerRoutes.adminListTags, ownerHandlers.adminListTags);
+  router.openapi(ownerRoutes.adminCreateTag, ownerHandlers.adminCreateTag);
+  router.openapi(ownerRoutes.adminUpdateTag, ownerHandlers.adminUpdateTag);
+  router.openapi(ownerRoutes.adminDeleteTag, ownerHandlers.adminDeleteTag);
   return router;
 }

@@ -1,13 +1,13 @@
 /** Handlers of the owner tag routes: one transaction per write (owner-api-v3.md, Routes /tags). */
-import { page, success } from "../../lib/envelope.ts";
-import { ApiError, notFound } from "../../lib/errors.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { lockProjectScope } from "../../lib/owner-locks.ts";
-import { pageMeta, pageOffset } from "../../lib/pagination.ts";
+import { page, success } from "../../lib/http/envelope.ts";
+import { ApiError, notFound } from "../../lib/http/errors.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { lockProjectScope } from "../../lib/data/owner-locks.ts";
+import { pageMeta, pageOffset } from "../../lib/http/pagination.ts";
 import type { Db } from "../../../db/connect.ts";
-import { countTags, deleteTag, findTag, findTagByName, insertTag, listTagsPage, renameTag, type TagRow } from "./tags.repository.ts";
-import type { AdminCreateTagRoute, AdminDeleteTagRoute, AdminListTagsRoute, AdminUpdateTagRoute } from "./tags.owner.routes.ts";
-import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import { countTags, deleteTag, findTag, findTagByName, insertTag, listTagsPage, renameTag, type TagRow } from "./tags.owner.repository.ts";
+import type * as routes from "./tags.owner.routes.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 
 function toTagObject(row: TagRow) {
   return { id: row.id, name: row.name, feature_count: row.feature_count };
@@ -19,7 +19,7 @@ async function assertNameFree(trx: Db, projectId: number, name: string, exceptId
   if (taken !== undefined) throw new ApiError("already_exists", `a tag named "${name}" already exists (id ${taken})`);
 }
 
-export const adminListTags: AppRouteHandler<AdminListTagsRoute> = async (c) => {
+export const adminListTags: AppRouteHandler<typeof routes.adminListTags> = async (c) => {
   const query = c.req.valid("query");
   const { db } = c.get("deps");
   const projectId = c.get("project").id;
@@ -30,7 +30,7 @@ export const adminListTags: AppRouteHandler<AdminListTagsRoute> = async (c) => {
   return c.json(page(rows.map(toTagObject), pageMeta(query, total)), 200);
 };
 
-export const adminCreateTag: AppRouteHandler<AdminCreateTagRoute> = async (c) => {
+export const adminCreateTag: AppRouteHandler<typeof routes.adminCreateTag> = async (c) => {
   const { name } = c.req.valid("json");
   const projectId = c.get("project").id;
   const tag = await withProjectWriteLock(c.get("deps").db, c.get("project").id, async (trx) => {
@@ -42,7 +42,7 @@ export const adminCreateTag: AppRouteHandler<AdminCreateTagRoute> = async (c) =>
   return c.json(success(toTagObject(tag)), 201);
 };
 
-export const adminUpdateTag: AppRouteHandler<AdminUpdateTagRoute> = async (c) => {
+export const adminUpdateTag: AppRouteHandler<typeof routes.adminUpdateTag> = async (c) => {
   const { tag_id } = c.req.valid("param");
   const patch = c.req.valid("json");
   const projectId = c.get("project").id;
@@ -58,7 +58,7 @@ export const adminUpdateTag: AppRouteHandler<AdminUpdateTagRoute> = async (c) =>
   return c.json(success(toTagObject(tag)), 200);
 };
 
-export const adminDeleteTag: AppRouteHandler<AdminDeleteTagRoute> = async (c) => {
+export const adminDeleteTag: AppRouteHandler<typeof routes.adminDeleteTag> = async (c) => {
   const { tag_id } = c.req.valid("param");
   const deleted = await deleteTag(c.get("deps").db, c.get("project").id, tag_id);
   if (!deleted) throw notFound("tag");

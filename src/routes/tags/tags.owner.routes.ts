@@ -1,8 +1,16 @@
 /** Owner tag routes (owner-api-v3.md, Routes: GET/POST /tags, PATCH/DELETE /tags/{tag_id}). */
 import { createRoute, z } from "@hono/zod-openapi";
-import { envelopeOf, idParam, jsonContent, listEnvelopeOf, notModified, PageQuery } from "../../lib/openapi.ts";
-import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerDeleteRoute, ownerRoute } from "../../lib/owner-openapi.ts";
-import { TagCreateBody, TagObject, TagPatchBody } from "./tags.schemas.ts";
+import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
+import { idParam, PageQuery } from "../../contract/params.ts";
+import {
+  OWNER_PATH,
+  ownerReadErrors,
+  OwnerSlugParams,
+  ownerWriteErrors,
+  ownerDeleteRoute,
+  ownerRoute,
+} from "../../contract/owner-routes.ts";
+import { TagCreateBody, TagObject, TagPatchBody } from "./tags.owner.schemas.ts";
 
 const TagParams = OwnerSlugParams.extend({ tag_id: idParam("tag_id", "Tag id") });
 
@@ -56,8 +64,3 @@ export const adminDeleteTag = ownerDeleteRoute({
   params: TagParams,
   gone: "The tag is gone",
 });
-
-export type AdminListTagsRoute = typeof adminListTags;
-export type AdminCreateTagRoute = typeof adminCreateTag;
-export type AdminUpdateTagRoute = typeof adminUpdateTag;
-export type AdminDeleteTagRoute = typeof adminDeleteTag;

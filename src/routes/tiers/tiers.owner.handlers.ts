@@ -1,12 +1,12 @@
 /** Handlers of the owner's tier routes: parse -> repository (one transaction per write) -> toTier -> envelope. */
-import { page, success } from "../../lib/envelope.ts";
-import { ApiError } from "../../lib/errors.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { pageMeta } from "../../lib/pagination.ts";
-import { toTier } from "./tiers.mapper.ts";
+import { page, success } from "../../lib/http/envelope.ts";
+import { ApiError } from "../../lib/http/errors.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { pageMeta } from "../../lib/http/pagination.ts";
+import { toTier } from "./tiers.owner.mapper.ts";
 import { createTier, deleteTier, listTiers, type TierWriteResult, updateTier } from "./tiers.owner.repository.ts";
-import type { adminCreateTier, adminDeleteTier, adminListTiers, adminUpdateTier } from "./tiers.owner.routes.ts";
-import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import type * as routes from "./tiers.owner.routes.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 
 const tierNotFound = () => new ApiError("not_found", "no tier with this id in the project");
 
@@ -21,21 +21,21 @@ function written(result: TierWriteResult) {
   return success(toTier(result.row));
 }
 
-export const listTiersHandler: AppRouteHandler<typeof adminListTiers> = async (c) => {
+export const adminListTiers: AppRouteHandler<typeof routes.adminListTiers> = async (c) => {
   const { page: pageNumber, per_page } = c.req.valid("query");
   const request = { page: pageNumber, per_page };
   const { rows, total } = await listTiers(c.get("deps").db, c.get("project").id, request);
   return c.json(page(rows.map(toTier), pageMeta(request, total)), 200);
 };
 
-export const createTierHandler: AppRouteHandler<typeof adminCreateTier> = async (c) => {
+export const adminCreateTier: AppRouteHandler<typeof routes.adminCreateTier> = async (c) => {
   const input = c.req.valid("json");
   const projectId = c.get("project").id;
   const result = await withProjectWriteLock(c.get("deps").db, projectId, (trx) => createTier(trx, projectId, input));
   return c.json(written(result), 201);
 };
 
-export const updateTierHandler: AppRouteHandler<typeof adminUpdateTier> = async (c) => {
+export const adminUpdateTier: AppRouteHandler<typeof routes.adminUpdateTier> = async (c) => {
   const patch = c.req.valid("json");
   const projectId = c.get("project").id;
   const { tier_id } = c.req.valid("param");
@@ -43,7 +43,7 @@ export const updateTierHandler: AppRouteHandler<typeof adminUpdateTier> = async 
   return c.json(written(result), 200);
 };
 
-export const deleteTierHandler: AppRouteHandler<typeof adminDeleteTier> = async (c) => {
+export const adminDeleteTier: AppRouteHandler<typeof routes.adminDeleteTier> = async (c) => {
   const { tier_id } = c.req.valid("param");
   const projectId = c.get("project").id;
   const deleted = await withProjectWriteLock(c.get("deps").db, projectId, (trx) => deleteTier(trx, projectId, tier_id));

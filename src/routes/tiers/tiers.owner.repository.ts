@@ -6,8 +6,8 @@
  */
 import { sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
-import { type PageRequest, pageOffset } from "../../lib/pagination.ts";
-import type { CreateTier, PatchTier } from "./tiers.owner.schemas.ts";
+import { type PageRequest, pageOffset } from "../../lib/http/pagination.ts";
+import type { TierCreateBody, TierPatchBody } from "./tiers.owner.schemas.ts";
 
 /** Advisory lock class of tier writes ("fb" + 2): one tier write per project at a time. */
 const TIER_LOCK_CLASS = 0x66620002;
@@ -81,7 +81,7 @@ export type TierWriteResult =
   | { kind: "price_taken"; field: "stripe_price_ids" | "paddle_price_ids"; id: string };
 
 /** Creates a tier of the project inside `trx`; `price_taken` when a price id belongs to another tier. */
-export async function createTier(trx: Db, projectId: number, input: CreateTier): Promise<TierWriteResult> {
+export async function createTier(trx: Db, projectId: number, input: TierCreateBody): Promise<TierWriteResult> {
   const taken = await takenPriceId(trx, projectId, null, input);
   if (taken) return { kind: "price_taken", ...taken };
   const { id } = await trx
@@ -93,7 +93,7 @@ export async function createTier(trx: Db, projectId: number, input: CreateTier):
 }
 
 /** Applies `patch` to tier `tierId` of the project inside `trx` (price id lists are replaced whole). */
-export async function updateTier(trx: Db, projectId: number, tierId: number, patch: PatchTier): Promise<TierWriteResult> {
+export async function updateTier(trx: Db, projectId: number, tierId: number, patch: TierPatchBody): Promise<TierWriteResult> {
   const taken = await takenPriceId(trx, projectId, tierId, patch);
   if (taken) return { kind: "price_taken", ...taken };
   const updated =

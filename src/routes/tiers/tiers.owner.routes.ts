@@ -1,8 +1,9 @@
 /** The owner's tier routes (owner-api-v3.md, "Routes": /tiers and /tiers/{tier_id}). */
 import { createRoute, z } from "@hono/zod-openapi";
-import { envelopeOf, idParam, jsonContent, listEnvelopeOf, notModified, PageQuery } from "../../lib/openapi.ts";
-import { DeletedObject, OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../lib/owner-openapi.ts";
-import { CreateTierBody, PatchTierBody, TierObject } from "./tiers.owner.schemas.ts";
+import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
+import { idParam, PageQuery } from "../../contract/params.ts";
+import { DeletedObject, OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../contract/owner-routes.ts";
+import { TierCreateBody, TierPatchBody, TierObject } from "./tiers.owner.schemas.ts";
 
 const TierParams = OwnerSlugParams.extend({ tier_id: idParam("tier_id", "Tier id") });
 
@@ -33,7 +34,7 @@ export const adminCreateTier = createRoute(
       "project answers 409 already_exists naming the list.",
     request: {
       params: OwnerSlugParams,
-      body: { content: { "application/json": { schema: CreateTierBody } }, required: true },
+      body: { content: { "application/json": { schema: TierCreateBody } }, required: true },
     },
     responses: {
       201: jsonContent(envelopeOf(TierObject), "The new tier"),
@@ -53,7 +54,7 @@ export const adminUpdateTier = createRoute(
       "figures at once; votes already cast keep the weight they were cast with in the public score.",
     request: {
       params: TierParams,
-      body: { content: { "application/json": { schema: PatchTierBody } }, required: true },
+      body: { content: { "application/json": { schema: TierPatchBody } }, required: true },
     },
     responses: {
       200: jsonContent(envelopeOf(TierObject), "The tier after the change"),

@@ -3,7 +3,7 @@
  * amount, its vote multiplier and the billing systems' price ids that map a subscription to it.
  */
 import { z } from "@hono/zod-openapi";
-import { patchBodyOf } from "../../lib/owner-openapi.ts";
+import { patchBodyOf } from "../../contract/owner-routes.ts";
 
 export const TierObject = z
   .object({
@@ -26,7 +26,7 @@ export const TierObject = z
   })
   .openapi("TierObject");
 
-export type Tier = z.infer<typeof TierObject>;
+export type TierObject = z.infer<typeof TierObject>;
 
 /** Largest multiplier: weighted scores are 32-bit sums of vote weights. */
 export const MAX_MULTIPLIER = 1000;
@@ -57,7 +57,7 @@ const tierFields = {
   paddle_price_ids: priceIds("Paddle", []),
 };
 
-export const CreateTierBody = z
+export const TierCreateBody = z
   .object({
     ...tierFields,
     multiplier: tierFields.multiplier.default(1),
@@ -67,7 +67,7 @@ export const CreateTierBody = z
   .strict()
   .openapi("CreateTierBody");
 
-export const PatchTierBody = patchBodyOf(tierFields).openapi("PatchTierBody");
+export const TierPatchBody = patchBodyOf(tierFields).openapi("PatchTierBody");
 
-export type CreateTier = z.infer<typeof CreateTierBody>;
-export type PatchTier = z.infer<typeof PatchTierBody>;
+export type TierCreateBody = z.infer<typeof TierCreateBody>;
+export type TierPatchBody = z.infer<typeof TierPatchBody>;

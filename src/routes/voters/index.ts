@@ -1,13 +1,18 @@
 /** Router of the voters area (owner routes): .openapi(route, handler) for each route. */
-import { createRouter } from "../../lib/openapi.ts";
-import * as handlers from "./voters.owner.handlers.ts";
-import * as routes from "./voters.owner.routes.ts";
+import { createRouter } from "../../lib/http/router.ts";
+import * as ownerHandlers from "./voters.owner.handlers.ts";
+import * as ownerRoutes from "./voters.owner.routes.ts";
 
 export function createVotersRouter() {
   const router = createRouter();
-  router.openapi(routes.adminListVoters, handlers.listVoters);
-  router.openapi(routes.adminGetVoter, handlers.getVoter);
-  router.openapi(routes.adminUpdateVoter, handlers.updateVoterHandler);
-  router.openapi(routes.adminDeleteVoter, handlers.deleteVoter);
+  router.openapi(ownerRoutes.adminListVoters, ownerHandlers.adminListVoters);
+  router.openapi(ownerRoutes.adminGetVoter, ownerHandlers.adminGetVoter);
+  router.openapi(ownerRoutes.adminUpdateVoter, ownerHandlers.adminUpdateVoter);
+  router.openapi(ownerRoutes.adminDeleteVoter, ownerHandlers.adminDeleteVoter);
   return router;
 }
+
+// What other areas may use: reading and writing a voter's owner view (billing sync).
+export { toAdminVoter } from "./voters.owner.mapper.ts";
+export { AdminVoterObject } from "./voters.owner.schemas.ts";
+export { findAdminVoter, writeVoterFields } from "./voters.owner.repository.ts";

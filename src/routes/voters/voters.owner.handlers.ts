@@ -8,18 +8,18 @@
 import { scrubbedObject } from "../../events/erasure.ts";
 import { recordEvents } from "../../events/outbox.ts";
 import { voterChangeEvents } from "../../events/voter-events.ts";
-import { page, success } from "../../lib/envelope.ts";
-import { ApiError } from "../../lib/errors.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { pageMeta } from "../../lib/pagination.ts";
-import { toAdminVoter } from "./voters.mapper.ts";
+import { page, success } from "../../lib/http/envelope.ts";
+import { ApiError } from "../../lib/http/errors.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { pageMeta } from "../../lib/http/pagination.ts";
+import { toAdminVoter } from "./voters.owner.mapper.ts";
 import { eraseVoter, findAdminVoter, listAdminVoters, lockAdminVoter, updateVoter } from "./voters.owner.repository.ts";
-import type { adminDeleteVoter, adminGetVoter, adminListVoters, adminUpdateVoter } from "./voters.owner.routes.ts";
-import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import type * as routes from "./voters.owner.routes.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 
 const voterNotFound = () => new ApiError("not_found", "no voter with this id in the project");
 
-export const listVoters: AppRouteHandler<typeof adminListVoters> = async (c) => {
+export const adminListVoters: AppRouteHandler<typeof routes.adminListVoters> = async (c) => {
   const { q, banned, tier_id, churned, page: pageNumber, per_page } = c.req.valid("query");
   const project = c.get("project");
   const request = { page: pageNumber, per_page };
@@ -33,14 +33,14 @@ export const listVoters: AppRouteHandler<typeof adminListVoters> = async (c) => 
   );
 };
 
-export const getVoter: AppRouteHandler<typeof adminGetVoter> = async (c) => {
+export const adminGetVoter: AppRouteHandler<typeof routes.adminGetVoter> = async (c) => {
   const project = c.get("project");
   const row = await findAdminVoter(c.get("deps").db, project.id, c.req.valid("param").voter_id);
   if (!row) throw voterNotFound();
   return c.json(success(toAdminVoter(row, project.currency_symbol)), 200);
 };
 
-export const updateVoterHandler: AppRouteHandler<typeof adminUpdateVoter> = async (c) => {
+export const adminUpdateVoter: AppRouteHandler<typeof routes.adminUpdateVoter> = async (c) => {
   const project = c.get("project");
   const { db, now } = c.get("deps");
   const patch = c.req.valid("json");
@@ -65,7 +65,7 @@ export const updateVoterHandler: AppRouteHandler<typeof adminUpdateVoter> = asyn
   return c.json(success(toAdminVoter(result.row, project.currency_symbol)), 200);
 };
 
-export const deleteVoter: AppRouteHandler<typeof adminDeleteVoter> = async (c) => {
+export const adminDeleteVoter: AppRouteHandler<typeof routes.adminDeleteVoter> = async (c) => {
   const project = c.get("project");
   const { voter_id } = c.req.valid("param");
   const erased = await withProjectWriteLock(c.get("deps").db, project.id, async (trx) => {

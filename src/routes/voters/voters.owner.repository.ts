@@ -8,11 +8,11 @@
 import { type ExpressionBuilder, sql, type Updateable } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import { type Database, VOTER_COUNT_SHARDS, type VotersTable } from "../../../db/schema.ts";
-import { type PageRequest, pageOffset } from "../../lib/pagination.ts";
+import { type PageRequest, pageOffset } from "../../lib/http/pagination.ts";
 import { scrubVoterEvents } from "../../events/erasure.ts";
-import { trendingFromVotes } from "../../lib/trending.ts";
-import { countVoters, selectVotersWithTier } from "../revenue/revenue.voters.repository.ts";
-import type { PatchVoter } from "./voters.owner.schemas.ts";
+import { trendingFromVotes } from "../../lib/rules/trending.ts";
+import { countVoters, selectVotersWithTier } from "../revenue/index.ts";
+import type { VoterPatchBody } from "./voters.owner.schemas.ts";
 
 export interface AdminVoterFilters {
   /** Case-insensitive substring of display name, email, company or either customer id. */
@@ -107,7 +107,13 @@ export type UpdateVoterResult = { kind: "updated"; row: AdminVoterRow } | { kind
  * `false` clears churned, churned_at and churn_source. `bad_tier` when tier_id names no tier of
  * the project (nothing changed).
  */
-export async function updateVoter(trx: Db, projectId: number, publicId: string, patch: PatchVoter, now: Date): Promise<UpdateVoterResult> {
+export async function updateVoter(
+  trx: Db,
+  projectId: number,
+  publicId: string,
+  patch: VoterPatchBody,
+  now: Date,
+): Promise<UpdateVoterResult> {
   const voter = await lockVoter(trx, projectId, publicId);
   if (!voter) return { kind: "not_found" };
   if (patch.tier_id !== undefined && patch.tier_id !== null) {

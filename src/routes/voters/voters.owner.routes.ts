@@ -3,9 +3,17 @@
  * and 6). Secret key only, identity headers ignored (src/app.ts marks the owner paths).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { booleanParam, envelopeOf, integerParam, jsonContent, listEnvelopeOf, MAX_ID, notModified, PageQuery } from "../../lib/openapi.ts";
-import { DeletedVoterObject, OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../lib/owner-openapi.ts";
-import { AdminVoterObject, PatchVoterBody } from "./voters.owner.schemas.ts";
+import { booleanParam, integerParam, MAX_ID, PageQuery } from "../../contract/params.ts";
+import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
+import {
+  DeletedVoterObject,
+  OWNER_PATH,
+  ownerReadErrors,
+  OwnerSlugParams,
+  ownerWriteErrors,
+  ownerRoute,
+} from "../../contract/owner-routes.ts";
+import { AdminVoterObject, VoterPatchBody } from "./voters.owner.schemas.ts";
 
 /** An optional true/false filter, `type: boolean` in the description (see booleanParam). */
 const booleanQuery = (name: string, description: string) =>
@@ -95,7 +103,7 @@ export const adminUpdateVoter = createRoute(
       "churn fields. A tier_id of no tier of this project: 422 tier_id.",
     request: {
       params: VoterParams,
-      body: { content: { "application/json": { schema: PatchVoterBody } }, required: true },
+      body: { content: { "application/json": { schema: VoterPatchBody } }, required: true },
     },
     responses: {
       200: jsonContent(envelopeOf(AdminVoterObject), "The voter after the change"),

@@ -4,9 +4,9 @@
  * the PATCH body takes the fields Rule 6 names.
  */
 import { z } from "@hono/zod-openapi";
-import { MAX_ID } from "../../lib/openapi.ts";
-import { patchBodyOf } from "../../lib/owner-openapi.ts";
-import { RevenueVoterObject } from "../revenue/revenue.schemas.ts";
+import { MAX_ID } from "../../contract/params.ts";
+import { patchBodyOf } from "../../contract/owner-routes.ts";
+import { RevenueVoterObject } from "../revenue/index.ts";
 
 const nullableString = (description: string, example: string | null) => z.string().nullable().openapi({ description, example });
 
@@ -30,12 +30,12 @@ export const AdminVoterObject = RevenueVoterObject.omit({ votes: true })
   })
   .openapi("AdminVoterObject");
 
-export type AdminVoter = z.infer<typeof AdminVoterObject>;
+export type AdminVoterObject = z.infer<typeof AdminVoterObject>;
 
 const CENTS_MAX = 2147483647;
 
 /** PATCH /voters/{voter_id} (Rule 6): every key optional, null clears a nullable field. */
-export const PatchVoterBody = patchBodyOf({
+export const VoterPatchBody = patchBodyOf({
   display_name: z.string().trim().min(1).max(200).openapi({ description: "Name shown for the voter", example: "Ada Lovelace" }),
   email: z.email().max(254).nullable().openapi({ description: "Email address; null clears it", example: "ada@example.com" }),
   role: z.enum(["owner", "editor", "viewer"]).nullable().openapi({
@@ -75,4 +75,4 @@ export const PatchVoterBody = patchBodyOf({
   }),
 }).openapi("PatchVoterBody");
 
-export type PatchVoter = z.infer<typeof PatchVoterBody>;
+export type VoterPatchBody = z.infer<typeof VoterPatchBody>;

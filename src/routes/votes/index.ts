@@ -1,5 +1,5 @@
 /** Router of the votes area: .openapi(route, handler) for each route in votes.routes.ts. */
-import { createRouter } from "../../lib/openapi.ts";
+import { createRouter } from "../../lib/http/router.ts";
 import * as handlers from "./votes.handlers.ts";
 import * as routes from "./votes.routes.ts";
 

@@ -4,15 +4,15 @@
  */
 import { requireVoter } from "../../middleware/voter.ts";
 import type { ProjectSettings } from "../../../db/schema.ts";
-import { success } from "../../lib/envelope.ts";
-import { ApiError, notFound } from "../../lib/errors.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { scoreOf } from "../features/features.mapper.ts";
+import { success } from "../../lib/http/envelope.ts";
+import { ApiError, notFound } from "../../lib/http/errors.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { scoreOf } from "../features/index.ts";
 import * as votes from "./votes.repository.ts";
 import type * as routes from "./votes.routes.ts";
-import type { VoteObjectType } from "./votes.schemas.ts";
+import type { VoteObject } from "./votes.schemas.ts";
 
-function toVoteObject(featureId: number, hasVoted: boolean, counters: votes.FeatureCounters, settings: ProjectSettings): VoteObjectType {
+function toVoteObject(featureId: number, hasVoted: boolean, counters: votes.FeatureCounters, settings: ProjectSettings): VoteObject {
   return { feature_id: featureId, has_voted: hasVoted, ...scoreOf(counters, settings) };
 }
 

@@ -13,4 +13,4 @@ export const VoteObject = z
   })
   .openapi("VoteObject");
 
-export type VoteObjectType = z.infer<typeof VoteObject>;
+export type VoteObject = z.infer<typeof VoteObject>;

@@ -1,16 +1,16 @@
 /** Handlers of the owner's webhook routes: parse -> checks -> repository (one transaction per write) -> map -> envelope. */
-import { page, success } from "../../lib/envelope.ts";
-import { ApiError } from "../../lib/errors.ts";
-import type { AppRouteHandler } from "../../lib/openapi.ts";
-import { pageMeta } from "../../lib/pagination.ts";
-import { withProjectWriteLock } from "../../lib/project-write-lock.ts";
+import { page, success } from "../../lib/http/envelope.ts";
+import { ApiError } from "../../lib/http/errors.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { pageMeta } from "../../lib/http/pagination.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 import { attemptRecord, sendDelivery } from "../../events/attempt.ts";
 import { recordAttempt } from "../../events/deliveries.repository.ts";
 import { pingPayload } from "../../events/payload.ts";
 import { generateWebhookSecret } from "../../events/signing.ts";
 import { checkWebhookUrl, WebhookUrlRefused } from "../../events/url-guard.ts";
 import { attemptOptions, leaseSeconds } from "../../events/webhook-worker.ts";
-import { toDelivery, toWebhook, toWebhookWithSecret } from "./webhooks.mapper.ts";
+import { toDelivery, toWebhook, toWebhookWithSecret } from "./webhooks.owner.mapper.ts";
 import {
   createWebhook,
   deleteWebhook,
@@ -24,17 +24,7 @@ import {
   updateWebhook,
   webhookSigningRow,
 } from "./webhooks.owner.repository.ts";
-import type {
-  adminCreateWebhook,
-  adminDeleteWebhook,
-  adminGetWebhook,
-  adminListDeliveries,
-  adminListWebhooks,
-  adminRedeliver,
-  adminRotateWebhookSecret,
-  adminTestWebhook,
-  adminUpdateWebhook,
-} from "./webhooks.owner.routes.ts";
+import type * as routes from "./webhooks.owner.routes.ts";
 
 const webhookNotFound = () => new ApiError("not_found", "no webhook with this id in the project");
 
@@ -48,14 +38,14 @@ async function checkedUrl(url: string, allowPrivate: boolean): Promise<string> {
   }
 }
 
-export const listWebhooksHandler: AppRouteHandler<typeof adminListWebhooks> = async (c) => {
+export const adminListWebhooks: AppRouteHandler<typeof routes.adminListWebhooks> = async (c) => {
   const { page: pageNumber, per_page } = c.req.valid("query");
   const request = { page: pageNumber, per_page };
   const { rows, total } = await listWebhooks(c.get("deps").db, c.get("project").id, request);
   return c.json(page(rows.map(toWebhook), pageMeta(request, total)), 200);
 };
 
-export const createWebhookHandler: AppRouteHandler<typeof adminCreateWebhook> = async (c) => {
+export const adminCreateWebhook: AppRouteHandler<typeof routes.adminCreateWebhook> = async (c) => {
   const input = c.req.valid("json");
   const deps = c.get("deps");
   const projectId = c.get("project").id;
@@ -66,14 +56,14 @@ export const createWebhookHandler: AppRouteHandler<typeof adminCreateWebhook> = 
   return c.json(success(toWebhookWithSecret(row, secret)), 201);
 };
 
-export const getWebhookHandler: AppRouteHandler<typeof adminGetWebhook> = async (c) => {
+export const adminGetWebhook: AppRouteHandler<typeof routes.adminGetWebhook> = async (c) => {
   const { webhook_id } = c.req.valid("param");
   const row = await findWebhook(c.get("deps").db, c.get("project").id, webhook_id);
   if (!row) throw webhookNotFound();
   return c.json(success(toWebhook(row)), 200);
 };
 
-export const updateWebhookHandler: AppRouteHandler<typeof adminUpdateWebhook> = async (c) => {
+export const adminUpdateWebhook: AppRouteHandler<typeof routes.adminUpdateWebhook> = async (c) => {
   const patch = c.req.valid("json");
   const deps = c.get("deps");
   const projectId = c.get("project").id;
@@ -87,7 +77,7 @@ export const updateWebhookHandler: AppRouteHandler<typeof adminUpdateWebhook> = 
   return c.json(success(toWebhook(row)), 200);
 };
 
-export const deleteWebhookHandler: AppRouteHandler<typeof adminDeleteWebhook> = async (c) => {
+export const adminDeleteWebhook: AppRouteHandler<typeof routes.adminDeleteWebhook> = async (c) => {
   const { webhook_id } = c.req.valid("param");
   const projectId = c.get("project").id;
   const deleted = await withProjectWriteLock(c.get("deps").db, projectId, (trx) => deleteWebhook(trx, projectId, webhook_id));
@@ -96,7 +86,7 @@ export const deleteWebhookHandler: AppRouteHandler<typeof adminDeleteWebhook> = 
   return c.json(success({ deleted: true as const, id: webhook_id }), 200);
 };
 
-export const rotateWebhookSecretHandler: AppRouteHandler<typeof adminRotateWebhookSecret> = async (c) => {
+export const adminRotateWebhookSecret: AppRouteHandler<typeof routes.adminRotateWebhookSecret> = async (c) => {
   const { webhook_id } = c.req.valid("param");
   const projectId = c.get("project").id;
   const secret = generateWebhookSecret();
@@ -111,7 +101,7 @@ export const rotateWebhookSecretHandler: AppRouteHandler<typeof adminRotateWebho
  * attempted once here (not by the worker) so the answer can carry its outcome. The delivery row is inserted already claimed and committed before the request, like
  * a worker's claim, and its outcome is recorded the same way (a 410 disables the webhook).
  */
-export const testWebhookHandler: AppRouteHandler<typeof adminTestWebhook> = async (c) => {
+export const adminTestWebhook: AppRouteHandler<typeof routes.adminTestWebhook> = async (c) => {
   const { webhook_id } = c.req.valid("param");
   const deps = c.get("deps");
   const project = c.get("project");
@@ -134,7 +124,7 @@ export const testWebhookHandler: AppRouteHandler<typeof adminTestWebhook> = asyn
   return c.json(success(toDelivery(row)), 200);
 };
 
-export const listDeliveriesHandler: AppRouteHandler<typeof adminListDeliveries> = async (c) => {
+export const adminListDeliveries: AppRouteHandler<typeof routes.adminListDeliveries> = async (c) => {
   const { webhook_id } = c.req.valid("param");
   const { status, page: pageNumber, per_page } = c.req.valid("query");
   const db = c.get("deps").db;
@@ -144,7 +134,7 @@ export const listDeliveriesHandler: AppRouteHandler<typeof adminListDeliveries> 
   return c.json(page(rows.map(toDelivery), pageMeta(request, total)), 200);
 };
 
-export const redeliverHandler: AppRouteHandler<typeof adminRedeliver> = async (c) => {
+export const adminRedeliver: AppRouteHandler<typeof routes.adminRedeliver> = async (c) => {
   const { webhook_id, delivery_id } = c.req.valid("param");
   const projectId = c.get("project").id;
   const row = await withProjectWriteLock(c.get("deps").db, projectId, async (trx) => {

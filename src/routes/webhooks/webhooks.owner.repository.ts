@@ -5,11 +5,11 @@
  */
 import { sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
-import { type PageRequest, pageOffset } from "../../lib/pagination.ts";
+import { type PageRequest, pageOffset } from "../../lib/http/pagination.ts";
 import { newClaimToken, notifyDeliveriesDue, pauseDeliveries, resumeDeliveries } from "../../events/deliveries.repository.ts";
 import { newPingId } from "../../events/payload.ts";
 import { SECRET_OVERLAP_HOURS } from "../../events/signing.ts";
-import type { CreateWebhook, PatchWebhook } from "./webhooks.owner.schemas.ts";
+import type { WebhookCreateBody, WebhookPatchBody } from "./webhooks.owner.schemas.ts";
 
 const webhookColumns = ["id", "project_id", "url", "events", "description", "enabled", "disabled_reason", "created_at"] as const;
 
@@ -52,7 +52,7 @@ export async function findWebhook(db: Db, projectId: number, webhookId: number):
 }
 
 /** Creates a webhook with `secret` (already checked input); the row. */
-export async function createWebhook(trx: Db, projectId: number, input: CreateWebhook, secret: string): Promise<WebhookRow> {
+export async function createWebhook(trx: Db, projectId: number, input: WebhookCreateBody, secret: string): Promise<WebhookRow> {
   return trx
     .insertInto("webhooks")
     .values({ project_id: projectId, url: input.url, events: input.events, description: input.description, secret })
@@ -66,7 +66,12 @@ export async function createWebhook(trx: Db, projectId: number, input: CreateWeb
  * its paused deliveries due (workers woken); disabling it (the owner: disabled_reason null)
  * pauses them.
  */
-export async function updateWebhook(trx: Db, projectId: number, webhookId: number, patch: PatchWebhook): Promise<WebhookRow | undefined> {
+export async function updateWebhook(
+  trx: Db,
+  projectId: number,
+  webhookId: number,
+  patch: WebhookPatchBody,
+): Promise<WebhookRow | undefined> {
   const before = await trx
     .selectFrom("webhooks")
     .select(["enabled"])

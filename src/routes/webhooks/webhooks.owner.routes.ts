@@ -1,8 +1,9 @@
 /** The owner's webhook routes (owner-api-v3.md, "Routes": /webhooks...; "Webhooks"). */
 import { createRoute, z } from "@hono/zod-openapi";
-import { envelopeOf, idParam, integerParam, jsonContent, listEnvelopeOf, notModified, PageQuery } from "../../lib/openapi.ts";
-import { DeletedObject, OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../lib/owner-openapi.ts";
-import { CreateWebhookBody, DeliveryObject, PatchWebhookBody, WebhookObject, WebhookWithSecretObject } from "./webhooks.owner.schemas.ts";
+import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
+import { idParam, integerParam, PageQuery } from "../../contract/params.ts";
+import { DeletedObject, OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../contract/owner-routes.ts";
+import { WebhookCreateBody, DeliveryObject, WebhookPatchBody, WebhookObject, WebhookWithSecretObject } from "./webhooks.owner.schemas.ts";
 
 const WebhookParams = OwnerSlugParams.extend({ webhook_id: idParam("webhook_id", "Webhook id") });
 const DeliveryParams = WebhookParams.extend({
@@ -45,7 +46,7 @@ export const adminCreateWebhook = createRoute(
       `the signing secret, which no other answer shows.${urlRefusals}`,
     request: {
       params: OwnerSlugParams,
-      body: { content: { "application/json": { schema: CreateWebhookBody } }, required: true },
+      body: { content: { "application/json": { schema: WebhookCreateBody } }, required: true },
     },
     responses: {
       201: jsonContent(envelopeOf(WebhookWithSecretObject), "The new webhook with its secret"),
@@ -81,7 +82,7 @@ export const adminUpdateWebhook = createRoute(
       `disabled_reason and the count of failed deliveries.${urlRefusals}`,
     request: {
       params: WebhookParams,
-      body: { content: { "application/json": { schema: PatchWebhookBody } }, required: true },
+      body: { content: { "application/json": { schema: WebhookPatchBody } }, required: true },
     },
     responses: {
       200: jsonContent(envelopeOf(WebhookObject), "The webhook after the change"),

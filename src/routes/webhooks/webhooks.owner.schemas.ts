@@ -4,8 +4,8 @@
  * and rotate-secret only.
  */
 import { z } from "@hono/zod-openapi";
-import { EVENT_TYPES } from "../../events/outbox.ts";
-import { patchBodyOf } from "../../lib/owner-openapi.ts";
+import { EVENT_TYPES } from "../../contract/enums.ts";
+import { patchBodyOf } from "../../contract/owner-routes.ts";
 
 const webhookFields = {
   id: z.number().int().openapi({ description: "Webhook id", example: 7 }),
@@ -38,7 +38,7 @@ export const WebhookWithSecretObject = z
   })
   .openapi("WebhookWithSecretObject");
 
-export type Webhook = z.infer<typeof WebhookObject>;
+export type WebhookObject = z.infer<typeof WebhookObject>;
 
 export const DeliveryObject = z
   .object({
@@ -76,7 +76,7 @@ export const DeliveryObject = z
   })
   .openapi("DeliveryObject");
 
-export type Delivery = z.infer<typeof DeliveryObject>;
+export type DeliveryObject = z.infer<typeof DeliveryObject>;
 
 const knownTypes: ReadonlySet<string> = new Set(EVENT_TYPES);
 
@@ -114,12 +114,12 @@ const webhookInput = {
     .openapi({ description: "The owner's note (at most 500 characters)", example: "Slack #product" }),
 };
 
-export const CreateWebhookBody = z
+export const WebhookCreateBody = z
   .object({ ...webhookInput, events: eventTypes.default([]), description: webhookInput.description.default(null) })
   .strict()
   .openapi("CreateWebhookBody");
 
-export const PatchWebhookBody = patchBodyOf({
+export const WebhookPatchBody = patchBodyOf({
   ...webhookInput,
   enabled: z.boolean().openapi({
     description: "false stops deliveries; true resumes them (clears disabled_reason and the run of failures; paused deliveries become due)",
@@ -127,5 +127,5 @@ export const PatchWebhookBody = patchBodyOf({
   }),
 }).openapi("PatchWebhookBody");
 
-export type CreateWebhook = z.infer<typeof CreateWebhookBody>;
-export type PatchWebhook = z.infer<typeof PatchWebhookBody>;
+export type WebhookCreateBody = z.infer<typeof WebhookCreateBody>;
+export type WebhookPatchBody = z.infer<typeof WebhookPatchBody>;

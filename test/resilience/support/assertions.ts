@@ -3,7 +3,7 @@
  * (no stack trace, no SQL, no driver or file names, no secrets).
  */
 import { expect } from "vitest";
-import { errorStatus } from "../../../src/lib/errors.ts";
+import { errorStatus } from "../../../src/contract/errors.ts";
 
 /** Every body has exactly data, meta and error (contract, "Response envelope"). */
 export function expectEnvelope(body: unknown): void {

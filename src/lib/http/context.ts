@@ -3,12 +3,12 @@
  * and the dependencies every handler reaches through `c.get("deps")`.
  */
 import type { Logger } from "pino";
-import type { Db } from "../../db/connect.ts";
-import type { ProjectSettings, ProjectTheme } from "../../db/schema.ts";
-import type { Config } from "../config.ts";
-import type { ContentRevisions, IdempotencyStore, RateLimiter } from "../store/store.types.ts";
-import type { AppCaches } from "./app-caches.ts";
-import type { Readiness } from "./readiness.ts";
+import type { Db } from "../../../db/connect.ts";
+import type { ProjectSettings, ProjectTheme } from "../../../db/schema.ts";
+import type { Config } from "../../config.ts";
+import type { ContentRevisions, IdempotencyStore, RateLimiter } from "../../store/store.types.ts";
+import type { AppCaches } from "../data/app-caches.ts";
+import type { Readiness } from "../readiness.ts";
 
 /**
  * The per-request services (design.md): every handler and middleware reaches them through
@@ -23,7 +23,7 @@ export interface AppDeps {
   /** Retires cached answers and lookups on every instance (the same adapter as rateLimiter). */
   contentRevisions: ContentRevisions;
   idempotencyStore: IdempotencyStore;
-  /** The app's in-process caches (src/lib/app-caches.ts). */
+  /** The app's in-process caches (src/lib/data/app-caches.ts). */
   caches: AppCaches;
   /** Current time; injectable so tests can move the clock. */
   now: () => Date;

@@ -1,4 +1,4 @@
-/** jsonShapeViolation: the limits on a JSON body's shape (lib/json-shape.ts), at their edges. */
+/** jsonShapeViolation: the limits on a JSON body's shape (lib/http/json-shape.ts), at their edges. */
 import { describe, expect, it } from "vitest";
 import { JSON_SHAPE_LIMITS, jsonShapeViolation } from "./json-shape.ts";
 

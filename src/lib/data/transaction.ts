@@ -7,7 +7,7 @@
  * aggregates of every feature it voted on) can still meet one.
  */
 import type { Kysely, Transaction } from "kysely";
-import type { Database } from "../../db/schema.ts";
+import type { Database } from "../../../db/schema.ts";
 
 const RETRYABLE = new Set(["40P01", "40001"]);
 const ATTEMPTS = 5;

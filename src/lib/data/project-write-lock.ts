@@ -12,8 +12,8 @@
  * that waited runs against the restored project with the ids it resolved before.
  */
 import { type Kysely, type RawBuilder, sql, type Transaction } from "kysely";
-import type { Database } from "../../db/schema.ts";
-import { ApiError } from "./errors.ts";
+import type { Database } from "../../../db/schema.ts";
+import { ApiError } from "../http/errors.ts";
 import { inTransaction, isTimeLimit, sqlStateOf } from "./transaction.ts";
 
 /** First half of the advisory lock key ("fb" + 1): keeps these locks apart from any other use. */
@@ -22,7 +22,7 @@ export const LOCK_CLASS = 0x66620001;
 /**
  * Runs `write` in one transaction that first takes project `projectId`'s write lock in shared
  * mode, and returns what it returned. Deadlock and serialization victims are retried
- * (inTransaction, src/lib/transaction.ts). A foreign-key violation (23503) means a row the
+ * (inTransaction, src/lib/data/transaction.ts). A foreign-key violation (23503) means a row the
  * request resolved before it waited (a feature, comment or voter) is gone from the project a
  * replace restored: it answers 404 not_found instead of a 500. Other errors propagate.
  */

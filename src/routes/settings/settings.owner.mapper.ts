@@ -1,8 +1,8 @@
 /** Row to SettingsObject (owner-api-v3.md, "Objects"): secrets are reported as set or not, never sent. */
 import type { SettingsRow } from "./settings.owner.repository.ts";
-import type { Settings } from "./settings.owner.schemas.ts";
+import type { SettingsObject } from "./settings.owner.schemas.ts";
 
-export function toSettings(row: SettingsRow): Settings {
+export function toSettings(row: SettingsRow): SettingsObject {
   return {
     name: row.name,
     description: row.description,

@@ -2,11 +2,11 @@
  * Project, key and voter resolution (design.md, "Per-request services"): the one service the
  * keyed middleware (api-key, cors, voter) and the identity route use to learn which project a
  * request addresses and who makes it. Lookups go through the app's cache namespaces
- * (src/lib/app-caches.ts); nothing negative is kept, so a key or token stored a moment ago works
- * at once. Queries: src/lib/resolution.repository.ts.
+ * (src/lib/data/app-caches.ts); nothing negative is kept, so a key or token stored a moment ago works
+ * at once. Queries: src/lib/data/resolution.repository.ts.
  */
-import type { AppDeps, ProjectContext, VoterContext } from "./context.ts";
-import { ApiError } from "./errors.ts";
+import type { AppDeps, ProjectContext, VoterContext } from "../http/context.ts";
+import { ApiError } from "../http/errors.ts";
 import {
   createAnonymousVoter,
   findAllAllowedOrigins,
@@ -18,8 +18,8 @@ import {
   type FoundKey,
   upsertSsoVoter,
 } from "./resolution.repository.ts";
-import { generateSecret, hashSecret } from "./secrets.ts";
-import { verifySsoToken } from "./sso.ts";
+import { generateSecret, hashSecret } from "../rules/secrets.ts";
+import { verifySsoToken } from "../rules/sso.ts";
 
 type ResolutionDeps = Pick<AppDeps, "db" | "caches">;
 

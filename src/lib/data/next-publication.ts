@@ -6,9 +6,9 @@
  * timer and no write is needed. Kept in the app's caches (cleared on every instance by each owner
  * write, which is how a release's published_at changes) and looked up again once it has passed.
  */
-import { nextScheduledPublication } from "../routes/changelog/changelog.owner.repository.ts";
+import type { Db } from "../../../db/connect.ts";
 import type { NextPublication } from "./app-caches.ts";
-import type { AppDeps } from "./context.ts";
+import type { AppDeps } from "../http/context.ts";
 
 /**
  * The earliest published_at of the project after `after` in ms since the epoch, or null: the
@@ -29,4 +29,18 @@ export async function nextPublicationAfter(deps: Pick<AppDeps, "db" | "caches">,
     known = await cache.remember(key, load);
   }
   return known.next;
+}
+
+/**
+ * The earliest published_at of the project strictly after `after`, or null: the next moment a
+ * scheduled release becomes public by itself (Rule 4). Served by releases_project_idx's prefix.
+ */
+export async function nextScheduledPublication(db: Db, projectId: number, after: Date): Promise<Date | null> {
+  const row = await db
+    .selectFrom("releases")
+    .select((eb) => eb.fn.min("published_at").as("next"))
+    .where("project_id", "=", projectId)
+    .where("published_at", ">", after)
+    .executeTakeFirst();
+  return row?.next ? new Date(row.next) : null;
 }

@@ -12,13 +12,12 @@
  *   body limit reads the framing headers and closes or drains the socket.
  * - hono's HonoRequest caches each body reader's promise in `bodyCache` (`replaceBodyText`): the
  *   identity route reads an empty JSON body as `{}`.
- * - kysely-postgres-js calls only `reserve()` (then `unsafe(sql, params)` and `release()` on the
- *   reserved connection) and `end()` on the client it is given (`preparedStatementClient`): every
- *   query is sent as a named prepared statement.
+ *
+ * The database driver's internal (kysely-postgres-js's use of the client) is in db/, which
+ * imports nothing from src/: db/prepared-statement-client.ts.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "hono";
-import type { Sql } from "postgres";
 
 /**
  * The body of a response built from a string, read without turning it into a stream; undefined
@@ -52,30 +51,4 @@ export function replaceBodyText(c: Context<any>, text: string): void {
   (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
   delete (c.req.bodyCache as Record<string, unknown>).json;
   delete (c.req.bodyCache as Record<string, unknown>).arrayBuffer;
-}
-
-/**
- * The client as kysely-postgres-js sees it, with every query sent as a named prepared statement.
- * The dialect runs queries through `unsafe()`, which postgres-js leaves unprepared; an unprepared
- * query with parameters costs two round trips (Parse/Describe, wait for the parameter types, then
- * Bind/Execute) and a fresh parse and plan each time. Prepared, a statement seen before on that
- * connection is one Bind/Execute round trip and Postgres may reuse its plan. Calling the client
- * as a tagged template throws: queries go through kysely.
- */
-export function preparedStatementClient(client: Sql): Sql {
-  return Object.assign(
-    () => {
-      throw new Error("query through kysely");
-    },
-    {
-      reserve: async () => {
-        const connection = await client.reserve();
-        return {
-          unsafe: (query: string, parameters: unknown[] = []) => connection.unsafe(query, parameters as never[], { prepare: true }),
-          release: () => connection.release(),
-        };
-      },
-      end: () => client.end(),
-    },
-  ) as unknown as Sql;
 }

@@ -1,20 +1,20 @@
 /** Rows to WebhookObject and DeliveryObject (owner-api-v3.md, "Webhooks"). */
 import { webhookObject } from "../../events/payload.ts";
-import { rfc3339, rfc3339OrNull } from "../../lib/timestamps.ts";
+import { rfc3339, rfc3339OrNull } from "../../lib/http/timestamps.ts";
 import type { DeliveryRow, WebhookRow } from "./webhooks.owner.repository.ts";
-import type { Delivery, Webhook } from "./webhooks.owner.schemas.ts";
+import type { DeliveryObject, WebhookObject } from "./webhooks.owner.schemas.ts";
 
 /** WebhookObject of `row` (the one mapping pings use too, src/events/payload.ts). */
-export function toWebhook(row: WebhookRow): Webhook {
+export function toWebhook(row: WebhookRow): WebhookObject {
   return webhookObject(row);
 }
 
 /** The WebhookObject with its secret: the answers of create and rotate-secret only. */
-export function toWebhookWithSecret(row: WebhookRow, secret: string): Webhook & { secret: string } {
+export function toWebhookWithSecret(row: WebhookRow, secret: string): WebhookObject & { secret: string } {
   return { ...toWebhook(row), secret };
 }
 
-export function toDelivery(row: DeliveryRow): Delivery {
+export function toDelivery(row: DeliveryRow): DeliveryObject {
   return {
     id: Number(row.id),
     webhook_id: row.webhook_id,

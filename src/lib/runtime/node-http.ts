@@ -3,7 +3,7 @@
  * cannot listen, and what becomes of a request body the app did not read to its end.
  */
 import type { IncomingMessage, ServerOptions } from "node:http";
-import type { Config } from "../config.ts";
+import type { Config } from "../../config.ts";
 
 /**
  * http.createServer options from the config (seconds to milliseconds). Node checks its

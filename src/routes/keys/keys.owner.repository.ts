@@ -5,11 +5,11 @@
  * invalidates every earlier key of that kind in the same transaction.
  */
 import type { Kysely } from "kysely";
-import type { Db } from "../../db/connect.ts";
-import type { Database } from "../../db/schema.ts";
-import { notifyCacheInvalidation } from "../lib/app-caches.ts";
-import { withProjectWriteLock } from "../lib/project-write-lock.ts";
-import { generateSecret, hashSecret, keyHint } from "../lib/secrets.ts";
+import type { Db } from "../../../db/connect.ts";
+import type { Database } from "../../../db/schema.ts";
+import { notifyCacheInvalidation } from "../../lib/data/app-caches.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
+import { generateSecret, hashSecret, keyHint } from "../../lib/rules/secrets.ts";
 
 export type KeyKind = "secret" | "embed";
 

@@ -5,7 +5,7 @@
  * cannot both pass the check. Released at commit or rollback; other projects never wait.
  */
 import { sql } from "kysely";
-import type { Db } from "../../db/connect.ts";
+import type { Db } from "../../../db/connect.ts";
 
 export type OwnerLockScope = "tags" | "releases" | "boards";
 

@@ -1,14 +1,14 @@
 /** Rows to the owner's voter object (owner-api-v3.md, "Objects": AdminVoterObject). */
-import { rfc3339 } from "../../lib/timestamps.ts";
-import { toRevenueVoter } from "../revenue/revenue.handlers.ts";
+import { rfc3339 } from "../../lib/http/timestamps.ts";
+import { toRevenueVoter } from "../revenue/index.ts";
 import type { AdminVoterRow } from "./voters.owner.repository.ts";
-import type { AdminVoter } from "./voters.owner.schemas.ts";
+import type { AdminVoterObject } from "./voters.owner.schemas.ts";
 
 /**
  * AdminVoterObject: the RevenueVoterObject fields as the revenue route maps them (customer_id
  * unfiltered: the Stripe id if present, else the Paddle id) without `votes`, plus the admin fields.
  */
-export function toAdminVoter(row: AdminVoterRow, currencySymbol: string): AdminVoter {
+export function toAdminVoter(row: AdminVoterRow, currencySymbol: string): AdminVoterObject {
   const { votes: _votes, ...revenue } = toRevenueVoter(row, [], currencySymbol, undefined);
   return {
     ...revenue,

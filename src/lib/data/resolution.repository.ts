@@ -1,15 +1,15 @@
 /**
  * Queries that resolve what a request addresses and who makes it: the key and its project, a
  * project by slug, allowlists, and voters (find an anonymous or SSO voter, exchange an SSO user,
- * mint an anonymous voter). The cached service over them is src/lib/resolution.ts.
+ * mint an anonymous voter). The cached service over them is src/lib/data/resolution.ts.
  */
 import { sql } from "kysely";
-import type { Db } from "../../db/connect.ts";
-import type { ApiKeyContext, ProjectContext, VoterContext } from "./context.ts";
-import { generateHandle } from "./handles.ts";
+import type { Db } from "../../../db/connect.ts";
+import type { ApiKeyContext, ProjectContext, VoterContext } from "../http/context.ts";
+import { generateHandle } from "../rules/handles.ts";
 import { withProjectWriteLock } from "./project-write-lock.ts";
-import { generateVoterId } from "./secrets.ts";
-import type { SsoClaims } from "./sso.ts";
+import { generateVoterId } from "../rules/secrets.ts";
+import type { SsoClaims } from "../rules/sso.ts";
 
 /** A key and the project it opens. */
 export interface FoundKey {
@@ -113,7 +113,7 @@ export async function findSsoVoter(db: Db, projectId: number, ssoId: string): Pr
  * The voter an SSO user maps to, created on first sight (race-safe through the unique
  * (project_id, sso_id) index). `refreshProfile` also stores the token's name and email, as the
  * identity route does on every exchange. Returns the voter and whether it was created. Like every
- * write, holds the project's write lock (src/lib/project-write-lock.ts).
+ * write, holds the project's write lock (src/lib/data/project-write-lock.ts).
  */
 export async function upsertSsoVoter(
   db: Db,

@@ -20,11 +20,9 @@
  */
 import { type Kysely, sql } from "kysely";
 import { LRUCache } from "lru-cache";
-import type { Config } from "../config.ts";
-import type { BoardColumnRow } from "../routes/board/board.repository.ts";
-import type { ListTarget } from "../routes/features/features.targets.repository.ts";
-import type { BooleanFieldOverlay } from "./boolean-field-overlay.ts";
-import type { VoterContext } from "./context.ts";
+import type { Config } from "../../config.ts";
+import type { BooleanFieldOverlay } from "../http/boolean-field-overlay.ts";
+import type { VoterContext } from "../http/context.ts";
 import type { FoundKey } from "./resolution.repository.ts";
 
 export const CACHE_CHANNEL = "fb_project_cache";
@@ -167,7 +165,28 @@ export class CacheNamespace<Parts extends readonly (string | number)[], Value> {
   }
 }
 
-/** What the next scheduled publication lookup found (src/lib/scheduled-publication.ts). */
+export interface BoardColumnRow {
+  board_id: number;
+  board_kind: "roadmap" | "custom";
+  board_name: string;
+  board_slug: string;
+  board_position: number;
+  /** null for a board without columns (left join). */
+  column_id: number | null;
+  column_name: string | null;
+  column_color: string | null;
+  column_position: number | null;
+  column_is_votable: boolean | null;
+  column_status: string | null;
+}
+
+export interface ListTarget {
+  boardId: number;
+  /** The requested column when it exists on that board (null when none was asked or found). */
+  column: { id: number; status: string | null } | null;
+}
+
+/** What the next scheduled publication lookup found (src/lib/data/next-publication.ts). */
 export interface NextPublication {
   /** The time the query looked after (ms since the epoch). */
   after: number;

@@ -4,10 +4,10 @@
  * when a release's `published_at` arrives, whichever instance runs first (owner-api-v3.md,
  * "Events"; the claim is in changelog.publication.ts). An event is recorded at most
  * RELEASE_PUBLICATION_INTERVAL_SECONDS after its time; the release itself is public at its time
- * exactly (src/lib/scheduled-publication.ts).
+ * exactly (src/lib/data/next-publication.ts).
  */
-import { publishDueReleaseEvents, RELEASE_PUBLICATION_INTERVAL_SECONDS } from "../routes/changelog/changelog.publication.ts";
-import type { PeriodicTask } from "./webhook-worker.ts";
+import { publishDueReleaseEvents, RELEASE_PUBLICATION_INTERVAL_SECONDS } from "./routes/changelog/changelog.publication.ts";
+import type { PeriodicTask } from "./events/webhook-worker.ts";
 
 export const BACKGROUND_TASKS: readonly PeriodicTask[] = [
   {

@@ -4,7 +4,7 @@
  * refused), `exp` and `sub` are required, and 30 s of clock skew are tolerated.
  */
 import { errors, jwtVerify } from "jose";
-import { ApiError } from "./errors.ts";
+import { ApiError } from "../http/errors.ts";
 
 export interface SsoClaims {
   /** The client's user id: the voter this token names. */

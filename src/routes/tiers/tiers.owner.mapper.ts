@@ -1,8 +1,8 @@
 /** Rows to TierObject (owner-api-v3.md, "Objects"). */
 import type { TierRow } from "./tiers.owner.repository.ts";
-import type { Tier } from "./tiers.owner.schemas.ts";
+import type { TierObject } from "./tiers.owner.schemas.ts";
 
-export function toTier(row: TierRow): Tier {
+export function toTier(row: TierRow): TierObject {
   return {
     id: row.id,
     name: row.name,

@@ -7,11 +7,8 @@ import { IncomingMessage, type Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
-import { Kysely, sql } from "kysely";
-import { PostgresJSDialect } from "kysely-postgres-js";
-import type { Sql } from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cachedStringBody, nodeRequest, nodeResponse, preparedStatementClient, replaceBodyText } from "./runtime-adapter.ts";
+import { cachedStringBody, nodeRequest, nodeResponse, replaceBodyText } from "./runtime-adapter.ts";
 
 describe("under @hono/node-server", () => {
   const seen: { body?: string; jsonBody?: string; incoming?: unknown; outgoing?: unknown; contentLength?: string } = {};
@@ -74,28 +71,5 @@ describe("hono's body cache", () => {
     });
     const response = await app.request("/", { method: "POST", body: "", headers: { "Content-Type": "application/json" } });
     expect(await response.json()).toEqual({ json: { replaced: true }, text: '{"replaced":true}' });
-  });
-});
-
-describe("kysely-postgres-js", () => {
-  it("reaches the client only through reserve(), unsafe() on the connection, release() and end()", async () => {
-    const calls: string[] = [];
-    const client = {
-      reserve: async () => ({
-        unsafe: (query: string, parameters: unknown[], options: { prepare?: boolean }) => {
-          calls.push(`unsafe:${options?.prepare}:${query}:${JSON.stringify(parameters)}`);
-          return Promise.resolve(Object.assign([{ one: 1 }], { count: 1, command: "SELECT" }));
-        },
-        release: () => calls.push("release"),
-      }),
-      end: async () => {
-        calls.push("end");
-      },
-    } as unknown as Sql;
-    const db = new Kysely<Record<string, never>>({ dialect: new PostgresJSDialect({ postgres: preparedStatementClient(client) }) });
-    const { rows } = await sql<{ one: number }>`select ${1}::int as one`.execute(db);
-    await db.destroy();
-    expect(rows).toEqual([{ one: 1 }]);
-    expect(calls).toEqual(["unsafe:true:select $1::int as one:[1]", "release", "end"]);
   });
 });

@@ -1,6 +1,6 @@
 /** TagObject and the bodies of the owner tag routes (owner-api-v3.md, Objects: TagObject). */
 import { z } from "@hono/zod-openapi";
-import { patchBodyOf } from "../../lib/owner-openapi.ts";
+import { patchBodyOf } from "../../contract/owner-routes.ts";
 
 export const TagObject = z
   .object({
@@ -20,4 +20,4 @@ const tagFields = {
 export const TagCreateBody = z.object(tagFields).strict().openapi("TagCreate");
 export const TagPatchBody = patchBodyOf(tagFields).openapi("TagPatch");
 
-export type TagObjectValue = z.infer<typeof TagObject>;
+export type TagObject = z.infer<typeof TagObject>;
