@@ -8,7 +8,7 @@
 import { SignJWT, UnsecuredJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { regenerateKey } from "../src/admin/keys.ts";
-import { createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
+import { createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 let p: ImportedProject;

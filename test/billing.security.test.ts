@@ -24,9 +24,9 @@ import {
   stripeSubscription,
   unix,
   vendorId,
-} from "./billing.fixture.ts";
-import { awayFromWindowEdge, createTestContext, type Json, type TestContext, uniqueSlug } from "./harness.ts";
-import { expectStatus } from "./owner-accounts.fixture.ts";
+} from "./support/billing.fixture.ts";
+import { awayFromWindowEdge, createTestContext, type Json, type TestContext, uniqueSlug } from "./support/harness.ts";
+import { expectStatus } from "./support/owner-accounts.fixture.ts";
 
 let ctx: TestContext;
 let billing: BillingProject;

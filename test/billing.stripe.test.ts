@@ -18,9 +18,9 @@ import {
   stripeSubscription,
   unix,
   vendorId,
-} from "./billing.fixture.ts";
-import { counterProblems, expectStatus } from "./owner-accounts.fixture.ts";
-import { createTestContext, type Json, type TestContext } from "./harness.ts";
+} from "./support/billing.fixture.ts";
+import { counterProblems, expectStatus } from "./support/owner-accounts.fixture.ts";
+import { createTestContext, type Json, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 beforeAll(async () => {

@@ -5,7 +5,7 @@
  * features.comment_count, including concurrent writers.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
+import { createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 let p: ImportedProject;

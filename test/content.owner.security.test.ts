@@ -5,8 +5,8 @@
  * are ignored; a refused write changes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { body, createTestContext, type ImportedProject, type TestContext } from "./harness.ts";
-import { adminPath, idsOf, importContentProject, owner } from "./owner-content.fixture.ts";
+import { body, createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
+import { adminPath, idsOf, importContentProject, owner } from "./support/owner-content.fixture.ts";
 
 let ctx: TestContext;
 let p: ImportedProject;

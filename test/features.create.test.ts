@@ -4,7 +4,7 @@
  * 422 naming the field, 403 voter_banned / not_allowed, 401 without identity.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSnapshot, createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./harness.ts";
+import { buildSnapshot, createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./support/harness.ts";
 
 let ctx: TestContext;
 let project: ImportedProject;

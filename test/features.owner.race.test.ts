@@ -6,8 +6,8 @@
  * afterwards every counter equals COUNT / SUM of its rows (counters.invariants.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { counterProblems, projectIdOf } from "./counters.invariants.ts";
-import { createTestContext, type Json, type TestContext, uniqueSlug } from "./harness.ts";
+import { counterProblems, projectIdOf } from "./support/counters.invariants.ts";
+import { createTestContext, type Json, type TestContext, uniqueSlug } from "./support/harness.ts";
 
 let ctx: TestContext;
 beforeAll(async () => {

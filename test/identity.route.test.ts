@@ -5,7 +5,7 @@
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashSecret } from "../src/lib/secrets.ts";
-import { createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
+import { createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 let p: ImportedProject;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisIdempotencyStore } from "../src/store/idempotency.redis.ts";
 import { connectRedis, RedisRateLimiter } from "../src/store/redis.ts";
 import { createApp } from "../src/app.ts";
-import { awayFromWindowEdge, createTestContext, type ImportedProject, type TestContext } from "./harness.ts";
+import { awayFromWindowEdge, createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
 
 const voters = [
   { ref: "ada", anon_token: "anon-token-ada-0000000000001", display_name: "Ada" },

@@ -6,7 +6,7 @@
  * declared where the contract takes them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { awayFromWindowEdge, createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
+import { awayFromWindowEdge, createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
 
 const CONTRACT_HEADERS = [
   "x-request-id",

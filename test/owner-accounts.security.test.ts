@@ -9,8 +9,8 @@ import { Writable } from "node:stream";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
-import { body, createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
-import { accountsSnapshot, SSO_SECRET } from "./owner-accounts.fixture.ts";
+import { body, createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
+import { accountsSnapshot, SSO_SECRET } from "./support/owner-accounts.fixture.ts";
 
 let ctx: TestContext;
 let project: ImportedProject;

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { regenerateKey } from "../src/admin/keys.ts";
 import { importSnapshot } from "../src/admin/snapshot-import.ts";
-import { buildSnapshot, createTestContext, type Json, type TestContext } from "./harness.ts";
+import { buildSnapshot, createTestContext, type Json, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 

@@ -4,8 +4,8 @@
  * onto the public routes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { body, createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
-import { revenueSnapshot } from "./revenue.fixture.ts";
+import { body, createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
+import { revenueSnapshot } from "./support/revenue.fixture.ts";
 
 let ctx: TestContext;
 let main: ImportedProject;

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportSnapshot } from "../src/admin/snapshot-export.ts";
 import { importSnapshot } from "../src/admin/snapshot-import.ts";
-import { createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./harness.ts";
+import { createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./support/harness.ts";
 
 let ctx: TestContext;
 let project: ImportedProject;

@@ -9,7 +9,7 @@ import { serve, type ServerType } from "@hono/node-server";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { secureHeaderValues, staticHeadersMiddleware } from "../src/middleware/static-headers.ts";
-import { awayFromWindowEdge, createTestContext, type ImportedProject, type TestContext } from "./harness.ts";
+import { awayFromWindowEdge, createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 let project: ImportedProject;

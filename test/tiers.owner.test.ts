@@ -4,8 +4,8 @@
  * from its voters, revenue figures following at once while public scores keep cast weights.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { body, createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
-import { counterProblems, expectStatus, importAccounts } from "./owner-accounts.fixture.ts";
+import { body, createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
+import { counterProblems, expectStatus, importAccounts } from "./support/owner-accounts.fixture.ts";
 
 let ctx: TestContext;
 

@@ -4,7 +4,7 @@
  */
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./harness.ts";
+import { createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./support/harness.ts";
 
 let ctx: TestContext;
 

@@ -16,8 +16,8 @@ import { sendDelivery } from "../src/events/attempt.ts";
 import type { ClaimedDelivery } from "../src/events/deliveries.repository.ts";
 import { generateWebhookSecret } from "../src/events/signing.ts";
 import { WebhookWorker } from "../src/events/webhook-worker.ts";
-import { createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
-import { expectStatus } from "./owner-accounts.fixture.ts";
+import { createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
+import { expectStatus } from "./support/owner-accounts.fixture.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "./support/webhook-receiver.ts";
 
 let ctx: TestContext;

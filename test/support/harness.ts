@@ -2,22 +2,22 @@
  * Test harness: one app per test file on the storage set-up the environment names. With
  * DATABASE_URL unset it is the embedded default (PGlite in memory, in-process stores); with
  * DATABASE_URL / REDIS_URL set (CI's second run) it is real Postgres + Redis, on the fresh
- * database test/global-setup.ts created for this run. Tests seed their own projects through
+ * database test/support/global-setup.ts created for this run. Tests seed their own projects through
  * the snapshot importer with unique slugs and never rely on ids or order from another test.
  */
 import { randomBytes } from "node:crypto";
 import { inject } from "vitest";
-import { openDatabase, migrateToLatest, type DatabaseHandle } from "../db/connect.ts";
-import { loadDemoSnapshot } from "../src/admin/demo.ts";
-import { importSnapshot } from "../src/admin/snapshot-import.ts";
-import { createApp } from "../src/app.ts";
-import { parseConfig } from "../src/config.ts";
-import { createLogger } from "../src/deps.ts";
-import { createAppCaches, listenForCacheInvalidation } from "../src/lib/app-caches.ts";
-import type { AppDeps } from "../src/lib/context.ts";
-import { MemoryIdempotencyStore, MemoryRateLimiter } from "../src/store/memory.ts";
-import { RedisIdempotencyStore } from "../src/store/idempotency.redis.ts";
-import { connectRedis, RedisRateLimiter } from "../src/store/redis.ts";
+import { openDatabase, migrateToLatest, type DatabaseHandle } from "../../db/connect.ts";
+import { loadDemoSnapshot } from "../../src/admin/demo.ts";
+import { importSnapshot } from "../../src/admin/snapshot-import.ts";
+import { createApp } from "../../src/app.ts";
+import { parseConfig } from "../../src/config.ts";
+import { createLogger } from "../../src/deps.ts";
+import { createAppCaches, listenForCacheInvalidation } from "../../src/lib/app-caches.ts";
+import type { AppDeps } from "../../src/lib/context.ts";
+import { MemoryIdempotencyStore, MemoryRateLimiter } from "../../src/store/memory.ts";
+import { RedisIdempotencyStore } from "../../src/store/idempotency.redis.ts";
+import { connectRedis, RedisRateLimiter } from "../../src/store/redis.ts";
 
 export type Json = any;
 
