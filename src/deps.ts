@@ -43,6 +43,11 @@ export interface OpenDepsOptions {
   initialDataDir?: Blob;
   /** Receives one line per start-up step ("database: migrating..."). */
   progress?: (line: string) => void;
+  /**
+   * An open database to use instead of opening one from the config (tests share one embedded
+   * database per process); it is migrated, and left open by close().
+   */
+  database?: DatabaseHandle;
 }
 
 /** What opening the database is about to do, in words (a first start may take a while). */
@@ -62,11 +67,13 @@ export async function openDeps(
 ): Promise<OpenedDeps> {
   const progress = options.progress ?? (() => {});
   progress(describeOpening(config, options.initialDataDir));
-  const database = await openDatabase({
-    DATABASE_URL: config.DATABASE_URL,
-    PGLITE_DIR: config.PGLITE_DIR,
-    ...(options.initialDataDir ? { initialDataDir: options.initialDataDir } : {}),
-  });
+  const database =
+    options.database ??
+    (await openDatabase({
+      DATABASE_URL: config.DATABASE_URL,
+      PGLITE_DIR: config.PGLITE_DIR,
+      ...(options.initialDataDir ? { initialDataDir: options.initialDataDir } : {}),
+    }));
   progress("database: applying migrations...");
   await migrateToLatest(database.db);
   const caches = createAppCaches(config);
@@ -87,7 +94,7 @@ export async function openDeps(
     async close() {
       await stores.close();
       await stopListening();
-      await database.close();
+      if (!options.database) await database.close();
     },
   };
 }

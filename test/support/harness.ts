@@ -7,17 +7,12 @@
  */
 import { randomBytes } from "node:crypto";
 import { inject } from "vitest";
-import { openDatabase, migrateToLatest, type DatabaseHandle } from "../../db/connect.ts";
+import { openDatabase, type DatabaseHandle } from "../../db/connect.ts";
 import { loadDemoSnapshot } from "../../src/admin/demo.ts";
 import { importSnapshot } from "../../src/admin/snapshot-import.ts";
 import { createApp } from "../../src/app.ts";
 import { parseConfig } from "../../src/config.ts";
-import { createLogger } from "../../src/deps.ts";
-import { createAppCaches, listenForCacheInvalidation } from "../../src/lib/app-caches.ts";
-import type { AppDeps } from "../../src/lib/context.ts";
-import { MemoryIdempotencyStore, MemoryRateLimiter } from "../../src/store/memory.ts";
-import { RedisIdempotencyStore } from "../../src/store/idempotency.redis.ts";
-import { connectRedis, RedisRateLimiter } from "../../src/store/redis.ts";
+import { createLogger, type OpenedDeps, openDeps } from "../../src/deps.ts";
 
 export type Json = any;
 
@@ -31,8 +26,8 @@ export interface ImportedProject {
 
 export interface TestContext {
   app: ReturnType<typeof createApp>;
-  deps: AppDeps;
-  db: AppDeps["db"];
+  deps: OpenedDeps;
+  db: OpenedDeps["db"];
   /** Imports a snapshot built from `overrides` (see `buildSnapshot`) and returns its keys and ids. */
   importProject(overrides?: Partial<Json>): Promise<ImportedProject>;
   /** app.request with the key header set; `headers` adds or overrides. */
@@ -129,14 +124,17 @@ let sharedPglite: Promise<DatabaseHandle> | undefined;
 
 async function openTestDatabase(databaseUrl: string | undefined): Promise<{ handle: DatabaseHandle; owned: boolean }> {
   if (databaseUrl) return { handle: await openDatabase({ DATABASE_URL: databaseUrl, poolSize: 5 }), owned: true };
-  sharedPglite ??= openDatabase({ PGLITE_DIR: "memory://" }).then(async (opened) => {
-    await migrateToLatest(opened.db);
-    return opened;
-  });
+  // openDeps migrates it.
+  sharedPglite ??= openDatabase({ PGLITE_DIR: "memory://" });
   return { handle: await sharedPglite, owned: false };
 }
 
-/** Opens the database, stores and app for one test file. */
+/**
+ * Opens the database, stores and app for one test file, with the server's own openDeps
+ * (src/deps.ts) so that every dependency and setting reaches tests as it reaches the server.
+ * `configOverrides` are environment variables over the test defaults (huge rate budgets,
+ * silent logs) and over the storage set-up the environment names.
+ */
 export async function createTestContext(configOverrides: Record<string, string> = {}): Promise<TestContext> {
   const databaseUrl = process.env.DATABASE_URL ? (inject("testDatabaseUrl") as string) : undefined;
   const config = parseConfig({
@@ -146,30 +144,12 @@ export async function createTestContext(configOverrides: Record<string, string> 
     RATE_LIMIT_WRITES_PER_MINUTE: "100000",
     RATE_LIMIT_EMBED_READS_PER_MINUTE: "100000",
     RATE_LIMIT_EMBED_WRITES_PER_MINUTE: "100000",
-    ...configOverrides,
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: `fbtest:${randomBytes(6).toString("hex")}:` } : {}),
+    ...configOverrides,
   });
   const { handle, owned } = await openTestDatabase(config.DATABASE_URL);
-  const logger = createLogger("silent");
-  const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, config.REDIS_COMMAND_TIMEOUT_MS, config.REDIS_KEY_PREFIX) : undefined;
-  const idempotencyRedis = config.REDIS_URL
-    ? connectRedis(config.REDIS_URL, config.REDIS_IDEMPOTENCY_TIMEOUT_MS, config.REDIS_KEY_PREFIX)
-    : undefined;
-  const rateLimiter = redis ? new RedisRateLimiter(redis, logger) : new MemoryRateLimiter();
-  const caches = createAppCaches(config);
-  // As in production (src/deps.ts): admin changes made anywhere clear this app's caches.
-  const stopListening = await listenForCacheInvalidation(handle.listen, caches);
-  const deps: AppDeps = {
-    db: handle.db,
-    config,
-    logger,
-    rateLimiter,
-    contentRevisions: rateLimiter,
-    idempotencyStore: idempotencyRedis ? new RedisIdempotencyStore(idempotencyRedis, logger) : new MemoryIdempotencyStore(),
-    caches,
-    now: () => new Date(),
-  };
+  const deps = await openDeps(config, createLogger(config.LOG_LEVEL), { database: handle });
   const app = createApp(deps);
   const db = handle.db;
   return {
@@ -202,11 +182,7 @@ export async function createTestContext(configOverrides: Record<string, string> 
       await deps.contentRevisions.bump(project.id, { lookups: true });
     },
     async close() {
-      await stopListening();
-      await deps.rateLimiter.close();
-      await deps.idempotencyStore.close();
-      redis?.disconnect();
-      idempotencyRedis?.disconnect();
+      await deps.close();
       if (owned) await handle.close();
     },
   };
