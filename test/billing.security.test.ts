@@ -25,7 +25,7 @@ import {
   unix,
   vendorId,
 } from "./support/billing.fixture.ts";
-import { awayFromWindowEdge, createTestContext, type Json, type TestContext, uniqueSlug } from "./support/harness.ts";
+import { createTestContext, type Json, type TestContext, uniqueSlug } from "./support/harness.ts";
 import { expectStatus } from "./support/owner-accounts.fixture.ts";
 
 let ctx: TestContext;
@@ -258,7 +258,7 @@ describe("per-project budget", () => {
     const limited = await createTestContext({ RATE_LIMIT_BILLING_PER_MINUTE: "3" });
     try {
       const project = await importBillingProject(limited);
-      await awayFromWindowEdge();
+      limited.clock.pinInsideWindow();
       const statuses: number[] = [];
       const remaining: (string | null)[] = [];
       for (const send of [

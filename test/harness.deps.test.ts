@@ -20,6 +20,7 @@ describe("test harness dependencies", () => {
 
   it("honours RATE_LIMIT_FALLBACK_FACTOR while Redis is down", async () => {
     const { slug, secretKey } = await ctx.importProject();
+    ctx.clock.pinInsideWindow();
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
       const response = await ctx.get(`/api/v3/projects/${slug}`, secretKey);

@@ -30,6 +30,8 @@ export interface TestContext {
   db: OpenedDeps["db"];
   /** Imports a snapshot built from `overrides` (see `buildSnapshot`) and returns its keys and ids. */
   importProject(overrides?: Partial<Json>): Promise<ImportedProject>;
+  /** The app's clock (system time until a test pins it). */
+  clock: TestClock;
   /** app.request with the key header set; `headers` adds or overrides. */
   get(path: string, key: string, headers?: Record<string, string>): Promise<Response>;
   send(method: string, path: string, key: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
@@ -42,16 +44,40 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
-/** A random slug no other test uses. */
-/**
- * Budgets are counted in fixed one-minute windows (Unix time / 60): a burst that straddles a
- * window's end is counted in two. Waits until the current window has `seconds` left.
- */
-export async function awayFromWindowEdge(seconds = 10): Promise<void> {
-  const left = 60 - ((Date.now() / 1000) % 60);
-  if (left < seconds) await new Promise((resolve) => setTimeout(resolve, left * 1000 + 50));
+/** The clock the app and its rate limiters read (AppDeps.now), which a test may stop. */
+export interface TestClock {
+  now(): Date;
+  /** Stops the clock at `at` (a Date or Unix milliseconds) until release(). */
+  pin(at: Date | number): void;
+  /**
+   * Budgets are counted in fixed windows (Unix time / `windowSeconds`): pins the clock one
+   * second into the window the system clock is in, so that a burst is counted in one window
+   * however long it takes, and returns that instant.
+   */
+  pinInsideWindow(windowSeconds?: number): Date;
+  /** Follows the system clock again. */
+  release(): void;
 }
 
+function createTestClock(): TestClock {
+  let pinned: number | undefined;
+  return {
+    now: () => new Date(pinned ?? Date.now()),
+    pin(at) {
+      pinned = typeof at === "number" ? at : at.getTime();
+    },
+    pinInsideWindow(windowSeconds = 60) {
+      const windowMs = windowSeconds * 1000;
+      pinned = Math.floor(Date.now() / windowMs) * windowMs + 1000;
+      return new Date(pinned);
+    },
+    release() {
+      pinned = undefined;
+    },
+  };
+}
+
+/** A random slug no other test uses. */
 export function uniqueSlug(prefix = "t"): string {
   return `${prefix}-${randomBytes(6).toString("hex")}`;
 }
@@ -149,13 +175,15 @@ export async function createTestContext(configOverrides: Record<string, string> 
     ...configOverrides,
   });
   const { handle, owned } = await openTestDatabase(config.DATABASE_URL);
-  const deps = await openDeps(config, createLogger(config.LOG_LEVEL), { database: handle });
+  const clock = createTestClock();
+  const deps = await openDeps(config, createLogger(config.LOG_LEVEL), { database: handle, now: () => clock.now() });
   const app = createApp(deps);
   const db = handle.db;
   return {
     app,
     deps,
     db,
+    clock,
     async importProject(overrides = {}) {
       const snapshot = buildSnapshot(overrides);
       const ids = await importSnapshot(db, snapshot, {});
