@@ -8,7 +8,7 @@ import { Writable } from "node:stream";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
-import { body, createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
+import { body, createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
 import { accountsSnapshot, SSO_SECRET } from "./support/owner-accounts.fixture.ts";
 
 let ctx: TestContext;
@@ -58,7 +58,8 @@ describe("owner accounts routes: access", () => {
   });
 
   it("voter PATCH: 422 naming the field for every bound and unknown keys; nothing changes", async () => {
-    const cases: [Json, string][] = [
+    // Malformed on purpose: each breaks one bound or names an unknown field.
+    const cases: [unknown, string][] = [
       [{ display_name: "" }, "display_name"],
       [{ display_name: null }, "display_name"],
       [{ email: "not an email" }, "email"],

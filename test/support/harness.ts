@@ -10,11 +10,44 @@ import { inject } from "vitest";
 import { openDatabase, type DatabaseHandle } from "../../db/connect.ts";
 import { loadDemoSnapshot } from "../../src/admin/demo.ts";
 import { importSnapshot } from "../../src/admin/snapshot-import.ts";
+import type { IdMap } from "../../src/admin/snapshot.schema.ts";
 import { createApp } from "../../src/app.ts";
 import { parseConfig } from "../../src/config.ts";
 import { createLogger, type OpenedDeps, openDeps } from "../../src/deps.ts";
 
+import type { components, paths } from "../generated/api-types.ts";
+
+/** Untyped JSON: what a file not yet typed through the generated client reads answers as. */
 export type Json = any;
+
+/**
+ * Parts of a snapshot (snapshot spec) merged over buildSnapshot's: top-level sections, and
+ * `project` merged one level deep. Deliberately loose: tests also import invalid snapshots.
+ */
+export type SnapshotParts = { project?: Record<string, unknown> } & Record<string, unknown>;
+
+/** A snapshot import's ids by kind and ref (snapshot spec, "Id map"). */
+export type Ids = IdMap["ids"];
+
+/** The OpenAPI document's schemas (test/generated/api-types.ts, made by `npm run openapi`). */
+export type Schemas = components["schemas"];
+/** The error envelope of a public route (contract, "Errors"). */
+export type ErrorAnswer = Schemas["ErrorEnvelope"];
+/** The error envelope of an owner route (owner-api-v3.md, "Common rules"). */
+export type OwnerErrorAnswer = Schemas["OwnerErrorEnvelope"];
+type HttpMethod = "get" | "put" | "post" | "delete" | "patch";
+type JsonContent<R> = R extends { content: { "application/json": infer B } } ? B : never;
+/**
+ * The JSON body the OpenAPI document gives the answer `S` (default 200) of `M` on path `P`, e.g.
+ * `Answer<"/api/v3/projects/{slug}/features", "get">`: the envelope with its typed `data`.
+ */
+export type Answer<P extends keyof paths, M extends HttpMethod, S extends number = 200> = paths[P][M] extends {
+  responses: infer R;
+}
+  ? S extends keyof R
+    ? JsonContent<R[S]>
+    : never
+  : never;
 
 export interface ImportedProject {
   slug: string;
@@ -29,7 +62,7 @@ export interface TestContext {
   deps: OpenedDeps;
   db: OpenedDeps["db"];
   /** Imports a snapshot built from `overrides` (see `buildSnapshot`) and returns its keys and ids. */
-  importProject(overrides?: Partial<Json>): Promise<ImportedProject>;
+  importProject(overrides?: SnapshotParts): Promise<ImportedProject>;
   /** The app's clock (system time until a test pins it). */
   clock: TestClock;
   /** app.request with the key header set; `headers` adds or overrides. */
@@ -92,7 +125,7 @@ export function randomKey(kind: "sk" | "ek"): string {
  * c-progress in_progress, c-done, c-denied denied and not votable), a secret and an embed key,
  * with `overrides` merged over the top level (project is merged one level deep).
  */
-export function buildSnapshot(overrides: Partial<Json> = {}): Json {
+export function buildSnapshot(overrides: SnapshotParts = {}): Json {
   const { project, ...rest } = overrides;
   return {
     format: "feedback-board-snapshot/1",
@@ -216,7 +249,10 @@ export async function createTestContext(configOverrides: Record<string, string> 
   };
 }
 
-/** Parses a response body as the envelope, asserting nothing. */
-export async function body(response: Response): Promise<Json> {
-  return response.json();
+/**
+ * Parses a response body, asserting nothing. Name its type (`Answer<...>`, `ErrorAnswer`) to
+ * have what a test reads checked against the OpenAPI document.
+ */
+export async function body<T = Json>(response: Response): Promise<T> {
+  return (await response.json()) as T;
 }
