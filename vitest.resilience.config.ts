@@ -6,7 +6,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/resilience/**/*.test.ts"],
-    globalSetup: ["test/global-setup.ts", "test/resilience/support/global-setup.ts"],
+    globalSetup: ["test/support/global-setup.ts", "test/resilience/support/global-setup.ts"],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: "forks",

@@ -45,6 +45,13 @@ export interface OpenDepsOptions {
   initialDataDir?: Blob;
   /** Receives one line per start-up step ("database: migrating..."). */
   progress?: (line: string) => void;
+  /** The clock (AppDeps.now) the app and its rate limiters read; the system clock by default. */
+  now?: () => Date;
+  /**
+   * An open database to use instead of opening one from the config (tests share one embedded
+   * database per process); it is migrated, and left open by close().
+   */
+  database?: DatabaseHandle;
 }
 
 /** What opening the database is about to do, in words (a first start may take a while). */
@@ -63,23 +70,27 @@ export async function openDeps(
   options: OpenDepsOptions = {},
 ): Promise<OpenedDeps> {
   const progress = options.progress ?? (() => {});
+  const now = options.now ?? (() => new Date());
+  const nowMs = () => now().getTime();
   progress(describeOpening(config, options.initialDataDir));
-  const database = await openDatabase({
-    DATABASE_URL: config.DATABASE_URL,
-    PGLITE_DIR: config.PGLITE_DIR,
-    limits: {
-      lockTimeoutMs: config.DATABASE_LOCK_TIMEOUT_MS,
-      statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
-      idleInTransactionTimeoutMs: config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
-    },
-    ...(options.initialDataDir ? { initialDataDir: options.initialDataDir } : {}),
-  });
+  const database =
+    options.database ??
+    (await openDatabase({
+      DATABASE_URL: config.DATABASE_URL,
+      PGLITE_DIR: config.PGLITE_DIR,
+      limits: {
+        lockTimeoutMs: config.DATABASE_LOCK_TIMEOUT_MS,
+        statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+        idleInTransactionTimeoutMs: config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      },
+      ...(options.initialDataDir ? { initialDataDir: options.initialDataDir } : {}),
+    }));
   progress("database: applying migrations...");
   await migrateToLatest(database.db);
   const caches = createAppCaches(config);
   // Other instances' admin changes (key regeneration, import) clear this app's caches.
   const stopListening = await listenForCacheInvalidation(database.listen, caches);
-  const stores = config.REDIS_URL ? openRedisStores(config, logger, config.REDIS_URL) : openMemoryStores();
+  const stores = config.REDIS_URL ? openRedisStores(config, logger, config.REDIS_URL, nowMs) : openMemoryStores(nowMs);
   return {
     db: database.db,
     databaseCreated: database.created,
@@ -90,12 +101,12 @@ export async function openDeps(
     contentRevisions: stores.rateLimiter,
     idempotencyStore: stores.idempotencyStore,
     caches,
-    now: () => new Date(),
+    now,
     readiness: new Readiness({ database: () => sql`select 1`.execute(database.db), redis: stores.ping }),
     async close() {
       await stores.close();
       await stopListening();
-      await database.close();
+      if (!options.database) await database.close();
     },
   };
 }
@@ -110,7 +121,7 @@ interface Stores {
 }
 
 /** The stores on Redis, shared by every instance (design.md). */
-function openRedisStores(config: Config, logger: Logger, url: string): Stores {
+function openRedisStores(config: Config, logger: Logger, url: string, now: () => number): Stores {
   const redis = connectRedis(url, config.REDIS_COMMAND_TIMEOUT_MS, config.REDIS_KEY_PREFIX);
   // A connection of its own: its own (longer) command timeout, and no queue behind the
   // rate limiter's commands.
@@ -120,7 +131,7 @@ function openRedisStores(config: Config, logger: Logger, url: string): Stores {
       // Failures are reported by the stores when a call fails; the client reconnects itself.
     });
   }
-  const rateLimiter = new RedisRateLimiter(redis, logger, config.RATE_LIMIT_FALLBACK_FACTOR);
+  const rateLimiter = new RedisRateLimiter(redis, logger, config.RATE_LIMIT_FALLBACK_FACTOR, now);
   const idempotencyStore = new RedisIdempotencyStore(idempotencyRedis, logger);
   return {
     rateLimiter,
@@ -136,8 +147,8 @@ function openRedisStores(config: Config, logger: Logger, url: string): Stores {
 }
 
 /** The in-process stores of the embedded default (one instance). */
-function openMemoryStores(): Stores {
-  const rateLimiter = new MemoryRateLimiter();
+function openMemoryStores(now: () => number): Stores {
+  const rateLimiter = new MemoryRateLimiter(now);
   const idempotencyStore = new MemoryIdempotencyStore();
   return {
     rateLimiter,

@@ -8,7 +8,7 @@
 import { SignJWT, UnsecuredJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { regenerateKey } from "../src/routes/keys/keys.owner.repository.ts";
-import { createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
+import { createTestContext, type Answer, type ImportedProject, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 let p: ImportedProject;
@@ -16,7 +16,7 @@ let other: ImportedProject;
 const SSO_SECRET = "auth-security-sso-secret-0123456789abcdef";
 const ADA = "anon-ada-auth-security-01";
 const FOREIGN = "anon-foreign-auth-security-01";
-const seed = (extra: Json = {}) => ({
+const seed = (extra: { token?: string; project?: Record<string, unknown> } = {}) => ({
   voters: [{ ref: "ada", kind: "anonymous", anon_token: extra.token ?? null, display_name: "Ada" }],
   features: [{ ref: "f", board: "roadmap", column: "c-open", heading: "Probe" }],
   comments: [{ ref: "c", feature: "f", voter: "ada", content: "probe comment" }],
@@ -182,7 +182,7 @@ describe("voter identity", () => {
     const token = await signed({ sub: "user-reader-only", exp: now() + 600 });
     const response = await read(p.secretKey, { "X-VF-Token": token });
     expect(response.status).toBe(200);
-    const body = await response.json();
-    expect(body.data.every((c: Json) => c.is_own === false && c.has_liked === false)).toBe(true);
+    const body = (await response.json()) as Answer<"/api/v3/projects/{slug}/features/{id}/comments", "get">;
+    expect(body.data.every((c) => c.is_own === false && c.has_liked === false)).toBe(true);
   });
 });

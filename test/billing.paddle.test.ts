@@ -17,9 +17,9 @@ import {
   revenueVoter,
   sendPaddle,
   vendorId,
-} from "./billing.fixture.ts";
-import { createTestContext, type TestContext } from "./harness.ts";
-import { counterProblems } from "./owner-accounts.fixture.ts";
+} from "./support/billing.fixture.ts";
+import { createTestContext, type TestContext } from "./support/harness.ts";
+import { counterProblems } from "./support/owner-accounts.fixture.ts";
 
 let ctx: TestContext;
 beforeAll(async () => {

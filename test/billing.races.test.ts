@@ -22,9 +22,9 @@ import {
   stripeSubscription,
   unix,
   vendorId,
-} from "./billing.fixture.ts";
-import { createTestContext, type Json, type TestContext } from "./harness.ts";
-import { counterProblems } from "./owner-accounts.fixture.ts";
+} from "./support/billing.fixture.ts";
+import { createTestContext, type Json, type TestContext } from "./support/harness.ts";
+import { counterProblems } from "./support/owner-accounts.fixture.ts";
 
 let ctx: TestContext;
 beforeAll(async () => {

@@ -24,9 +24,9 @@ import {
   stripeSubscription,
   unix,
   vendorId,
-} from "./billing.fixture.ts";
-import { awayFromWindowEdge, createTestContext, type Json, type TestContext, uniqueSlug } from "./harness.ts";
-import { expectStatus } from "./owner-accounts.fixture.ts";
+} from "./support/billing.fixture.ts";
+import { createTestContext, type TestContext, uniqueSlug } from "./support/harness.ts";
+import { expectStatus } from "./support/owner-accounts.fixture.ts";
 
 let ctx: TestContext;
 let billing: BillingProject;
@@ -266,7 +266,7 @@ describe("per-project budget", () => {
     const limited = await createTestContext({ RATE_LIMIT_BILLING_PER_MINUTE: "3" });
     try {
       const project = await importBillingProject(limited);
-      await awayFromWindowEdge();
+      limited.clock.pinInsideWindow();
       const statuses: number[] = [];
       const remaining: (string | null)[] = [];
       for (const send of [
@@ -297,17 +297,28 @@ describe("per-project budget", () => {
 
 describe("description", () => {
   it("lists both routes in /openapi.json, tagged billing, without a key, with signature_invalid among the codes", async () => {
-    const document: Json = await (await ctx.app.request("/api/v3/openapi.json")).json();
+    /** The parts of an OpenAPI operation this test reads. */
+    interface DescribedOperation {
+      tags: string[];
+      security: unknown[];
+      responses: Record<string, unknown>;
+      parameters: { name: string }[];
+      requestBody: { content: Record<string, unknown> };
+    }
+    const document = (await (await ctx.app.request("/api/v3/openapi.json")).json()) as {
+      paths: Record<string, { post?: DescribedOperation } | undefined>;
+    };
     for (const [path, header] of [
       ["/api/v3/billing/stripe/{slug}", "stripe-signature"],
       ["/api/v3/billing/paddle/{slug}", "paddle-signature"],
     ] as const) {
       const operation = document.paths[path]?.post;
       expect(operation, path).toBeDefined();
+      if (!operation) continue;
       expect(operation.tags).toEqual(["billing"]);
       expect(operation.security).toEqual([]);
       expect(Object.keys(operation.responses).sort()).toEqual(["200", "400", "404", "405", "413", "422", "429", "500"]);
-      expect(operation.parameters.map((parameter: Json) => parameter.name)).toContain(header);
+      expect(operation.parameters.map((parameter) => parameter.name)).toContain(header);
       expect(operation.requestBody.content["application/json"]).toBeDefined();
     }
     const wrongMethod = await ctx.app.request(`/api/v3/billing/stripe/${billing.project.slug}`);

@@ -18,9 +18,9 @@ import {
   stripeSubscription,
   unix,
   vendorId,
-} from "./billing.fixture.ts";
-import { counterProblems, expectStatus } from "./owner-accounts.fixture.ts";
-import { createTestContext, type Json, type TestContext } from "./harness.ts";
+} from "./support/billing.fixture.ts";
+import { counterProblems, expectStatus } from "./support/owner-accounts.fixture.ts";
+import { createTestContext, type Schemas, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -179,7 +179,7 @@ describe("customer.subscription.* events", () => {
       await ctx.get(`/api/v3/projects/${billing.project.slug}/voters?churned=true&per_page=100`, billing.project.secretKey),
       200,
     );
-    expect(churnedList.data.map((voter: Json) => voter.voter_id)).toContain(ids.voters.ada);
+    expect((churnedList.data as Schemas["RevenueVoterObject"][]).map((voter) => voter.voter_id)).toContain(ids.voters.ada);
 
     // Ada voted f1 and f2 on the pro tier: each now counts one more churned voter and 4900 cents less.
     const after = await revenueFeatures(ctx, billing);

@@ -1,6 +1,6 @@
 /** GET /board and GET /projects/{slug}: keys, plan, privacy, origins, caching and headers. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { body, createTestContext, type ImportedProject, type TestContext } from "./harness.ts";
+import { body, createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 let p: ImportedProject;

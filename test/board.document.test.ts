@@ -1,6 +1,6 @@
 /** GET /board and GET /projects/{slug}: the BoardDocument, field by field, under settings. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { body, createTestContext, type TestContext } from "./harness.ts";
+import { body, createTestContext, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 /** The id map import printed: `{ project, ids }`. */

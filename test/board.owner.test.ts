@@ -3,8 +3,8 @@
  * happy paths, errors, and the public board document and features after each change.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type ImportedProject, type TestContext } from "./harness.ts";
-import { expectInvalid, idsOf, importContentProject, owner, publicRead } from "./owner-content.fixture.ts";
+import { createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
+import { expectInvalid, idsOf, importContentProject, owner, publicRead } from "./support/owner-content.fixture.ts";
 
 let ctx: TestContext;
 let p: ImportedProject;

@@ -1,6 +1,6 @@
 /** GET /projects/{slug}/changelog and /changelog/{id}: ReleaseObject, ordering, drafts, paging. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { body, createTestContext, type ImportedProject, type TestContext } from "./harness.ts";
+import { body, createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 const idsOf = (p: { ids: any }) => p.ids.ids ?? p.ids;

@@ -4,11 +4,11 @@
  * to the like rows under concurrent toggles.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
+import { createTestContext, type Answer, body, type Ids, type ImportedProject, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 let p: ImportedProject;
-let ids: Json;
+let ids: Ids;
 const token = (name: string) => `anon-${name}-comments-likes-01`;
 const crowd = Array.from({ length: 8 }, (_, i) => `crowd${i}`);
 
@@ -49,47 +49,49 @@ const counts = async (cid: number) => {
 
 describe("POST comments/{cid}/like", () => {
   it("toggles: like, then unlike, each answering the new state and count", async () => {
-    const first = await like(ids.comments.c1, "ada");
+    const first = await like(ids.comments.c1!, "ada");
     expect(first.status).toBe(200);
-    expect(first.body).toEqual({ data: { comment_id: ids.comments.c1, has_liked: true, like_count: 2 }, meta: null, error: null });
-    const list = await ctx.get(`/api/v3/projects/${p.slug}/features/${ids.features.f1}/comments`, p.secretKey, {
+    expect(first.body).toEqual({ data: { comment_id: ids.comments.c1!, has_liked: true, like_count: 2 }, meta: null, error: null });
+    const list = await ctx.get(`/api/v3/projects/${p.slug}/features/${ids.features.f1!}/comments`, p.secretKey, {
       "X-VF-Anon": token("ada"),
     });
-    const c1 = (await list.json()).data.find((c: Json) => c.id === ids.comments.c1);
+    const c1 = (await body<Answer<"/api/v3/projects/{slug}/features/{id}/comments", "get">>(list)).data.find(
+      (c) => c.id === ids.comments.c1!,
+    );
     expect(c1).toMatchObject({ has_liked: true, like_count: 2 });
-    const second = await like(ids.comments.c1, "ada");
-    expect(second.body.data).toEqual({ comment_id: ids.comments.c1, has_liked: false, like_count: 1 });
-    expect(await counts(ids.comments.c1)).toEqual({ likeCount: 1, rows: 1 });
+    const second = await like(ids.comments.c1!, "ada");
+    expect(second.body.data).toEqual({ comment_id: ids.comments.c1!, has_liked: false, like_count: 1 });
+    expect(await counts(ids.comments.c1!)).toEqual({ likeCount: 1, rows: 1 });
   });
 
   it("likes a reply", async () => {
-    const { status, body } = await like(ids.comments.r1, "ada");
+    const { status, body } = await like(ids.comments.r1!, "ada");
     expect(status).toBe(200);
-    expect(body.data).toEqual({ comment_id: ids.comments.r1, has_liked: true, like_count: 1 });
+    expect(body.data).toEqual({ comment_id: ids.comments.r1!, has_liked: true, like_count: 1 });
   });
 
   it("lets a banned voter like", async () => {
-    const { status, body } = await like(ids.comments.c1, "ban");
+    const { status, body } = await like(ids.comments.c1!, "ban");
     expect(status).toBe(200);
     expect(body.data.has_liked).toBe(true);
-    await like(ids.comments.c1, "ban");
+    await like(ids.comments.c1!, "ban");
   });
 
   it("answers 404 for an unknown comment, another project's and one on a hidden feature", async () => {
     expect((await like(2147483647, "ada")).body.error.code).toBe("not_found");
-    const hidden = await like(ids.comments.h1, "ada");
+    const hidden = await like(ids.comments.h1!, "ada");
     expect(hidden.status).toBe(404);
     expect(hidden.body.error).toMatchObject({ code: "not_found", field: null });
     // The hidden suggestion's author still sees it, so may like comments on it.
-    expect((await like(ids.comments.h1, "bob")).status).toBe(200);
+    expect((await like(ids.comments.h1!, "bob")).status).toBe(200);
     const other = await ctx.importProject({
       voters: [{ ref: "x", kind: "anonymous" }],
       features: [{ ref: "f", board: "roadmap", column: "c-open", heading: "Elsewhere" }],
       comments: [{ ref: "c", feature: "f", voter: "x", content: "foreign" }],
     });
-    const foreign = await like(other.ids.ids.comments.c, "ada");
+    const foreign = await like(other.ids.ids.comments.c!, "ada");
     expect(foreign.status).toBe(404);
-    expect(await counts(other.ids.ids.comments.c)).toEqual({ likeCount: 0, rows: 0 });
+    expect(await counts(other.ids.ids.comments.c!)).toEqual({ likeCount: 0, rows: 0 });
   });
 
   it("answers 403 not_allowed when the project does not accept likes", async () => {
@@ -101,7 +103,7 @@ describe("POST comments/{cid}/like", () => {
     });
     const response = await ctx.send(
       "POST",
-      `/api/v3/projects/${closed.slug}/comments/${closed.ids.ids.comments.c}/like`,
+      `/api/v3/projects/${closed.slug}/comments/${closed.ids.ids.comments.c!}/like`,
       closed.secretKey,
       undefined,
       {
@@ -113,20 +115,20 @@ describe("POST comments/{cid}/like", () => {
   });
 
   it("counts every like exactly when many voters like at once", async () => {
-    const results = await Promise.all(crowd.map((voter) => like(ids.comments.c2, voter)));
+    const results = await Promise.all(crowd.map((voter) => like(ids.comments.c2!, voter)));
     expect(results.every((r) => r.status === 200 && r.body.data.has_liked === true)).toBe(true);
     expect(results.map((r) => r.body.data.like_count).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    expect(await counts(ids.comments.c2)).toEqual({ likeCount: 8, rows: 8 });
+    expect(await counts(ids.comments.c2!)).toEqual({ likeCount: 8, rows: 8 });
   });
 
   it("keeps like_count equal to the like rows when one voter toggles in parallel", async () => {
-    const results = await Promise.all(Array.from({ length: 7 }, () => like(ids.comments.c3, "ada")));
+    const results = await Promise.all(Array.from({ length: 7 }, () => like(ids.comments.c3!, "ada")));
     expect(results.every((r) => r.status === 200)).toBe(true);
     // Seven serialised toggles from nothing end liked, each answer alternating state.
     expect(results.filter((r) => r.body.data.has_liked).length).toBe(4);
-    expect(await counts(ids.comments.c3)).toEqual({ likeCount: 1, rows: 1 });
-    const mixed = await Promise.all([...crowd, ...crowd, "ada"].map((voter) => like(ids.comments.c3, voter)));
+    expect(await counts(ids.comments.c3!)).toEqual({ likeCount: 1, rows: 1 });
+    const mixed = await Promise.all([...crowd, ...crowd, "ada"].map((voter) => like(ids.comments.c3!, voter)));
     expect(mixed.every((r) => r.status === 200)).toBe(true);
-    expect(await counts(ids.comments.c3)).toEqual({ likeCount: 0, rows: 0 });
+    expect(await counts(ids.comments.c3!)).toEqual({ likeCount: 0, rows: 0 });
   });
 });

@@ -4,8 +4,8 @@
  * comment_count exact and the public thread updated at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { counterProblems, projectIdOf } from "./counters.invariants.ts";
-import { createTestContext, type Json, type TestContext } from "./harness.ts";
+import { counterProblems, projectIdOf } from "./support/counters.invariants.ts";
+import { type Answer, body, createTestContext, type SnapshotParts, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-function seed(): Json {
+function seed(): SnapshotParts {
   return {
     project: { settings: { show_comments: false, allow_comments: false } },
     voters: [
@@ -39,8 +39,8 @@ describe("owner comments", () => {
     const p = await ctx.importProject(seed());
     const { ids } = p.ids;
     const base = `/api/v3/projects/${p.slug}/admin/comments`;
-    const all = await (await ctx.get(base, p.secretKey)).json();
-    expect(all.data.map((c: Json) => c.id)).toEqual([ids.comments.k3, ids.comments.k2, ids.comments.k1]);
+    const all = await body<Answer<"/api/v3/projects/{slug}/admin/comments", "get">>(await ctx.get(base, p.secretKey));
+    expect(all.data.map((c) => c.id)).toEqual([ids.comments.k3, ids.comments.k2, ids.comments.k1]);
     expect(all.meta).toMatchObject({ total: 3 });
     expect(all.data[2]).toMatchObject({
       content: "first",
@@ -52,8 +52,10 @@ describe("owner comments", () => {
       replies: [],
     });
     expect(all.data[1]).toMatchObject({ parent_id: ids.comments.k1 });
-    const byFeature = await (await ctx.get(`${base}?feature_id=${ids.features.f1}`, p.secretKey)).json();
-    expect(byFeature.data.map((c: Json) => c.id)).toEqual([ids.comments.k2, ids.comments.k1]);
+    const byFeature = await body<Answer<"/api/v3/projects/{slug}/admin/comments", "get">>(
+      await ctx.get(`${base}?feature_id=${ids.features.f1}`, p.secretKey),
+    );
+    expect(byFeature.data.map((c) => c.id)).toEqual([ids.comments.k2, ids.comments.k1]);
     expect((await (await ctx.get(`${base}?voter_id=${ids.voters.boss}`, p.secretKey)).json()).data).toEqual([]);
     expect((await (await ctx.get(`${base}?voter_id=${ids.voters.a}&per_page=1&page=2`, p.secretKey)).json()).meta).toMatchObject({
       total: 3,

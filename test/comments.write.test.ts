@@ -5,11 +5,11 @@
  * features.comment_count, including concurrent writers.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
+import { createTestContext, type Answer, type Ids, type ImportedProject, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 let p: ImportedProject;
-let ids: Json;
+let ids: Ids;
 const ADA = "anon-ada-comments-write-01";
 const BOB = "anon-bob-comments-write-01";
 const BAN = "anon-ban-comments-write-01";
@@ -65,14 +65,14 @@ const commentRows = async (featureId: number) =>
 
 describe("POST comments", () => {
   it("writes a top-level comment verbatim and counts it", async () => {
-    const before = await commentCount(ids.features.f1);
+    const before = await commentCount(ids.features.f1!);
     const content = "  Plain <b>text</b>\nkept as sent  ";
-    const { status, body } = await post(ids.features.f1, { content });
+    const { status, body } = await post(ids.features.f1!, { content });
     expect(status).toBe(201);
     expect(body).toEqual({
       data: {
         id: expect.any(Number),
-        feature_id: ids.features.f1,
+        feature_id: ids.features.f1!,
         parent_id: null,
         content,
         author_name: "Ada",
@@ -87,114 +87,117 @@ describe("POST comments", () => {
       error: null,
     });
     expect(new Date(body.data.created_at).toISOString()).toBe(body.data.created_at);
-    expect(await commentCount(ids.features.f1)).toBe(before + 1);
+    expect(await commentCount(ids.features.f1!)).toBe(before + 1);
   });
 
   it("writes a reply under a top-level comment; the reply counts too and shows up in the thread", async () => {
-    const before = await commentCount(ids.features.f1);
-    const { status, body } = await post(ids.features.f1, { content: "me too", parent_id: ids.comments.top }, bob);
+    const before = await commentCount(ids.features.f1!);
+    const { status, body } = await post(ids.features.f1!, { content: "me too", parent_id: ids.comments.top! }, bob);
     expect(status).toBe(201);
-    expect(body.data).toMatchObject({ parent_id: ids.comments.top, author_name: "Bob", author_role: null, is_own: true, replies: [] });
-    expect(await commentCount(ids.features.f1)).toBe(before + 1);
-    const thread = await (await ctx.get(`${commentsPath(ids.features.f1)}?sort=oldest`, p.secretKey)).json();
-    const top = thread.data.find((c: Json) => c.id === ids.comments.top);
-    expect(top.replies.map((r: Json) => r.id)).toEqual([ids.comments.reply, body.data.id]);
+    expect(body.data).toMatchObject({ parent_id: ids.comments.top!, author_name: "Bob", author_role: null, is_own: true, replies: [] });
+    expect(await commentCount(ids.features.f1!)).toBe(before + 1);
+    const thread = (await (await ctx.get(`${commentsPath(ids.features.f1!)}?sort=oldest`, p.secretKey)).json()) as Answer<
+      "/api/v3/projects/{slug}/features/{id}/comments",
+      "get"
+    >;
+    const top = thread.data.find((c) => c.id === ids.comments.top!);
+    expect(top?.replies.map((r) => r.id)).toEqual([ids.comments.reply!, body.data.id]);
   });
 
   it("accepts parent_id null as a top-level comment and exactly 2000 characters", async () => {
-    const { status, body } = await post(ids.features.f1, { content: "x".repeat(2000), parent_id: null });
+    const { status, body } = await post(ids.features.f1!, { content: "x".repeat(2000), parent_id: null });
     expect(status).toBe(201);
     expect(body.data.parent_id).toBeNull();
     expect(body.data.content).toHaveLength(2000);
   });
 
   it("answers 422 naming content for a missing, empty, blank, non-string or too long content", async () => {
-    const before = await commentCount(ids.features.f1);
+    const before = await commentCount(ids.features.f1!);
     for (const payload of [{}, { content: "" }, { content: "  \n\t " }, { content: 42 }, { content: "y".repeat(2001) }]) {
-      const { status, body } = await post(ids.features.f1, payload);
+      const { status, body } = await post(ids.features.f1!, payload);
       expect(status, JSON.stringify(payload).slice(0, 40)).toBe(422);
       expect(body).toEqual({ data: null, meta: null, error: { code: "validation_failed", field: "content", message: expect.any(String) } });
     }
-    expect(await commentCount(ids.features.f1)).toBe(before);
+    expect(await commentCount(ids.features.f1!)).toBe(before);
   });
 
   it("answers 422 naming parent_id for a reply, another feature's comment, an unknown id or a non-integer", async () => {
-    const before = await commentCount(ids.features.f1);
-    for (const parent_id of [ids.comments.reply, ids.comments.other, 2147483647, "abc", 1.5, 0]) {
-      const { status, body } = await post(ids.features.f1, { content: "nested?", parent_id });
+    const before = await commentCount(ids.features.f1!);
+    for (const parent_id of [ids.comments.reply!, ids.comments.other!, 2147483647, "abc", 1.5, 0]) {
+      const { status, body } = await post(ids.features.f1!, { content: "nested?", parent_id });
       expect(status, String(parent_id)).toBe(422);
       expect(body.error).toMatchObject({ code: "validation_failed", field: "parent_id" });
     }
-    expect(await commentCount(ids.features.f1)).toBe(before);
+    expect(await commentCount(ids.features.f1!)).toBe(before);
   });
 
   it("answers 422 for a body that is not JSON", async () => {
-    const response = await ctx.send("POST", commentsPath(ids.features.f1), p.secretKey, "{not json", { ...ada });
+    const response = await ctx.send("POST", commentsPath(ids.features.f1!), p.secretKey, "{not json", { ...ada });
     expect(response.status).toBe(422);
     expect((await response.json()).error.code).toBe("validation_failed");
   });
 
   it("refuses a banned voter with 403 voter_banned", async () => {
-    const { status, body } = await post(ids.features.f1, { content: "let me in" }, { "X-VF-Anon": BAN });
+    const { status, body } = await post(ids.features.f1!, { content: "let me in" }, { "X-VF-Anon": BAN });
     expect(status).toBe(403);
     expect(body.error).toMatchObject({ code: "voter_banned", field: null });
   });
 
   it("answers 404 for an unknown or hidden feature, and lets the author of a hidden suggestion comment on it", async () => {
     expect((await post(2147483647, { content: "hello" })).body.error.code).toBe("not_found");
-    const hidden = await post(ids.features.hidden, { content: "hello" });
+    const hidden = await post(ids.features.hidden!, { content: "hello" });
     expect(hidden.status).toBe(404);
     expect(hidden.body.error.code).toBe("not_found");
-    const own = await post(ids.features.hidden, { content: "my own suggestion" }, bob);
+    const own = await post(ids.features.hidden!, { content: "my own suggestion" }, bob);
     expect(own.status).toBe(201);
   });
 
   it("keeps comment_count exact under concurrent comments", async () => {
-    const before = await commentCount(ids.features.f2);
+    const before = await commentCount(ids.features.f2!);
     const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => post(ids.features.f2, { content: `parallel ${i}` }, i % 2 ? ada : bob)),
+      Array.from({ length: 8 }, (_, i) => post(ids.features.f2!, { content: `parallel ${i}` }, i % 2 ? ada : bob)),
     );
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
-    expect(await commentCount(ids.features.f2)).toBe(before + 8);
-    expect(await commentCount(ids.features.f2)).toBe(await commentRows(ids.features.f2));
+    expect(await commentCount(ids.features.f2!)).toBe(before + 8);
+    expect(await commentCount(ids.features.f2!)).toBe(await commentRows(ids.features.f2!));
   });
 });
 
 describe("DELETE comments/{cid}", () => {
   it("deletes one's own top-level comment with all its replies and reports the new count", async () => {
-    const own = await post(ids.features.f2, { content: "to delete" });
-    await post(ids.features.f2, { content: "reply one", parent_id: own.body.data.id }, bob);
-    await post(ids.features.f2, { content: "reply two", parent_id: own.body.data.id }, ada);
-    const before = await commentCount(ids.features.f2);
+    const own = await post(ids.features.f2!, { content: "to delete" });
+    await post(ids.features.f2!, { content: "reply one", parent_id: own.body.data.id }, bob);
+    await post(ids.features.f2!, { content: "reply two", parent_id: own.body.data.id }, ada);
+    const before = await commentCount(ids.features.f2!);
     const { status, body } = await remove(own.body.data.id);
     expect(status).toBe(200);
-    expect(body).toEqual({ data: { deleted: true, feature_id: ids.features.f2, comment_count: before - 3 }, meta: null, error: null });
-    expect(await commentCount(ids.features.f2)).toBe(before - 3);
-    expect(await commentCount(ids.features.f2)).toBe(await commentRows(ids.features.f2));
+    expect(body).toEqual({ data: { deleted: true, feature_id: ids.features.f2!, comment_count: before - 3 }, meta: null, error: null });
+    expect(await commentCount(ids.features.f2!)).toBe(before - 3);
+    expect(await commentCount(ids.features.f2!)).toBe(await commentRows(ids.features.f2!));
     const left = await ctx.db.selectFrom("comments").select("id").where("parent_id", "=", own.body.data.id).execute();
     expect(left).toEqual([]);
   });
 
   it("deletes one's own reply only", async () => {
-    const top = await post(ids.features.f2, { content: "stays" }, bob);
-    const reply = await post(ids.features.f2, { content: "goes", parent_id: top.body.data.id });
-    const before = await commentCount(ids.features.f2);
+    const top = await post(ids.features.f2!, { content: "stays" }, bob);
+    const reply = await post(ids.features.f2!, { content: "goes", parent_id: top.body.data.id });
+    const before = await commentCount(ids.features.f2!);
     const { status, body } = await remove(reply.body.data.id);
     expect(status).toBe(200);
-    expect(body.data).toEqual({ deleted: true, feature_id: ids.features.f2, comment_count: before - 1 });
+    expect(body.data).toEqual({ deleted: true, feature_id: ids.features.f2!, comment_count: before - 1 });
   });
 
   it("refuses another voter's comment with 403 not_allowed and keeps it", async () => {
-    const before = await commentCount(ids.features.f1);
-    const { status, body } = await remove(ids.comments.top, ada);
+    const before = await commentCount(ids.features.f1!);
+    const { status, body } = await remove(ids.comments.top!, ada);
     expect(status).toBe(403);
     expect(body.error).toMatchObject({ code: "not_allowed", field: null });
-    expect(await commentCount(ids.features.f1)).toBe(before);
+    expect(await commentCount(ids.features.f1!)).toBe(before);
   });
 
   it("answers 404 for an unknown comment, an already deleted one and another project's", async () => {
     expect((await remove(2147483647)).status).toBe(404);
-    const own = await post(ids.features.f1, { content: "twice" });
+    const own = await post(ids.features.f1!, { content: "twice" });
     expect((await remove(own.body.data.id)).status).toBe(200);
     const again = await remove(own.body.data.id);
     expect(again.status).toBe(404);
@@ -204,23 +207,23 @@ describe("DELETE comments/{cid}", () => {
       features: [{ ref: "f", board: "roadmap", column: "c-open", heading: "Elsewhere" }],
       comments: [{ ref: "c", feature: "f", voter: "ada", content: "foreign" }],
     });
-    expect((await remove(other.ids.ids.comments.c)).body.error.code).toBe("not_found");
+    expect((await remove(other.ids.ids.comments.c!)).body.error.code).toBe("not_found");
   });
 
   it("decrements exactly once when the same comment is deleted concurrently", async () => {
-    const top = await post(ids.features.f2, { content: "race" });
-    await post(ids.features.f2, { content: "race reply", parent_id: top.body.data.id }, bob);
-    const before = await commentCount(ids.features.f2);
+    const top = await post(ids.features.f2!, { content: "race" });
+    await post(ids.features.f2!, { content: "race reply", parent_id: top.body.data.id }, bob);
+    const before = await commentCount(ids.features.f2!);
     const results = await Promise.all(Array.from({ length: 4 }, () => remove(top.body.data.id)));
     expect(results.map((r) => r.status).sort()).toEqual([200, 404, 404, 404]);
-    expect(await commentCount(ids.features.f2)).toBe(before - 2);
-    expect(await commentCount(ids.features.f2)).toBe(await commentRows(ids.features.f2));
+    expect(await commentCount(ids.features.f2!)).toBe(before - 2);
+    expect(await commentCount(ids.features.f2!)).toBe(await commentRows(ids.features.f2!));
   });
 
   it("keeps comment_count exact when replies race the deletion of their parent", async () => {
-    const top = await post(ids.features.f2, { content: "parent under fire" });
+    const top = await post(ids.features.f2!, { content: "parent under fire" });
     const parentId = top.body.data.id;
-    const replies = Array.from({ length: 5 }, (_, i) => post(ids.features.f2, { content: `racing reply ${i}`, parent_id: parentId }, bob));
+    const replies = Array.from({ length: 5 }, (_, i) => post(ids.features.f2!, { content: `racing reply ${i}`, parent_id: parentId }, bob));
     const [deleted, ...written] = await Promise.all([remove(parentId), ...replies]);
     expect(deleted!.status).toBe(200);
     for (const reply of written) {
@@ -228,7 +231,7 @@ describe("DELETE comments/{cid}", () => {
       expect([201, 422]).toContain(reply.status);
       if (reply.status === 422) expect(reply.body.error.field).toBe("parent_id");
     }
-    expect(await commentCount(ids.features.f2)).toBe(await commentRows(ids.features.f2));
+    expect(await commentCount(ids.features.f2!)).toBe(await commentRows(ids.features.f2!));
     const orphans = await ctx.db.selectFrom("comments").select("id").where("parent_id", "=", parentId).execute();
     expect(orphans).toEqual([]);
   });
@@ -253,16 +256,16 @@ describe("settings close the comment routes", () => {
     const h = { "X-VF-Anon": token };
     const base = `/api/v3/projects/${closed.slug}`;
     const responses = [
-      await ctx.get(`${base}/features/${closed.ids.ids.features.f}/comments`, closed.secretKey, h),
-      await ctx.send("POST", `${base}/features/${closed.ids.ids.features.f}/comments`, closed.secretKey, { content: "hi" }, h),
-      await ctx.send("DELETE", `${base}/comments/${closed.ids.ids.comments.c}`, closed.secretKey, undefined, h),
-      await ctx.send("POST", `${base}/comments/${closed.ids.ids.comments.c}/like`, closed.secretKey, undefined, h),
+      await ctx.get(`${base}/features/${closed.ids.ids.features.f!}/comments`, closed.secretKey, h),
+      await ctx.send("POST", `${base}/features/${closed.ids.ids.features.f!}/comments`, closed.secretKey, { content: "hi" }, h),
+      await ctx.send("DELETE", `${base}/comments/${closed.ids.ids.comments.c!}`, closed.secretKey, undefined, h),
+      await ctx.send("POST", `${base}/comments/${closed.ids.ids.comments.c!}/like`, closed.secretKey, undefined, h),
     ];
     for (const response of responses) {
       expect(response.status).toBe(403);
       expect((await response.json()).error).toMatchObject({ code: "not_allowed", field: null });
     }
-    const rows = await ctx.db.selectFrom("comments").select("id").where("feature_id", "=", closed.ids.ids.features.f).execute();
+    const rows = await ctx.db.selectFrom("comments").select("id").where("feature_id", "=", closed.ids.ids.features.f!).execute();
     expect(rows).toHaveLength(1);
   });
 
@@ -279,13 +282,15 @@ describe("settings close the comment routes", () => {
     });
     const h = { "X-VF-Anon": token };
     const base = `/api/v3/projects/${closed.slug}`;
-    const write = await ctx.send("POST", `${base}/features/${closed.ids.ids.features.f}/comments`, closed.secretKey, { content: "hi" }, h);
+    const write = await ctx.send("POST", `${base}/features/${closed.ids.ids.features.f!}/comments`, closed.secretKey, { content: "hi" }, h);
     expect(write.status).toBe(403);
     expect((await write.json()).error.code).toBe("not_allowed");
-    expect((await ctx.get(`${base}/features/${closed.ids.ids.features.f}/comments`, closed.secretKey, h)).status).toBe(200);
-    expect((await ctx.send("POST", `${base}/comments/${closed.ids.ids.comments.c}/like`, closed.secretKey, undefined, h)).status).toBe(200);
-    const del = await ctx.send("DELETE", `${base}/comments/${closed.ids.ids.comments.d}`, closed.secretKey, undefined, h);
+    expect((await ctx.get(`${base}/features/${closed.ids.ids.features.f!}/comments`, closed.secretKey, h)).status).toBe(200);
+    expect((await ctx.send("POST", `${base}/comments/${closed.ids.ids.comments.c!}/like`, closed.secretKey, undefined, h)).status).toBe(
+      200,
+    );
+    const del = await ctx.send("DELETE", `${base}/comments/${closed.ids.ids.comments.d!}`, closed.secretKey, undefined, h);
     expect(del.status).toBe(200);
-    expect((await del.json()).data).toEqual({ deleted: true, feature_id: closed.ids.ids.features.f, comment_count: 1 });
+    expect((await del.json()).data).toEqual({ deleted: true, feature_id: closed.ids.ids.features.f!, comment_count: 1 });
   });
 });

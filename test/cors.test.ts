@@ -6,7 +6,7 @@
  * project in the path decides, and /board accepts an origin some public project lists.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type ImportedProject, type TestContext, uniqueSlug } from "./harness.ts";
+import { createTestContext, type ImportedProject, type TestContext, uniqueSlug } from "./support/harness.ts";
 
 let ctx: TestContext;
 let p: ImportedProject;

@@ -12,7 +12,7 @@ import postgres from "postgres";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { TIME_LIMIT_MESSAGE } from "../src/app.ts";
 import { LOCK_CLASS } from "../src/lib/data/project-write-lock.ts";
-import { createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./harness.ts";
+import { createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./support/harness.ts";
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
 const LOCK_MS = 400;

@@ -16,7 +16,7 @@ import { DEMO_SLUG, loadDemoSnapshot } from "../src/admin/demo.ts";
 import { currentDemoDatabaseSources, demoDatabaseStaleness, preparedDemoDatabase } from "../src/admin/demo-database.ts";
 import { exportSnapshot, portableSnapshot } from "../src/admin/snapshot-export.ts";
 import { importSnapshot } from "../src/admin/snapshot-import.ts";
-import { createTestContext, demoSnapshotForTest, type Json, type TestContext } from "./harness.ts";
+import { createTestContext, demoSnapshotForTest, type Json, type TestContext } from "./support/harness.ts";
 
 const prepared = preparedDemoDatabase();
 const dir = mkdtempSync(join(tmpdir(), "fb-demo-database-test-"));

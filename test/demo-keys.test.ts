@@ -9,7 +9,7 @@ import { isLoopbackHost, wellKnownDemoKeysAllowed } from "../src/lib/rules/publi
 import { replaceWellKnownDemoKeys } from "../src/admin/demo-bootstrap.ts";
 import { DEMO_EMBED_KEY, DEMO_SECRET_KEY } from "../src/admin/demo.ts";
 import { hashSecret } from "../src/lib/rules/secrets.ts";
-import { createTestContext, type TestContext } from "./harness.ts";
+import { createTestContext, type TestContext } from "./support/harness.ts";
 
 let loopback: TestContext;
 let exposed: TestContext;

@@ -19,9 +19,9 @@ import { randomBytes } from "node:crypto";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebhookWorker } from "../src/events/webhook-worker.ts";
-import { postStripe, signStripe, stripeEvent, stripeSubscription, unix } from "./billing.fixture.ts";
-import { adminPath, allEvents, expectStatus, publicPath } from "./events.fixture.ts";
-import { createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
+import { postStripe, signStripe, stripeEvent, stripeSubscription, unix } from "./support/billing.fixture.ts";
+import { adminPath, allEvents, expectStatus, publicPath } from "./support/events.fixture.ts";
+import { createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
 import { type ReceivedRequest, startWebhookReceiver, type WebhookReceiver } from "./support/webhook-receiver.ts";
 
 const SSO_SECRET = `erasure-sso-${randomBytes(16).toString("hex")}`;

@@ -16,8 +16,8 @@ import {
   importEventsProject,
   publicPath,
   voterId,
-} from "./events.fixture.ts";
-import { buildSnapshot, createTestContext, type Json, type TestContext } from "./harness.ts";
+} from "./support/events.fixture.ts";
+import { buildSnapshot, createTestContext, type Json, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 

@@ -9,8 +9,8 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { milestoneAtOrBelow } from "../src/events/milestones.ts";
 import { eventPosition } from "../src/events/outbox.ts";
-import { allEvents } from "./events.fixture.ts";
-import { createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./harness.ts";
+import { allEvents } from "./support/events.fixture.ts";
+import { createTestContext, type ImportedProject, type SnapshotParts, type TestContext, uniqueSlug } from "./support/harness.ts";
 
 let ctx: TestContext;
 
@@ -22,7 +22,7 @@ afterAll(() => ctx.close());
 const VOTERS = 40;
 const REQUESTS = 600;
 
-function crowd(): Json {
+function crowd(): SnapshotParts {
   const slug = uniqueSlug("evrace");
   return {
     project: { slug },

@@ -25,8 +25,8 @@ import {
   importEventsProject,
   publicPath,
   voterId,
-} from "./events.fixture.ts";
-import { createTestContext, type Json, type TestContext } from "./harness.ts";
+} from "./support/events.fixture.ts";
+import { createTestContext, type Json, type TestContext } from "./support/harness.ts";
 import { type ReceivedRequest, startWebhookReceiver, type WebhookReceiver } from "./support/webhook-receiver.ts";
 
 /** Every type of the Events table but ping (which GET /events never lists). */

@@ -4,13 +4,21 @@
  * 422 naming the field, 403 voter_banned / not_allowed, 401 without identity.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSnapshot, createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./harness.ts";
+import {
+  buildSnapshot,
+  createTestContext,
+  type ImportedProject,
+  type Schemas,
+  type SnapshotParts,
+  type TestContext,
+  uniqueSlug,
+} from "./support/harness.ts";
 
 let ctx: TestContext;
 let project: ImportedProject;
 
 /** Voters ada, bob and banned ben with X-VF-Anon tokens unique to this project. */
-function withVoters(overrides: Json = {}): Json {
+function withVoters(overrides: SnapshotParts = {}): SnapshotParts {
   const slug = uniqueSlug("sugg");
   return {
     voters: [
@@ -120,7 +128,7 @@ describe("POST /features", () => {
     const path = `/api/v3/projects/${project.slug}/features`;
     for (const query of ["", "?scope=project", "?status=open", "?q=reviewed"]) {
       const listed = await (await ctx.get(`${path}${query}`, project.secretKey, as("ada", project))).json();
-      expect(listed.data.map((feature: Json) => feature.id)).not.toContain(data.id);
+      expect((listed.data as Schemas["FeatureObject"][]).map((feature) => feature.id)).not.toContain(data.id);
     }
     const own = await ctx.get(`${path}/${data.id}`, project.secretKey, as("ada", project));
     expect(own.status).toBe(200);
@@ -180,7 +188,7 @@ describe("POST /features", () => {
 
   it("answers 403 not_allowed when the roadmap has no open column", async () => {
     const roadmap = buildSnapshot().boards[0];
-    roadmap.columns = roadmap.columns.filter((column: Json) => column.status !== "open");
+    roadmap.columns = roadmap.columns.filter((column: { status: string }) => column.status !== "open");
     const noInbox = await ctx.importProject(withVoters({ boards: [roadmap] }));
     const response = await suggest(noInbox, { heading: "Nowhere", description: "x" });
     expect(response.status).toBe(403);

@@ -4,7 +4,7 @@
  * changed; plus access (secret key only) and idempotent replays.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
+import { createTestContext, type ImportedProject, type SnapshotParts, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 let p: ImportedProject;
@@ -18,7 +18,7 @@ beforeAll(async () => {
     slug: "mobile",
     columns: [{ ref: "m1", name: "Later", position: 0, is_votable: true }],
   };
-  const seed = (extra: Json = {}) => ({
+  const seed = (extra: SnapshotParts = {}) => ({
     boards: [
       {
         ref: "roadmap",
@@ -85,7 +85,8 @@ describe("422 naming the field, nothing changed", () => {
     const { ids } = p.ids;
     const f1 = ids.features.f1;
     const before = await featureRow(f1);
-    const cases: [Json, string][] = [
+    // Malformed on purpose: each breaks one bound or names an unknown field.
+    const cases: [unknown, string][] = [
       [{ column_id: other.ids.ids.columns["c-done"] }, "column_id"],
       [{ column_id: ids.columns.m1 }, "column_id"],
       [{ column_id: 999999 }, "column_id"],

@@ -4,8 +4,8 @@
  * every stored counter equal to its rows after each change.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { counterProblems, projectIdOf } from "./counters.invariants.ts";
-import { createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
+import { counterProblems, projectIdOf } from "./support/counters.invariants.ts";
+import { createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 beforeAll(async () => {

@@ -6,8 +6,8 @@
  * afterwards every counter equals COUNT / SUM of its rows (counters.invariants.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { counterProblems, projectIdOf } from "./counters.invariants.ts";
-import { createTestContext, type Json, type TestContext, uniqueSlug } from "./harness.ts";
+import { counterProblems, projectIdOf } from "./support/counters.invariants.ts";
+import { createTestContext, type TestContext, uniqueSlug } from "./support/harness.ts";
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -45,7 +45,7 @@ describe("owner changes racing voters", () => {
       column: i % 2 ? "c-planned" : "c-open",
       heading: `Feature ${i}`,
     }));
-    const votes: Json[] = [];
+    const votes: { voter: string; feature: string; created_at: string }[] = [];
     for (let v = 0; v < VOTERS; v++)
       for (let f = 0; f < FEATURES; f++)
         if (random() < 0.4)

@@ -4,7 +4,7 @@
  * show_archived, column -1), show_* nulls, weighted score, has_voted, meta arithmetic.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSnapshot, createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./harness.ts";
+import { buildSnapshot, createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./support/harness.ts";
 
 /** The X-VF-Anon token of a voter of a project built by richSnapshot (tokens are unique per database). */
 const tokenOf = (voter: string, project: ImportedProject) => ({ "X-VF-Anon": `anon-${voter}-${project.slug}` });

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
 import { MemoryIdempotencyStore } from "../src/store/memory.ts";
 import { type ClaimResult, type IdempotencyStore, IdempotencyStoreUnavailable, type StoredResponse } from "../src/store/store.types.ts";
-import { createTestContext, type ImportedProject, type TestContext } from "./harness.ts";
+import { createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
 
 const voter = { ref: "ada", anon_token: "anon-token-idem-fail-00000001", display_name: "Ada" };
 const features = [{ ref: "f1", board: "roadmap", column: "c-planned", heading: "Offline mode" }];

@@ -5,11 +5,11 @@
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashSecret } from "../src/lib/rules/secrets.ts";
-import { createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
+import { createTestContext, type Ids, type ImportedProject, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 let p: ImportedProject;
-let ids: Json;
+let ids: Ids;
 const SSO_SECRET = "identity-route-sso-secret-0123456789abcdef";
 const ADA = "anon-ada-identity-route-01";
 const BANNED = "anon-banned-identity-route-01";
@@ -118,7 +118,7 @@ describe("renewing an anonymous identity", () => {
       anon_token: ADA,
       display_name: "Ada",
       banned: false,
-      voted_feature_ids: [ids.features.f1, ids.features.f3].sort((a, b) => a - b),
+      voted_feature_ids: [ids.features.f1!, ids.features.f3!].sort((a, b) => a - b),
     });
   });
 

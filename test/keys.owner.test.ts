@@ -4,8 +4,8 @@
  * the very next request, including when the secret key regenerates itself.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { body, createTestContext, type ImportedProject, type TestContext } from "./harness.ts";
-import { expectStatus } from "./owner-accounts.fixture.ts";
+import { body, createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
+import { expectStatus } from "./support/owner-accounts.fixture.ts";
 
 let ctx: TestContext;
 

@@ -2,11 +2,11 @@
  * Limits and idempotency (contract, "Limits"): rate budgets and their headers, the body limit,
  * malformed JSON, and Idempotency-Key replays, conflicts and scoping.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { RedisIdempotencyStore } from "../src/store/idempotency.redis.ts";
 import { connectRedis, RedisRateLimiter } from "../src/store/redis.ts";
 import { createApp } from "../src/app.ts";
-import { awayFromWindowEdge, createTestContext, type ImportedProject, type TestContext } from "./harness.ts";
+import { createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
 
 const voters = [
   { ref: "ada", anon_token: "anon-token-ada-0000000000001", display_name: "Ada" },
@@ -21,6 +21,8 @@ beforeAll(async () => {
   project = await ctx.importProject({ voters, features });
 });
 afterAll(() => ctx.close());
+// Tests that count a budget pin the clock inside one window.
+afterEach(() => ctx.clock.release());
 
 const commentsPath = () => `/api/v3/projects/${project.slug}/features/${project.ids.ids.features.f1}/comments`;
 const countComments = async () =>
@@ -37,7 +39,7 @@ const countComments = async () =>
 describe("rate limits", () => {
   it("counts reads per key, sends X-RateLimit-* on every keyed response, and answers 429 with Retry-After", async () => {
     const { slug, secretKey } = await ctx.importProject();
-    await awayFromWindowEdge();
+    const now = ctx.clock.pinInsideWindow().getTime() / 1000;
     const path = `/api/v3/projects/${slug}`;
     const seen: Response[] = [];
     for (let i = 0; i < 5; i++) seen.push(await ctx.get(path, secretKey));
@@ -45,8 +47,8 @@ describe("rate limits", () => {
     expect(seen.map((r) => r.headers.get("X-RateLimit-Remaining"))).toEqual(["4", "3", "2", "1", "0"]);
     expect(seen[0]!.headers.get("X-RateLimit-Limit")).toBe("5");
     const reset = Number(seen[0]!.headers.get("X-RateLimit-Reset"));
-    expect(reset).toBeGreaterThan(Date.now() / 1000);
-    expect(reset).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 60);
+    expect(reset).toBeGreaterThan(now);
+    expect(reset).toBeLessThanOrEqual(Math.ceil(now) + 60);
 
     const refused = await ctx.get(path, secretKey);
     expect(refused.status).toBe(429);
@@ -60,9 +62,24 @@ describe("rate limits", () => {
     expect(write.headers.get("X-RateLimit-Limit")).toBe("100");
   });
 
+  it("counts budgets in windows of the app's clock: the next window starts a fresh budget", async () => {
+    const { slug, secretKey } = await ctx.importProject();
+    const start = ctx.clock.pinInsideWindow().getTime();
+    const path = `/api/v3/projects/${slug}`;
+    for (let i = 0; i < 5; i++) expect((await ctx.get(path, secretKey)).status).toBe(200);
+    const refused = await ctx.get(path, secretKey);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("Retry-After")).toBe("59");
+    ctx.clock.pin(start + 60_000);
+    const next = await ctx.get(path, secretKey);
+    expect(next.status).toBe(200);
+    expect(next.headers.get("X-RateLimit-Remaining")).toBe("4");
+    expect(Number(next.headers.get("X-RateLimit-Reset"))).toBe(Number(refused.headers.get("X-RateLimit-Reset")) + 60);
+  });
+
   it("gives the embed key a budget of its own", async () => {
     const { slug, secretKey, embedKey } = await ctx.importProject();
-    await awayFromWindowEdge();
+    ctx.clock.pinInsideWindow();
     for (let i = 0; i < 5; i++) await ctx.get(`/api/v3/projects/${slug}`, secretKey);
     const embed = await ctx.get(`/api/v3/projects/${slug}`, embedKey);
     expect(embed.status).toBe(200);
@@ -241,12 +258,12 @@ describe.runIf(Boolean(process.env.REDIS_URL))("two instances on one Postgres + 
     const redis = connectRedis(config.REDIS_URL!, config.REDIS_COMMAND_TIMEOUT_MS, config.REDIS_KEY_PREFIX);
     const second = createApp({
       ...ctx.deps,
-      rateLimiter: new RedisRateLimiter(redis, logger),
+      rateLimiter: new RedisRateLimiter(redis, logger, config.RATE_LIMIT_FALLBACK_FACTOR, () => ctx.clock.now().getTime()),
       idempotencyStore: new RedisIdempotencyStore(redis, logger),
     });
     try {
       const { slug, secretKey } = await ctx.importProject();
-      await awayFromWindowEdge();
+      ctx.clock.pinInsideWindow();
       const a = await ctx.get(`/api/v3/projects/${slug}`, secretKey);
       const b = await second.request(`/api/v3/projects/${slug}`, { headers: { "X-API-Key": secretKey } });
       expect(a.headers.get("X-RateLimit-Remaining")).toBe("4");

@@ -1,6 +1,6 @@
 /** POST /projects/{slug}/messages/{id}/dismiss and how dismissals shape the message list. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { body, createTestContext, type ImportedProject, type TestContext } from "./harness.ts";
+import { body, createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 let p: ImportedProject;

@@ -1,6 +1,6 @@
 /** GET /projects/{slug}/messages: MessageObject, targeting matrix, time window, order, paging, 422s. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { body, createTestContext, type ImportedProject, type TestContext } from "./harness.ts";
+import { body, createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 let p: ImportedProject;

@@ -4,8 +4,8 @@
  * owner writes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type ImportedProject, type TestContext } from "./harness.ts";
-import { expectInvalid, idsOf, owner, publicRead } from "./owner-content.fixture.ts";
+import { createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
+import { expectInvalid, idsOf, owner, publicRead } from "./support/owner-content.fixture.ts";
 
 let ctx: TestContext;
 let p: ImportedProject;

@@ -5,8 +5,8 @@
  * headers on the wire is declared on that operation's response, and the request headers are
  * declared where the contract takes them.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { awayFromWindowEdge, createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
 
 const CONTRACT_HEADERS = [
   "x-request-id",
@@ -31,6 +31,7 @@ beforeAll(async () => {
   document = await (await ctx.app.request("/api/v3/openapi.json")).json();
 });
 afterAll(() => ctx.close());
+afterEach(() => ctx.clock.release());
 
 /** The declared operation for a concrete path, matching path templates segment by segment. */
 function operationFor(method: string, path: string): Json {
@@ -85,7 +86,7 @@ describe("response headers in /openapi.json", () => {
     expect((await check("GET", base, ctx.get(base, "no-such-key"))).status).toBe(401);
 
     // Five writes against a budget of four, inside one rate window.
-    await awayFromWindowEdge(10);
+    ctx.clock.pinInsideWindow();
     const identity = await check("POST", `${base}/identity`, ctx.send("POST", `${base}/identity`, key));
     const voter = { "X-VF-Anon": (await identity.json()).data.anon_token, "Idempotency-Key": "headers-vote" };
     const vote = `${base}/features/${featureId}/vote`;

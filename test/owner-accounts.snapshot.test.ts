@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportSnapshot, portableSnapshot } from "../src/admin/snapshot-export.ts";
-import { createTestContext, type TestContext } from "./harness.ts";
-import { expectStatus, importAccounts } from "./owner-accounts.fixture.ts";
+import { createTestContext, type TestContext } from "./support/harness.ts";
+import { expectStatus, importAccounts } from "./support/owner-accounts.fixture.ts";
 
 let ctx: TestContext;
 

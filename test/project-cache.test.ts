@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { regenerateKey } from "../src/routes/keys/keys.owner.repository.ts";
 import { importSnapshot } from "../src/admin/snapshot-import.ts";
-import { buildSnapshot, createTestContext, type Json, type TestContext } from "./harness.ts";
+import { type Answer, body, buildSnapshot, createTestContext, type Schemas, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 
@@ -19,10 +19,10 @@ afterAll(async () => {
   await ctx.close();
 });
 
-const board = async (slug: string, key: string): Promise<Json> => {
+const board = async (slug: string, key: string): Promise<Schemas["BoardDocument"]> => {
   const response = await ctx.get(`/api/v3/projects/${slug}`, key);
   expect(response.status).toBe(200);
-  return (await response.json()).data;
+  return (await body<Answer<"/api/v3/projects/{slug}", "get">>(response)).data;
 };
 
 describe("project cache", () => {
@@ -45,8 +45,8 @@ describe("project cache", () => {
     const after = await board(snapshot.project.slug, key);
     expect(after.project.name).toBe("After");
     expect(after.display.show_votes).toBe(false);
-    expect(after.tags.map((tag: Json) => tag.name)).toEqual(["New tag"]);
-    expect(after.boards[0].name).toBe("Renamed roadmap");
+    expect(after.tags.map((tag) => tag.name)).toEqual(["New tag"]);
+    expect(after.boards[0]!.name).toBe("Renamed roadmap");
     const list = await ctx.get(`/api/v3/projects/${snapshot.project.slug}/features`, key);
     expect(list.status).toBe(200);
   });

@@ -10,7 +10,7 @@ import { compileOnlyDatabase } from "../db/connect.ts";
 import { QueryTemplate } from "../db/query-template.ts";
 import type { ProjectSettings } from "../db/schema.ts";
 import { visibilityShapeKey, visibleFeatureQuery } from "../src/routes/features/index.ts";
-import { createTestContext, type TestContext } from "./harness.ts";
+import { createTestContext, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 beforeAll(async () => {

@@ -5,8 +5,8 @@
  * public by itself (no request in between) while its answers sit in the shared read cache.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type ImportedProject, type TestContext } from "./harness.ts";
-import { expectInvalid, idsOf, importContentProject, owner, publicRead } from "./owner-content.fixture.ts";
+import { createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
+import { expectInvalid, idsOf, importContentProject, owner, publicRead } from "./support/owner-content.fixture.ts";
 
 let ctx: TestContext;
 let p: ImportedProject;

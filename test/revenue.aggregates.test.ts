@@ -7,8 +7,8 @@
  */
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { body, createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./harness.ts";
-import { fromScratch, revenueSnapshot } from "./revenue.fixture.ts";
+import { body, createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./support/harness.ts";
+import { fromScratch, revenueSnapshot } from "./support/revenue.fixture.ts";
 
 let ctx: TestContext;
 

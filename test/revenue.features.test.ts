@@ -4,8 +4,8 @@
  * onto the public routes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { body, createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
-import { revenueSnapshot } from "./revenue.fixture.ts";
+import { body, createTestContext, type Answer, type ImportedProject, type TestContext } from "./support/harness.ts";
+import { revenueSnapshot } from "./support/revenue.fixture.ts";
 
 let ctx: TestContext;
 let main: ImportedProject;
@@ -21,15 +21,17 @@ afterAll(() => ctx.close());
 const featureId = (ref: string) => main.ids.ids.features[ref] as number;
 const path = (query = "") => `/api/v3/projects/${main.slug}/revenue/features${query}`;
 
-async function listFeatures(query = ""): Promise<Json> {
+type RevenueFeatures = Answer<"/api/v3/projects/{slug}/revenue/features", "get">;
+
+async function listFeatures(query = ""): Promise<RevenueFeatures> {
   const response = await ctx.get(path(query), main.secretKey);
   expect(response.status).toBe(200);
   return body(response);
 }
 
-const refsOf = (envelope: Json) => {
+const refsOf = (envelope: RevenueFeatures) => {
   const byId = new Map(Object.entries(main.ids.ids.features).map(([ref, id]) => [id, ref]));
-  return envelope.data.map((f: Json) => byId.get(f.id));
+  return envelope.data.map((f) => byId.get(f.id));
 };
 
 const figures = (

@@ -14,8 +14,8 @@ import { CompiledQuery, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileOnlyDatabase } from "../db/connect.ts";
 import { listRevenueFeatures } from "../src/routes/revenue/revenue.features.repository.ts";
-import { body, createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
-import { fromScratch } from "./revenue.fixture.ts";
+import { body, createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
+import { fromScratch } from "./support/revenue.fixture.ts";
 
 const scale = Math.max(1, Number(process.env.REVENUE_SCALE ?? 1));
 const FEATURES = Math.round(120 * scale);

@@ -1,7 +1,7 @@
 /** GET /projects/{slug}/voters (contract, "Revenue"): objects, filters, order, votes cut, meta. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { body, createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
-import { heavyVoterSnapshot, revenueSnapshot } from "./revenue.fixture.ts";
+import { body, createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
+import { heavyVoterSnapshot, revenueSnapshot } from "./support/revenue.fixture.ts";
 
 let ctx: TestContext;
 let main: ImportedProject;

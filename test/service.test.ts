@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type TestContext } from "./harness.ts";
+import { createTestContext, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 const installedBundle = createRequire(import.meta.url).resolve("@scalar/api-reference/browser/standalone.js");

@@ -5,8 +5,8 @@
  */
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { body, createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
-import { SSO_SECRET, expectStatus, importAccounts } from "./owner-accounts.fixture.ts";
+import { body, createTestContext, type ImportedProject, type Schemas, type TestContext } from "./support/harness.ts";
+import { SSO_SECRET, expectStatus, importAccounts } from "./support/owner-accounts.fixture.ts";
 
 let ctx: TestContext;
 
@@ -137,12 +137,13 @@ describe("owner settings", () => {
 
   it("takes effect on the very next public read (features list, board document)", async () => {
     const { project, ids } = await seed();
-    const list = async () => (await expectStatus(await ctx.get(pub(project, "/features"), project.secretKey), 200)).data;
-    expect((await list()).find((f: Json) => f.id === ids.features.f1).vote_count).toBe(3);
+    const list = async (): Promise<Schemas["FeatureObject"][]> =>
+      (await expectStatus(await ctx.get(pub(project, "/features"), project.secretKey), 200)).data;
+    expect((await list()).find((f) => f.id === ids.features.f1)?.vote_count).toBe(3);
     const documentBefore = (await expectStatus(await ctx.get(pub(project, ""), project.secretKey), 200)).data;
     expect(documentBefore.project.name).toBe("Test project");
     await expectStatus(await patch(project, { name: "Now public", settings: { show_votes: false } }), 200);
-    expect((await list()).find((f: Json) => f.id === ids.features.f1).vote_count).toBeNull();
+    expect((await list()).find((f) => f.id === ids.features.f1)?.vote_count).toBeNull();
     const documentAfter = (await expectStatus(await ctx.get(pub(project, ""), project.secretKey), 200)).data;
     expect(documentAfter.project.name).toBe("Now public");
     await expectStatus(await patch(project, { is_private: true }), 200);
@@ -167,7 +168,8 @@ describe("owner settings", () => {
 
   it("answers 422 naming the field (nested ones by path), refuses unknown keys, changes nothing", async () => {
     const { project } = await seed();
-    const cases: [Json, string][] = [
+    // Malformed on purpose: each breaks one bound or names an unknown field.
+    const cases: [unknown, string][] = [
       [{ slug: "other" }, "slug"],
       [{ plan: "free" }, "plan"],
       [{ sso_secret_set: false }, "sso_secret_set"],

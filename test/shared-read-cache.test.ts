@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
 import type { AppDeps } from "../src/lib/http/context.ts";
-import { createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
+import { createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 

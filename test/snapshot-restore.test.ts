@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportSnapshot } from "../src/admin/snapshot-export.ts";
 import { importSnapshot } from "../src/admin/snapshot-import.ts";
 import { WebhookWorker } from "../src/events/webhook-worker.ts";
-import { createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./harness.ts";
-import { counterProblems, expectStatus } from "./owner-accounts.fixture.ts";
+import { createTestContext, type Answer, body, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./support/harness.ts";
+import { counterProblems, expectStatus } from "./support/owner-accounts.fixture.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "./support/webhook-receiver.ts";
 
 let ctx: TestContext;
@@ -49,7 +49,7 @@ const feature = (ref: string): number => project.ids.ids.features[ref];
 
 async function send(method: string, path: string, anon: string, body?: unknown) {
   const response = await ctx.send(method, `${base()}${path}`, project.secretKey, body, { "X-VF-Anon": anon });
-  return { status: response.status, body: (await response.json()) as Json };
+  return { status: response.status, body: (await response.json()) as { data: { id: number } & Record<string, unknown> } };
 }
 
 /** What a restore must give back: the features with their counters, a feature's comments, a voter's identity. */
@@ -58,7 +58,11 @@ async function state(anon: string) {
   const comments = await ctx.get(`${base()}/features/${feature("open")}/comments?per_page=100`, project.embedKey);
   const identity = await send("POST", "/identity", anon);
   expect([features.status, comments.status, identity.status]).toEqual([200, 200, 200]);
-  return { features: (await features.json()).data, comments: (await comments.json()).data, identity: identity.body.data };
+  return {
+    features: (await body<Answer<"/api/v3/projects/{slug}/features", "get">>(features)).data,
+    comments: (await body<Answer<"/api/v3/projects/{slug}/features/{id}/comments", "get">>(comments)).data,
+    identity: identity.body.data,
+  };
 }
 
 describe("export -> import --replace", () => {
@@ -85,8 +89,8 @@ describe("export -> import --replace", () => {
     await importSnapshot(ctx.db, exported, { replace: true });
     const after = await state(cy);
     expect(after).toEqual(before);
-    expect(after.features.find((f: Json) => f.id === feature("open"))).toMatchObject({ vote_count: 2 });
-    expect(after.comments.map((c: Json) => c.id)).toEqual([comment.body.data.id]);
+    expect(after.features.find((f) => f.id === feature("open"))).toMatchObject({ vote_count: 2 });
+    expect(after.comments.map((c) => c.id)).toEqual([comment.body.data.id]);
 
     // The file's token, the minted one and both keys still work for writes.
     expect((await send("DELETE", `/features/${feature("open")}/vote`, ada)).status).toBe(200);

@@ -9,7 +9,7 @@ import { serve, type ServerType } from "@hono/node-server";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { secureHeaderValues, staticHeadersMiddleware } from "../src/middleware/static-headers.ts";
-import { awayFromWindowEdge, createTestContext, type ImportedProject, type TestContext } from "./harness.ts";
+import { createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 let project: ImportedProject;
@@ -79,7 +79,7 @@ describe("static response headers", () => {
       const { slug, secretKey } = await limited.importProject();
       const key = { "X-API-Key": secretKey };
       const board = `/api/v3/projects/${slug}`;
-      await awayFromWindowEdge();
+      limited.clock.pinInsideWindow();
       const first = await fetch(`${own.base}${board}`, { headers: key });
       const etag = first.headers.get("ETag")!;
       await first.arrayBuffer();

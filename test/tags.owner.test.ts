@@ -1,7 +1,7 @@
 /** Owner tag routes (owner-api-v3.md, Routes /tags; TagObject): happy paths, errors, public effect. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type ImportedProject, type TestContext } from "./harness.ts";
-import { expectInvalid, idsOf, importContentProject, owner, publicRead } from "./owner-content.fixture.ts";
+import { createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
+import { expectInvalid, idsOf, importContentProject, owner, publicRead } from "./support/owner-content.fixture.ts";
 
 let ctx: TestContext;
 let p: ImportedProject;

@@ -4,8 +4,8 @@
  * from its voters, revenue figures following at once while public scores keep cast weights.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { body, createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
-import { counterProblems, expectStatus, importAccounts } from "./owner-accounts.fixture.ts";
+import { body, createTestContext, type Answer, type ImportedProject, type TestContext } from "./support/harness.ts";
+import { counterProblems, expectStatus, importAccounts } from "./support/owner-accounts.fixture.ts";
 
 let ctx: TestContext;
 
@@ -111,8 +111,8 @@ describe("owner tiers", () => {
     const f1 = () =>
       ctx
         .get(`/api/v3/projects/${project.slug}/revenue/features?sort=votes`, project.secretKey)
-        .then(body)
-        .then((e) => e.data.find((f: Json) => f.id === ids.features.f1));
+        .then((response) => body<Answer<"/api/v3/projects/{slug}/revenue/features", "get">>(response))
+        .then((e) => e.data.find((f) => f.id === ids.features.f1));
     expect(await f1()).toMatchObject({ weighted_votes: 9, mrr_cents: 24800 });
     const patched = await expectStatus(
       await ctx.send("PATCH", admin(project, `/tiers/${ids.tiers.pro}`), project.secretKey, {
@@ -142,7 +142,8 @@ describe("owner tiers", () => {
 
   it("answers 422 naming the field for every bound, and unknown fields; nothing changes", async () => {
     const { project, ids } = await seed();
-    const cases: [Json, string][] = [
+    // Malformed on purpose: each breaks one bound or names an unknown field.
+    const cases: [unknown, string][] = [
       [{ mrr_cents: 1 }, "name"],
       [{ name: "x" }, "mrr_cents"],
       [{ name: " ", mrr_cents: 1 }, "name"],

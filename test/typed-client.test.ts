@@ -15,7 +15,7 @@ import openapiTS, { astToString } from "openapi-typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importSnapshot } from "../src/admin/snapshot-import.ts";
 import type { paths } from "./generated/api-types.ts";
-import { createTestContext, demoSnapshotForTest, type Json, type TestContext } from "./harness.ts";
+import { createTestContext, demoSnapshotForTest, type Json, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 let slug: string;

@@ -5,8 +5,8 @@
  */
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { body, createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
-import { counterProblems, expectStatus, SSO_SECRET, importAccounts } from "./owner-accounts.fixture.ts";
+import { body, createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
+import { counterProblems, expectStatus, SSO_SECRET, importAccounts } from "./support/owner-accounts.fixture.ts";
 
 let ctx: TestContext;
 

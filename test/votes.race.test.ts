@@ -4,7 +4,7 @@
  */
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./harness.ts";
+import { createTestContext, type ImportedProject, type SnapshotParts, type TestContext, uniqueSlug } from "./support/harness.ts";
 
 let ctx: TestContext;
 
@@ -14,7 +14,7 @@ beforeAll(async () => {
 afterAll(() => ctx.close());
 
 /** `count` voters v0.. (the first `heavy` on a tier with multiplier 3) and one open feature. */
-function crowd(count: number, heavy: number, votes: Json[] = []): Json {
+function crowd(count: number, heavy: number, votes: { voter: string; feature: string }[] = []): SnapshotParts {
   const slug = uniqueSlug("race");
   return {
     project: { slug, settings: { score_is_weighted: true } },
@@ -33,9 +33,21 @@ function send(project: ImportedProject, method: "POST" | "DELETE", voter: number
     .then(async (response) => ({ status: response.status, body: await response.json() }));
 }
 
+/** A ledger row: stored counters and what the rows say (all integers). */
+interface Ledger {
+  vote_count: number;
+  weighted_score: number;
+  trending_score: number | null;
+  rows: number;
+  weights: number;
+  voter_count: number;
+  distinct_voters: number;
+  voters_off: number;
+}
+
 /** The feature's stored counters next to what the vote rows say they should be. */
 async function ledger(project: ImportedProject) {
-  const { rows } = await sql<Json>`SELECT f.vote_count, f.weighted_score, f.trending_score,
+  const { rows } = await sql<Ledger>`SELECT f.vote_count, f.weighted_score, f.trending_score,
       (SELECT count(*)::int FROM votes v WHERE v.feature_id = f.id) AS rows,
       (SELECT coalesce(sum(v.weight), 0)::int FROM votes v WHERE v.feature_id = f.id) AS weights,
       (SELECT coalesce(sum(c.voter_count), 0)::int FROM project_voter_counts c WHERE c.project_id = p.id) AS voter_count,
@@ -43,7 +55,7 @@ async function ledger(project: ImportedProject) {
       (SELECT count(*)::int FROM voters r WHERE r.project_id = p.id
         AND r.vote_count <> (SELECT count(*) FROM votes v WHERE v.voter_id = r.id)) AS voters_off
     FROM features f JOIN projects p ON p.id = f.project_id WHERE f.id = ${project.ids.ids.features.hot}`.execute(ctx.db);
-  return rows[0];
+  return rows[0]!;
 }
 
 describe("parallel votes", () => {

@@ -5,12 +5,19 @@
  */
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./harness.ts";
+import {
+  createTestContext,
+  type ImportedProject,
+  type Schemas,
+  type SnapshotParts,
+  type TestContext,
+  uniqueSlug,
+} from "./support/harness.ts";
 
 let ctx: TestContext;
 
 /** Voters ada (tier x3), bob, ben (banned), cy; features across votable and closed columns. */
-function voteSnapshot(settings: Json = {}, extra: Json = {}): Json {
+function voteSnapshot(settings: Record<string, unknown> = {}, extra: SnapshotParts = {}): SnapshotParts {
   const slug = uniqueSlug("vote");
   return {
     project: { slug, settings },
@@ -52,12 +59,19 @@ const withdraw = (p: ImportedProject, f: number | string, voter: string | null =
 
 /** Stored counters of a feature, of a voter, and of the project, read from the database. */
 async function counters(project: ImportedProject, feature: string, voter: string) {
-  const row = await sql<Json>`SELECT f.vote_count, f.weighted_score, f.trending_score,
+  const row = await sql<{
+    vote_count: number;
+    weighted_score: number;
+    trending_score: number | null;
+    rows: number;
+    voter_votes: number;
+    voter_count: number;
+  }>`SELECT f.vote_count, f.weighted_score, f.trending_score,
       (SELECT count(*)::int FROM votes WHERE feature_id = f.id) AS rows,
       (SELECT v.vote_count FROM voters v WHERE v.public_id = ${project.ids.ids.voters[voter]}) AS voter_votes,
       (SELECT coalesce(sum(c.voter_count), 0)::int FROM project_voter_counts c WHERE c.project_id = p.id) AS voter_count
     FROM features f JOIN projects p ON p.id = f.project_id WHERE f.id = ${fid(project, feature)}`.execute(ctx.db);
-  return row.rows[0];
+  return row.rows[0]!;
 }
 
 beforeAll(async () => {
@@ -178,7 +192,10 @@ describe("vote and withdraw", () => {
     );
     await vote(project, fid(project, "planned"), "ada");
     const listed = await (await ctx.get(`/api/v3/projects/${project.slug}/features?sort=trending`, project.secretKey)).json();
-    expect(listed.data.map((feature: Json) => feature.id).slice(0, 2)).toEqual([fid(project, "planned"), fid(project, "open")]);
+    expect((listed.data as Schemas["FeatureObject"][]).map((feature) => feature.id).slice(0, 2)).toEqual([
+      fid(project, "planned"),
+      fid(project, "open"),
+    ]);
   });
 });
 

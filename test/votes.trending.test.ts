@@ -6,7 +6,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { voteExponent } from "../src/lib/rules/trending.ts";
-import { createTestContext, type ImportedProject, type TestContext } from "./harness.ts";
+import { createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 let project: ImportedProject;

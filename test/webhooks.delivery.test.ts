@@ -16,8 +16,8 @@ import { sendDelivery } from "../src/events/attempt.ts";
 import type { ClaimedDelivery } from "../src/events/deliveries.repository.ts";
 import { generateWebhookSecret } from "../src/events/signing.ts";
 import { WebhookWorker } from "../src/events/webhook-worker.ts";
-import { createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
-import { expectStatus } from "./owner-accounts.fixture.ts";
+import { createTestContext, type ImportedProject, type Json, type Schemas, type TestContext } from "./support/harness.ts";
+import { expectStatus } from "./support/owner-accounts.fixture.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "./support/webhook-receiver.ts";
 
 let ctx: TestContext;
@@ -51,8 +51,14 @@ async function projectId(project: ImportedProject): Promise<number> {
   return row.id;
 }
 
-async function createWebhook(project: ImportedProject, body: Json, trusted: WebhookReceiver = receiver): Promise<Json> {
-  const created = (await expectStatus(await ctx.send("POST", admin(project, "/webhooks"), project.secretKey, body), 201)).data;
+async function createWebhook(
+  project: ImportedProject,
+  body: Partial<Schemas["CreateWebhookBody"]> & { url: string },
+  trusted: WebhookReceiver = receiver,
+): Promise<Schemas["WebhookWithSecretObject"]> {
+  const created: Schemas["WebhookWithSecretObject"] = (
+    await expectStatus(await ctx.send("POST", admin(project, "/webhooks"), project.secretKey, body), 201)
+  ).data;
   trusted.trust(created.secret);
   return created;
 }
@@ -68,7 +74,7 @@ const featureEvent = (n: number, type: NewEvent["type"] = "feature.created"): Ne
   object: { id: n, heading: `Feature ${n}` },
 });
 
-async function deliveries(project: ImportedProject, webhookId: number, query = ""): Promise<Json[]> {
+async function deliveries(project: ImportedProject, webhookId: number, query = ""): Promise<Schemas["DeliveryObject"][]> {
   const page = await expectStatus(
     await ctx.get(admin(project, `/webhooks/${webhookId}/deliveries?per_page=100${query}`), project.secretKey),
     200,
@@ -311,7 +317,7 @@ describe("webhook delivery", () => {
       // The owner fixes the receiver, enables the webhook and redelivers a failed delivery.
       broken = false;
       await expectStatus(await ctx.send("PATCH", admin(project, `/webhooks/${created.id}`), project.secretKey, { enabled: true }), 200);
-      const [failed] = await deliveries(project, created.id, "&status=failed");
+      const failed = (await deliveries(project, created.id, "&status=failed"))[0]!;
       const queued = await expectStatus(
         await ctx.send("POST", admin(project, `/webhooks/${created.id}/deliveries/${failed.id}/redeliver`), project.secretKey),
         202,
@@ -398,7 +404,7 @@ describe("webhook delivery", () => {
       });
       for (const delivery of hugeLog) {
         expect(delivery.last_error).toMatch(/^HTTP 500: x+$/);
-        expect(delivery.last_error.length).toBeLessThanOrEqual(310);
+        expect(delivery.last_error!.length).toBeLessThanOrEqual(310);
         expect(delivery.last_duration_ms).toBeLessThan(1000);
       }
       // The client stopped reading after the excerpt: no 10 MB answer was written whole.
@@ -575,9 +581,9 @@ describe("the worker's life cycle", () => {
       await second.stop(200);
       const stopMs = performance.now() - started;
       expect(stopMs).toBeLessThan(1500);
-      const [delivery] = await deliveries(project, created.id);
+      const delivery = (await deliveries(project, created.id))[0]!;
       expect(delivery).toMatchObject({ status: "pending", attempts: 1, last_error: "attempt interrupted: worker stopped" });
-      expect(Date.parse(delivery.next_attempt_at)).toBeLessThanOrEqual(Date.now() + 1000);
+      expect(Date.parse(delivery.next_attempt_at!)).toBeLessThanOrEqual(Date.now() + 1000);
       const row = await ctx.db
         .selectFrom("webhook_deliveries")
         .select("claim_token")

@@ -9,8 +9,8 @@ import { sql } from "kysely";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventPosition } from "../src/events/outbox.ts";
-import { createTestContext, type ImportedProject, type Json, type TestContext } from "./harness.ts";
-import { expectStatus } from "./owner-accounts.fixture.ts";
+import { createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
+import { expectStatus } from "./support/owner-accounts.fixture.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "./support/webhook-receiver.ts";
 
 let ctx: TestContext;

@@ -3,7 +3,7 @@
  * not even one whose transaction committed after a later-numbered one) and its id format.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type TestContext } from "../../test/harness.ts";
+import { createTestContext, type TestContext } from "../../test/support/harness.ts";
 import { committedEvents, eventId, eventPosition, recordEvents } from "./outbox.ts";
 
 let ctx: TestContext;

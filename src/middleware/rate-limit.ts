@@ -25,7 +25,7 @@ export function budgetFor(config: Config, keyKind: "secret" | "embed", isRead: b
 
 export function rateLimitMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const { config, rateLimiter, caches } = c.get("deps");
+    const { config, rateLimiter, caches, now } = c.get("deps");
     const key = c.get("apiKey");
     const projectId = c.get("project").id;
     const isRead = c.req.method === "GET" || c.req.method === "HEAD";
@@ -47,7 +47,7 @@ export function rateLimitMiddleware(): MiddlewareHandler<AppEnv> {
     c.header("X-RateLimit-Remaining", String(result.remaining));
     c.header("X-RateLimit-Reset", String(result.resetAt));
     if (!result.allowed) {
-      const retryAfter = Math.max(1, Math.ceil(result.resetAt - Date.now() / 1000));
+      const retryAfter = Math.max(1, Math.ceil(result.resetAt - now().getTime() / 1000));
       throw new ApiError("rate_limited", `the ${isRead ? "read" : "write"} budget of ${limit} requests a minute is spent`, {
         headers: { "Retry-After": String(retryAfter) },
       });

@@ -89,21 +89,27 @@ function revisionKeys(projectId: number): { content: string; lookups: string } {
  * request reads both in one round trip (consumeReadingRevisions).
  */
 export class RedisRateLimiter implements RateLimiter, ContentRevisions {
-  private readonly fallback = new MemoryRateLimiter();
+  private readonly fallback: MemoryRateLimiter;
   private readonly failures: FailureLog;
 
+  /**
+   * `fallbackFactor` scales each budget while Redis does not answer (RATE_LIMIT_FALLBACK_FACTOR);
+   * `now` (Unix milliseconds) places requests in windows, for this adapter and its fallback.
+   */
   constructor(
     private readonly redis: Redis,
     logger: Logger,
     private readonly fallbackFactor = 1,
+    private readonly now: () => number = Date.now,
   ) {
+    this.fallback = new MemoryRateLimiter(now);
     this.failures = new FailureLog(logger, "rate limiter: Redis unavailable, using the per-process fallback");
     redis.defineCommand("fbConsume", { numberOfKeys: 1, lua: CONSUME_SCRIPT });
     redis.defineCommand("fbConsumeReadRevision", { numberOfKeys: 3, lua: CONSUME_READ_REVISION_SCRIPT });
   }
 
   private window(windowSeconds: number): { window: number; resetAt: number } {
-    const window = Math.floor(Date.now() / 1000 / windowSeconds);
+    const window = Math.floor(this.now() / 1000 / windowSeconds);
     return { window, resetAt: (window + 1) * windowSeconds };
   }
 

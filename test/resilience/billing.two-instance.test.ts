@@ -6,9 +6,9 @@
  * time order; a body of 1 MB + 1 byte over a real connection is 413 with Connection: close.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signStripe, stripeEvent, stripeSubscription, unix, vendorId } from "../billing.fixture.ts";
-import type { Json } from "../harness.ts";
-import { accountsSnapshot } from "../owner-accounts.fixture.ts";
+import { signStripe, stripeEvent, stripeSubscription, unix, vendorId } from "../support/billing.fixture.ts";
+import type { Json } from "../support/harness.ts";
+import { accountsSnapshot } from "../support/owner-accounts.fixture.ts";
 import { json, send } from "./support/http.ts";
 import { startServer, type ServerInstance } from "./support/server.ts";
 import { startStack, type Stack } from "./support/stack.ts";

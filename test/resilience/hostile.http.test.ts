@@ -13,7 +13,7 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../db/connect.ts";
 import { createApp } from "../../src/app.ts";
-import { createTestContext } from "../harness.ts";
+import { createTestContext } from "../support/harness.ts";
 import { expectError, expectNoSecrets } from "./support/assertions.ts";
 import { json, send } from "./support/http.ts";
 import { idsOf } from "./support/seed.ts";

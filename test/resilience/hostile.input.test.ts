@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../db/connect.ts";
 import { createApp } from "../../src/app.ts";
 import { createLogger } from "../../src/deps.ts";
-import { createTestContext, type ImportedProject, type TestContext } from "../harness.ts";
+import { createTestContext, type ImportedProject, type TestContext } from "../support/harness.ts";
 import { expectEnvelope, expectError, expectNoLeak } from "./support/assertions.ts";
 import { idsOf } from "./support/seed.ts";
 import { recordCount } from "./support/tally.ts";

@@ -7,7 +7,7 @@
  */
 import { JSDOM } from "jsdom";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type ImportedProject, type TestContext } from "../harness.ts";
+import { createTestContext, type ImportedProject, type TestContext } from "../support/harness.ts";
 import { idsOf } from "./support/seed.ts";
 import { recordCount } from "./support/tally.ts";
 

@@ -6,8 +6,8 @@
  * a ban, key regeneration (embed and secret), a tier change, a voter's erasure.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accountsSnapshot, type AccountsTokens } from "../owner-accounts.fixture.ts";
-import type { ImportedProject, Json } from "../harness.ts";
+import { accountsSnapshot, type AccountsTokens } from "../support/owner-accounts.fixture.ts";
+import type { ImportedProject, Json } from "../support/harness.ts";
 import { json, send } from "./support/http.ts";
 import { startServer, type ServerInstance } from "./support/server.ts";
 import { startStack, type Stack } from "./support/stack.ts";

@@ -6,9 +6,9 @@
  * PROJECT_CACHE_SECONDS), so only the revision and the publication time can retire them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ImportedProject } from "../harness.ts";
-import { contentSnapshot } from "../owner-content.fixture.ts";
-import { buildSnapshot } from "../harness.ts";
+import type { ImportedProject } from "../support/harness.ts";
+import { contentSnapshot } from "../support/owner-content.fixture.ts";
+import { buildSnapshot } from "../support/harness.ts";
 import { json, send } from "./support/http.ts";
 import { idsOf } from "./support/seed.ts";
 import { startServer, type ServerInstance } from "./support/server.ts";

@@ -9,7 +9,7 @@
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type ImportedProject, type TestContext } from "../harness.ts";
+import { createTestContext, type ImportedProject, type TestContext } from "../support/harness.ts";
 import { expectEnvelope, expectError } from "./support/assertions.ts";
 import { idsOf } from "./support/seed.ts";
 import { recordCount } from "./support/tally.ts";

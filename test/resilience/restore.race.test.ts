@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportSnapshot } from "../../src/admin/snapshot-export.ts";
-import { buildSnapshot } from "../harness.ts";
+import { buildSnapshot } from "../support/harness.ts";
 import { type AdminRun, runAdmin } from "./support/admin.ts";
 import { type HttpRequest, json, send, startLoad } from "./support/http.ts";
 import { counterMismatches } from "./support/invariants.ts";

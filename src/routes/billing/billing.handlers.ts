@@ -24,14 +24,14 @@ const WINDOW_SECONDS = 60;
  * written, whether or not a project has it, so the answer is the same for unknown slugs.
  */
 async function spendBudget(c: Context<AppEnv>, slug: string): Promise<void> {
-  const { config, rateLimiter } = c.get("deps");
+  const { config, rateLimiter, now } = c.get("deps");
   const limit = config.RATE_LIMIT_BILLING_PER_MINUTE;
   const result = await rateLimiter.consume(`billing:${slug}`, limit, WINDOW_SECONDS);
   c.header("X-RateLimit-Limit", String(result.limit));
   c.header("X-RateLimit-Remaining", String(result.remaining));
   c.header("X-RateLimit-Reset", String(result.resetAt));
   if (!result.allowed) {
-    const retryAfter = Math.max(1, Math.ceil(result.resetAt - Date.now() / 1000));
+    const retryAfter = Math.max(1, Math.ceil(result.resetAt - now().getTime() / 1000));
     throw new ApiError("rate_limited", `the project's billing budget of ${limit} events a minute is spent`, {
       headers: { "Retry-After": String(retryAfter) },
     });

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { migrateToLatest, openDatabase, type DatabaseHandle } from "../../../db/connect.ts";
 import { importSnapshot } from "../../../src/admin/snapshot-import.ts";
-import { buildSnapshot, type ImportedProject, type Json } from "../../harness.ts";
+import { buildSnapshot, type ImportedProject, type Json } from "../../support/harness.ts";
 import type { WorkloadProject } from "./workload.ts";
 
 export interface Seeder {

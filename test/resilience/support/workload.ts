@@ -4,7 +4,7 @@
  * identity mints. `acceptable` says which answers count as the request succeeding;
  * `acceptableWithoutSharedStore` while Redis is down, when keyed writes cannot claim their key.
  */
-import type { ImportedProject } from "../../harness.ts";
+import type { ImportedProject } from "../../support/harness.ts";
 import type { HttpRequest, LoadSample } from "./http.ts";
 
 export interface WorkloadProject extends ImportedProject {

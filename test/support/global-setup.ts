@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
 import type { TestProject } from "vitest/node";
-import { migrateToLatest, openDatabase } from "../db/connect.ts";
+import { migrateToLatest, openDatabase } from "../../db/connect.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -22,7 +22,7 @@
  *   f7 Tie break   open, effort null     ada hal            2  5  2 0  9800 Pro (1-1, same mrr, lower id)
  */
 import { sql } from "kysely";
-import type { Db } from "../db/connect.ts";
+import type { Db } from "../../db/connect.ts";
 import type { Json } from "./harness.ts";
 
 export const FEATURE_REFS = ["f1", "f2", "f3", "f4", "f5", "f6", "f7"] as const;

@@ -7,8 +7,8 @@
  * rebuild_feature_tier_votes would compute them). Empty when exact.
  */
 import { sql } from "kysely";
-import type { Db } from "../db/connect.ts";
-import { trendingFromVotes } from "../src/lib/rules/trending.ts";
+import type { Db } from "../../db/connect.ts";
+import { trendingFromVotes } from "../../src/lib/rules/trending.ts";
 
 export async function counterProblems(db: Db, projectId: number): Promise<string[]> {
   const { rows } = await sql<{ problem: string }>`

@@ -2,26 +2,52 @@
  * Test harness: one app per test file on the storage set-up the environment names. With
  * DATABASE_URL unset it is the embedded default (PGlite in memory, in-process stores); with
  * DATABASE_URL / REDIS_URL set (CI's second run) it is real Postgres + Redis, on the fresh
- * database test/global-setup.ts created for this run. Tests seed their own projects through
+ * database test/support/global-setup.ts created for this run. Tests seed their own projects through
  * the snapshot importer with unique slugs and never rely on ids or order from another test.
  */
 import { randomBytes } from "node:crypto";
-import { sql } from "kysely";
 import { inject } from "vitest";
-import { openDatabase, migrateToLatest, type DatabaseHandle } from "../db/connect.ts";
-import { loadDemoSnapshot } from "../src/admin/demo.ts";
-import { importSnapshot } from "../src/admin/snapshot-import.ts";
-import { createApp } from "../src/app.ts";
-import { type Config, parseConfig } from "../src/config.ts";
-import { createLogger } from "../src/deps.ts";
-import { createAppCaches, listenForCacheInvalidation } from "../src/lib/data/app-caches.ts";
-import type { AppDeps } from "../src/lib/http/context.ts";
-import { Readiness } from "../src/lib/readiness.ts";
-import { MemoryIdempotencyStore, MemoryRateLimiter } from "../src/store/memory.ts";
-import { RedisIdempotencyStore } from "../src/store/idempotency.redis.ts";
-import { connectRedis, RedisRateLimiter } from "../src/store/redis.ts";
+import { openDatabase, type DatabaseHandle } from "../../db/connect.ts";
+import { loadDemoSnapshot } from "../../src/admin/demo.ts";
+import { importSnapshot } from "../../src/admin/snapshot-import.ts";
+import type { IdMap } from "../../src/admin/snapshot.schema.ts";
+import { createApp } from "../../src/app.ts";
+import { type Config, parseConfig } from "../../src/config.ts";
+import { createLogger, type OpenedDeps, openDeps } from "../../src/deps.ts";
 
+import type { components, paths } from "../generated/api-types.ts";
+
+/** Untyped JSON: what a file not yet typed through the generated client reads answers as. */
 export type Json = any;
+
+/**
+ * Parts of a snapshot (snapshot spec) merged over buildSnapshot's: top-level sections, and
+ * `project` merged one level deep. Deliberately loose: tests also import invalid snapshots.
+ */
+export type SnapshotParts = { project?: Record<string, unknown> } & Record<string, unknown>;
+
+/** A snapshot import's ids by kind and ref (snapshot spec, "Id map"). */
+export type Ids = IdMap["ids"];
+
+/** The OpenAPI document's schemas (test/generated/api-types.ts, made by `npm run openapi`). */
+export type Schemas = components["schemas"];
+/** The error envelope of a public route (contract, "Errors"). */
+export type ErrorAnswer = Schemas["ErrorEnvelope"];
+/** The error envelope of an owner route (owner-api-v3.md, "Common rules"). */
+export type OwnerErrorAnswer = Schemas["OwnerErrorEnvelope"];
+type HttpMethod = "get" | "put" | "post" | "delete" | "patch";
+type JsonContent<R> = R extends { content: { "application/json": infer B } } ? B : never;
+/**
+ * The JSON body the OpenAPI document gives the answer `S` (default 200) of `M` on path `P`, e.g.
+ * `Answer<"/api/v3/projects/{slug}/features", "get">`: the envelope with its typed `data`.
+ */
+export type Answer<P extends keyof paths, M extends HttpMethod, S extends number = 200> = paths[P][M] extends {
+  responses: infer R;
+}
+  ? S extends keyof R
+    ? JsonContent<R[S]>
+    : never
+  : never;
 
 export interface ImportedProject {
   slug: string;
@@ -33,10 +59,12 @@ export interface ImportedProject {
 
 export interface TestContext {
   app: ReturnType<typeof createApp>;
-  deps: AppDeps;
-  db: AppDeps["db"];
+  deps: OpenedDeps;
+  db: OpenedDeps["db"];
   /** Imports a snapshot built from `overrides` (see `buildSnapshot`) and returns its keys and ids. */
-  importProject(overrides?: Partial<Json>): Promise<ImportedProject>;
+  importProject(overrides?: SnapshotParts): Promise<ImportedProject>;
+  /** The app's clock (system time until a test pins it). */
+  clock: TestClock;
   /** app.request with the key header set; `headers` adds or overrides. */
   get(path: string, key: string, headers?: Record<string, string>): Promise<Response>;
   send(method: string, path: string, key: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
@@ -49,16 +77,40 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
-/** A random slug no other test uses. */
-/**
- * Budgets are counted in fixed one-minute windows (Unix time / 60): a burst that straddles a
- * window's end is counted in two. Waits until the current window has `seconds` left.
- */
-export async function awayFromWindowEdge(seconds = 10): Promise<void> {
-  const left = 60 - ((Date.now() / 1000) % 60);
-  if (left < seconds) await new Promise((resolve) => setTimeout(resolve, left * 1000 + 50));
+/** The clock the app and its rate limiters read (AppDeps.now), which a test may stop. */
+export interface TestClock {
+  now(): Date;
+  /** Stops the clock at `at` (a Date or Unix milliseconds) until release(). */
+  pin(at: Date | number): void;
+  /**
+   * Budgets are counted in fixed windows (Unix time / `windowSeconds`): pins the clock one
+   * second into the window the system clock is in, so that a burst is counted in one window
+   * however long it takes, and returns that instant.
+   */
+  pinInsideWindow(windowSeconds?: number): Date;
+  /** Follows the system clock again. */
+  release(): void;
 }
 
+function createTestClock(): TestClock {
+  let pinned: number | undefined;
+  return {
+    now: () => new Date(pinned ?? Date.now()),
+    pin(at) {
+      pinned = typeof at === "number" ? at : at.getTime();
+    },
+    pinInsideWindow(windowSeconds = 60) {
+      const windowMs = windowSeconds * 1000;
+      pinned = Math.floor(Date.now() / windowMs) * windowMs + 1000;
+      return new Date(pinned);
+    },
+    release() {
+      pinned = undefined;
+    },
+  };
+}
+
+/** A random slug no other test uses. */
 export function uniqueSlug(prefix = "t"): string {
   return `${prefix}-${randomBytes(6).toString("hex")}`;
 }
@@ -73,7 +125,7 @@ export function randomKey(kind: "sk" | "ek"): string {
  * c-progress in_progress, c-done, c-denied denied and not votable), a secret and an embed key,
  * with `overrides` merged over the top level (project is merged one level deep).
  */
-export function buildSnapshot(overrides: Partial<Json> = {}): Json {
+export function buildSnapshot(overrides: SnapshotParts = {}): Json {
   const { project, ...rest } = overrides;
   return {
     format: "feedback-board-snapshot/1",
@@ -139,14 +191,17 @@ async function openTestDatabase(config: Config): Promise<{ handle: DatabaseHandl
     };
     return { handle: await openDatabase({ DATABASE_URL: config.DATABASE_URL, poolSize: 5, limits }), owned: true };
   }
-  sharedPglite ??= openDatabase({ PGLITE_DIR: "memory://" }).then(async (opened) => {
-    await migrateToLatest(opened.db);
-    return opened;
-  });
+  // openDeps migrates it.
+  sharedPglite ??= openDatabase({ PGLITE_DIR: "memory://" });
   return { handle: await sharedPglite, owned: false };
 }
 
-/** Opens the database, stores and app for one test file. */
+/**
+ * Opens the database, stores and app for one test file, with the server's own openDeps
+ * (src/deps.ts) so that every dependency and setting reaches tests as it reaches the server.
+ * `configOverrides` are environment variables over the test defaults (huge rate budgets,
+ * silent logs) and over the storage set-up the environment names.
+ */
 export async function createTestContext(configOverrides: Record<string, string> = {}): Promise<TestContext> {
   const databaseUrl = process.env.DATABASE_URL ? (inject("testDatabaseUrl") as string) : undefined;
   const config = parseConfig({
@@ -156,38 +211,20 @@ export async function createTestContext(configOverrides: Record<string, string> 
     RATE_LIMIT_WRITES_PER_MINUTE: "100000",
     RATE_LIMIT_EMBED_READS_PER_MINUTE: "100000",
     RATE_LIMIT_EMBED_WRITES_PER_MINUTE: "100000",
-    ...configOverrides,
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: `fbtest:${randomBytes(6).toString("hex")}:` } : {}),
+    ...configOverrides,
   });
   const { handle, owned } = await openTestDatabase(config);
-  const logger = createLogger("silent");
-  const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, config.REDIS_COMMAND_TIMEOUT_MS, config.REDIS_KEY_PREFIX) : undefined;
-  const idempotencyRedis = config.REDIS_URL
-    ? connectRedis(config.REDIS_URL, config.REDIS_IDEMPOTENCY_TIMEOUT_MS, config.REDIS_KEY_PREFIX)
-    : undefined;
-  const rateLimiter = redis ? new RedisRateLimiter(redis, logger) : new MemoryRateLimiter();
-  const caches = createAppCaches(config);
-  // As in production (src/deps.ts): admin changes made anywhere clear this app's caches.
-  const stopListening = await listenForCacheInvalidation(handle.listen, caches);
-  const deps: AppDeps = {
-    db: handle.db,
-    config,
-    logger,
-    rateLimiter,
-    contentRevisions: rateLimiter,
-    idempotencyStore: idempotencyRedis ? new RedisIdempotencyStore(idempotencyRedis, logger) : new MemoryIdempotencyStore(),
-    caches,
-    now: () => new Date(),
-    // As in production (src/deps.ts): the database and the rate limiter's Redis connection.
-    readiness: new Readiness({ database: () => sql`select 1`.execute(handle.db), redis: redis ? () => redis.ping() : undefined }),
-  };
+  const clock = createTestClock();
+  const deps = await openDeps(config, createLogger(config.LOG_LEVEL), { database: handle, now: () => clock.now() });
   const app = createApp(deps);
   const db = handle.db;
   return {
     app,
     deps,
     db,
+    clock,
     async importProject(overrides = {}) {
       const snapshot = buildSnapshot(overrides);
       const ids = await importSnapshot(db, snapshot, {});
@@ -214,17 +251,16 @@ export async function createTestContext(configOverrides: Record<string, string> 
       await deps.contentRevisions.bump(project.id, { lookups: true });
     },
     async close() {
-      await stopListening();
-      await deps.rateLimiter.close();
-      await deps.idempotencyStore.close();
-      redis?.disconnect();
-      idempotencyRedis?.disconnect();
+      await deps.close();
       if (owned) await handle.close();
     },
   };
 }
 
-/** Parses a response body as the envelope, asserting nothing. */
-export async function body(response: Response): Promise<Json> {
-  return response.json();
+/**
+ * Parses a response body, asserting nothing. Name its type (`Answer<...>`, `ErrorAnswer`) to
+ * have what a test reads checked against the OpenAPI document.
+ */
+export async function body<T = Json>(response: Response): Promise<T> {
+  return (await response.json()) as T;
 }

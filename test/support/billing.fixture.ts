@@ -14,7 +14,7 @@ import { createHmac, randomBytes } from "node:crypto";
 import { sql } from "kysely";
 import Stripe from "stripe";
 import { expect } from "vitest";
-import type { Db } from "../db/connect.ts";
+import type { Db } from "../../db/connect.ts";
 import type { ImportedProject, Json, TestContext } from "./harness.ts";
 import { accountsSnapshot, expectStatus } from "./owner-accounts.fixture.ts";
 
