@@ -1,21 +1,18 @@
 /**
  * Entry point (`npm start`): parse config, open and migrate the database, load the demo
- * project when the database holds none, serve, and shut down gracefully on SIGTERM/SIGINT
- * (in-flight requests finish, new connections are refused, exit 0 within the grace period).
+ * project when the database holds none, serve (createServer, src/http-server.ts), and shut down
+ * gracefully on SIGTERM/SIGINT (in-flight requests finish, new connections are refused, exit 0
+ * within the grace period).
  */
-import type { Server as HttpServer } from "node:http";
-import { serve } from "@hono/node-server";
 import { ZodError } from "zod";
 import { pgliteDatabaseExists } from "../db/connect.ts";
-import { createApp } from "./app.ts";
 import { type Config, parseConfig } from "./config.ts";
 import { createLogger, openDeps } from "./deps.ts";
 import { type DemoProject, demoProject, ensureDemoProject, replaceWellKnownDemoKeys } from "./admin/demo-bootstrap.ts";
 import { wellKnownDemoKeysAllowed } from "./lib/rules/published-demo-keys.ts";
 import { describeDemoCounts, preparedDemoDatabase } from "./admin/demo-database.ts";
-import { httpServerOptions, listenFailureLine } from "./lib/runtime/node-http.ts";
-import { BACKGROUND_TASKS } from "./background-tasks.ts";
-import { startWebhookWorker } from "./events/webhook-worker.ts";
+import { listenFailureLine } from "./lib/runtime/node-http.ts";
+import { createServer } from "./http-server.ts";
 
 /** Prints one line on stderr (no stack trace) and exits 1: for failures the operator fixes. */
 function fail(line: string): never {
@@ -102,74 +99,37 @@ if (demo) {
   }
 }
 
-const app = createApp(deps);
-// Webhook dispatcher, delivery worker and periodic tasks (WEBHOOK_WORKER=off leaves them to `npm run worker`).
-const worker = config.WEBHOOK_WORKER === "on" ? await startWebhookWorker(deps, { tasks: BACKGROUND_TASKS }) : undefined;
-let listening = false;
-// serve() is typed for HTTP/2 too; this server is always HTTP/1.1 (no createServer option).
-const server = serve(
-  {
-    fetch: app.fetch,
-    port: config.PORT,
-    hostname: config.HOST,
-    serverOptions: httpServerOptions(config),
-    // The body middleware discards what the app leaves unread (middleware/request-body.ts); the
-    // library's own clean-up closes a kept-alive connection whose body is slower than 500 ms.
-    autoCleanupIncoming: false,
-  },
-  (info) => {
-    listening = true;
-    const startupMs = Math.round(performance.now() - started);
-    logger.info(
-      {
-        port: info.port,
-        host: config.HOST,
-        database: config.DATABASE_URL ? "postgres" : "pglite",
-        redis: Boolean(config.REDIS_URL),
-        startup_ms: startupMs,
-      },
-      "listening",
-    );
-    progress(`ready in ${(startupMs / 1000).toFixed(1)} s: http://${config.HOST}:${info.port}/api/v3`);
-  },
-) as HttpServer;
-server.on("error", (error: NodeJS.ErrnoException) => {
-  if (!listening) fail(listenFailureLine(error, config.HOST, config.PORT));
-  logger.error({ err: error }, "server error");
-});
+const server = createServer(deps);
+try {
+  const address = await server.start();
+  const startupMs = Math.round(performance.now() - started);
+  logger.info(
+    {
+      port: address.port,
+      host: config.HOST,
+      database: config.DATABASE_URL ? "postgres" : "pglite",
+      redis: Boolean(config.REDIS_URL),
+      startup_ms: startupMs,
+    },
+    "listening",
+  );
+  progress(`ready in ${(startupMs / 1000).toFixed(1)} s: http://${config.HOST}:${address.port}/api/v3`);
+} catch (error) {
+  fail(listenFailureLine(error as NodeJS.ErrnoException, config.HOST, config.PORT));
+}
 
 let stopping = false;
-// While stopping, every response closes its keep-alive connection: otherwise a busy client's
-// connection stays open (and keeps being served) until the grace period runs out. Prepended so it
-// runs before hono's handler, which may answer a cached read synchronously.
-server.prependListener("request", (_req, res) => {
-  if (stopping && !res.headersSent) res.setHeader("Connection", "close");
-});
-
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   logger.info({ signal }, "shutting down: finishing in-flight requests");
-  const deadline = setTimeout(() => {
-    logger.warn("grace period over; closing remaining connections");
-    server.closeAllConnections();
-    // A request still waiting on the database keeps deps.close() from returning: stop anyway.
-    setTimeout(() => process.exit(0), 250).unref();
-  }, config.SHUTDOWN_GRACE_SECONDS * 1000);
-  deadline.unref();
-  // server.close() closes the connections idle at this moment only; a keep-alive connection whose
-  // last answer was already on its way becomes idle later, so keep closing idle ones until done.
-  server.closeIdleConnections();
-  const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
-  idleSweep.unref();
-  // Attempts under way get half the grace period (at most 5 s), then give their claims back.
-  const workerStopped = worker?.stop(Math.min(5000, config.SHUTDOWN_GRACE_SECONDS * 500));
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  clearInterval(idleSweep);
-  await workerStopped;
-  await deps.close();
-  clearTimeout(deadline);
-  logger.info("stopped");
+  const { graceful } = await server.stop();
+  if (graceful) {
+    logger.info("stopped");
+    return;
+  }
+  // A request still waiting on the database may keep the event loop alive: stop anyway.
+  setTimeout(() => process.exit(0), 250).unref();
 }
 
 process.on("SIGTERM", () => void shutdown("SIGTERM"));

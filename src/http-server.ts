@@ -1,0 +1,113 @@
+/**
+ * createServer(deps): the app served over Node HTTP with the webhook worker beside it, as one
+ * object that starts and stops, so start-up and graceful shutdown are tested in process
+ * (test/http-server.test.ts) and the entry point (src/server.ts) only adds configuration, the
+ * demo and signals.
+ */
+import type { Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { createApp } from "./app.ts";
+import { BACKGROUND_TASKS } from "./background-tasks.ts";
+import type { OpenedDeps } from "./deps.ts";
+import { startWebhookWorker, type WebhookWorker } from "./events/webhook-worker.ts";
+import { httpServerOptions } from "./lib/runtime/node-http.ts";
+
+export interface BoardServer {
+  /** The application (createApp(deps)); requests can also be made in process with app.request. */
+  app: ReturnType<typeof createApp>;
+  /**
+   * Starts the webhook worker (unless WEBHOOK_WORKER=off) and listens on config.HOST and
+   * config.PORT (0: any free port). Resolves with the bound address; rejects with the listen
+   * error (EADDRINUSE, EACCES...).
+   */
+  start(): Promise<AddressInfo>;
+  /**
+   * Graceful shutdown: refuses new connections, lets in-flight requests finish (each answer
+   * closes its keep-alive connection), stops the worker (attempts under way get half the grace
+   * period, at most 5 s), then closes the deps. After SHUTDOWN_GRACE_SECONDS the remaining
+   * connections are closed. Resolves `{ graceful }`: false when the grace period ran out (the
+   * entry point then exits without waiting for the deps).
+   */
+  stop(): Promise<{ graceful: boolean }>;
+}
+
+/** Builds the server of `deps`; nothing listens until start(). */
+export function createServer(deps: OpenedDeps): BoardServer {
+  const { config, logger } = deps;
+  const app = createApp(deps);
+  let server: HttpServer | undefined;
+  let worker: WebhookWorker | undefined;
+  let stopping: Promise<{ graceful: boolean }> | undefined;
+  let closing = false;
+
+  async function start(): Promise<AddressInfo> {
+    worker = config.WEBHOOK_WORKER === "on" ? await startWebhookWorker(deps, { tasks: BACKGROUND_TASKS }) : undefined;
+    return new Promise<AddressInfo>((resolve, reject) => {
+      // serve() is typed for HTTP/2 too; this server is always HTTP/1.1 (no createServer option).
+      const listening = serve(
+        {
+          fetch: app.fetch,
+          port: config.PORT,
+          hostname: config.HOST,
+          serverOptions: httpServerOptions(config),
+          // The body middleware discards what the app leaves unread (middleware/request-body.ts);
+          // the library's own clean-up closes a kept-alive connection whose body is slower than 500 ms.
+          autoCleanupIncoming: false,
+        },
+        (info) => resolve(info),
+      ) as HttpServer;
+      server = listening;
+      listening.once("error", reject);
+      listening.on("error", (error) => logger.error({ err: error }, "server error"));
+      // While stopping, every response closes its keep-alive connection: otherwise a busy
+      // client's connection stays open (and keeps being served) until the grace period runs out.
+      // Prepended so it runs before hono's handler, which may answer a cached read synchronously.
+      listening.prependListener("request", (_req, res) => {
+        if (closing && !res.headersSent) res.setHeader("Connection", "close");
+      });
+    });
+  }
+
+  async function shutdown(): Promise<{ graceful: boolean }> {
+    closing = true;
+    let graceful = true;
+    let expired: () => void = () => {};
+    const deadlinePassed = new Promise<void>((resolve) => {
+      expired = resolve;
+    });
+    const deadline = setTimeout(() => {
+      graceful = false;
+      logger.warn("grace period over; closing remaining connections");
+      server?.closeAllConnections();
+      expired();
+    }, config.SHUTDOWN_GRACE_SECONDS * 1000);
+    deadline.unref();
+    // server.close() closes the connections idle at this moment only; a keep-alive connection
+    // whose last answer was already on its way becomes idle later, so keep closing idle ones.
+    server?.closeIdleConnections();
+    const idleSweep = setInterval(() => server?.closeIdleConnections(), 100);
+    idleSweep.unref();
+    const workerStopped = worker?.stop(Math.min(5000, config.SHUTDOWN_GRACE_SECONDS * 500));
+    if (server) {
+      const closed = server;
+      await new Promise<void>((resolve) => closed.close(() => resolve()));
+    }
+    clearInterval(idleSweep);
+    await workerStopped;
+    // A request still waiting on the database keeps deps.close() from returning: past the
+    // deadline the caller gets its answer without waiting for it.
+    await Promise.race([deps.close(), deadlinePassed]);
+    clearTimeout(deadline);
+    return { graceful };
+  }
+
+  return {
+    app,
+    start,
+    stop: () => {
+      stopping ??= shutdown();
+      return stopping;
+    },
+  };
+}
