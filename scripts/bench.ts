@@ -3,9 +3,9 @@
  * starts the API in production mode as a child process (Postgres + Redis, every middleware on,
  * rate budgets raised so the limiter still runs), measures the hot routes with autocannon (warm-up,
  * then a fixed time at 32 connections) next to a bare Hono ceiling app, checks the counters after
- * the vote + withdraw cycle, samples the server's RSS, prints a table and writes it into README.md.
+ * the vote + withdraw cycle, samples the server's RSS, prints a table and writes it into docs/benchmarks.md.
  *
- * Flags: --quick (small project only, 3 s per route, README untouched unless --readme),
+ * Flags: --quick (small project only, 3 s per route, docs/benchmarks.md untouched unless --readme),
  * --reuse (keep fb_bench if the projects are there), --only=<text> (routes whose name contains
  * it), --seconds=N, --connections=N, --no-readme.
  * Env: BENCH_PG (server URL, default postgres://postgres@127.0.0.1:5432), BENCH_DB (fb_bench),
@@ -437,8 +437,8 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${report}\n`);
   const writeIt = !flags["no-readme"] && (!quick || flags.readme) && flags.only === undefined;
   if (writeIt) {
-    writeReadme("README.md", report);
-    log("README.md: bench section updated");
+    writeReadme("docs/benchmarks.md", report);
+    log("docs/benchmarks.md: bench section updated");
   }
 }
 

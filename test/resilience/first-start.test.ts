@@ -2,11 +2,12 @@
  * First start on the embedded default (hardening item 12): the real server process on an empty
  * PGlite directory with DEMO=auto, as `npm start` on a fresh clone runs it. It prints its
  * progress, serves the demo board (from the prepared demo database) within a generous bound,
- * and answers every curl example of the README (each ```sh block with curl, run by bash as
- * pasted, every answer 2xx: test/resilience/support/readme.ts); a second start on the same directory opens the
- * database as it is. The measured seconds and memory are printed for the report.
+ * and answers every curl example of README.md and docs/*.md, not docs/contract/ (each ```sh
+ * block with curl, run by bash as pasted, in file order, every answer 2xx:
+ * test/resilience/support/readme.ts); a second start on the same directory opens the database as
+ * it is. The measured seconds and memory are printed for the report.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -16,9 +17,17 @@ import { readmeCurlBlocks, runBlock } from "./support/readme.ts";
 import { trackTempDir } from "./support/processes.ts";
 import { type ServerInstance, startServer } from "./support/server.ts";
 
+const root = new URL("../..", import.meta.url).pathname;
+
+/** README.md, then docs/*.md in name order (the contract copies in docs/contract/ are not examples). */
+function documentationFiles(): string[] {
+  const docs = readdirSync(join(root, "docs")).filter((name) => name.endsWith(".md"));
+  return ["README.md", ...docs.sort().map((name) => `docs/${name}`)];
+}
+
 const dir = mkdtempSync(join(tmpdir(), "fb-first-start-"));
 trackTempDir(dir);
-// The README's webhook examples use a local receiver, which needs WEBHOOK_ALLOW_PRIVATE_URLS (it says so).
+// The webhook examples (docs/webhooks.md) use a local receiver, which needs WEBHOOK_ALLOW_PRIVATE_URLS (they say so).
 const env = { DEMO: "auto", PGLITE_DIR: join(dir, "data"), WEBHOOK_ALLOW_PRIVATE_URLS: "true" };
 const headers = { "X-API-Key": DEMO_SECRET_KEY };
 const api = `/api/v3/projects/${DEMO_SLUG}`;
@@ -81,13 +90,20 @@ describe("first start on an empty embedded database", () => {
     }
   });
 
-  it("runs every curl example of the README as pasted, each answered 2xx", () => {
-    const blocks = readmeCurlBlocks(new URL("../../README.md", import.meta.url).pathname);
-    // The tour, taking part, owner's guide, events, webhooks and billing set-up at least.
-    expect(blocks.length).toBeGreaterThanOrEqual(7);
-    for (const block of blocks) {
+  it("runs every curl example of the README and docs/ as pasted, each answered 2xx", () => {
+    const files = documentationFiles();
+    const blocks = files.flatMap((file) => readmeCurlBlocks(join(root, file)).map((block) => ({ file, block })));
+    // The tour and taking part (README), the owner's guide, events, webhooks, billing set-up, health.
+    expect(blocks.filter(({ file }) => file === "README.md").length).toBeGreaterThanOrEqual(2);
+    for (const file of ["docs/owners-guide.md", "docs/webhooks.md", "docs/billing.md", "docs/operations.md"]) {
+      expect(
+        blocks.some((found) => found.file === file),
+        file,
+      ).toBe(true);
+    }
+    for (const { file, block } of blocks) {
       const result = runBlock(block, server!.origin);
-      expect(result.status, `README.md block at line ${block.line}:\n${result.output.slice(-2000)}`).toBe(0);
+      expect(result.status, `${file} block at line ${block.line}:\n${result.output.slice(-2000)}`).toBe(0);
     }
     // The blocks ran synchronously: kept-alive sockets the server closed meanwhile are stale.
     resetAgents();
