@@ -97,7 +97,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     if (status !== 0) {
       process.stderr.write(
         "openapi:diff: the document breaks clients of the released contract (above). If the change is " +
-          "intended, follow the release procedure in the README and run `npm run openapi:release`.\n",
+          "intended, follow the release procedure in docs/testing.md and run `npm run openapi:release`.\n",
       );
     }
     process.exitCode = status;

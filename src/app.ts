@@ -28,7 +28,7 @@ import { createServiceRouter } from "./routes/service/index.ts";
 
 export const API_PREFIX = "/api/v3";
 
-/** The message of a request stopped by a database time limit (src/lib/transaction.ts isTimeLimit). */
+/** The message of a request stopped by a database time limit (src/lib/data/transaction.ts isTimeLimit). */
 export const TIME_LIMIT_MESSAGE =
   "the database was busy (a lock or time limit was reached); nothing was written, safe to retry in a few seconds";
 

@@ -116,7 +116,7 @@ const configSchema = z.object({
       }
       return Object.freeze(delays);
     }),
-  /** Deliveries ending failed in a row (see README) that disable a webhook (`failing`). The spec's 100. */
+  /** Deliveries ending failed in a row (docs/webhooks.md) that disable a webhook (`failing`). The spec's 100. */
   WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(1).default(100),
   /**
    * Postgres session bounds of the server's and the worker's connections, in milliseconds (0 =
@@ -125,7 +125,7 @@ const configSchema = z.object({
    * statement after DATABASE_STATEMENT_TIMEOUT_MS, and a session that stays idle inside a
    * transaction (a frozen or stalled instance holding locks) is ended by Postgres after
    * DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS, which releases its locks. The request that hits one
-   * answers 500 internal with nothing written (README, "Database time limits").
+   * answers 500 internal with nothing written (docs/operations.md, "Database time limits").
    */
   DATABASE_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).default(5000),
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(15_000),

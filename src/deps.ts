@@ -8,7 +8,7 @@ import { type DatabaseHandle, migrateToLatest, openDatabase, pgliteDatabaseExist
 import type { Config } from "./config.ts";
 import type { AppDeps } from "./lib/http/context.ts";
 import { createAppCaches, listenForCacheInvalidation } from "./lib/data/app-caches.ts";
-import { type Probe, Readiness } from "./lib/readiness.ts";
+import { type Probe, Readiness } from "./lib/data/readiness.ts";
 import { MemoryIdempotencyStore, MemoryRateLimiter } from "./store/memory.ts";
 import { RedisIdempotencyStore } from "./store/idempotency.redis.ts";
 import { connectRedis, RedisRateLimiter } from "./store/redis.ts";

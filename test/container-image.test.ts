@@ -1,5 +1,5 @@
 /**
- * The container image (Dockerfile; README, "Container image"), read without a Docker engine:
+ * The container image (Dockerfile; docs/operations.md, "Container image"), read without a Docker engine:
  * a supported Node LTS in every stage and package.json "engines" saying the same, the unprivileged
  * `node` user, the compiled server as the command, and never the demo's published keys: HOST is
  * 0.0.0.0 there, so DEMO must not be `public`, and the start code must replace published keys off

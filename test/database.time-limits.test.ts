@@ -1,5 +1,5 @@
 /**
- * Database session bounds (README, "Database time limits"; src/config.ts DATABASE_*_MS): a write
+ * Database session bounds (docs/operations.md, "Database time limits"; src/config.ts DATABASE_*_MS): a write
  * blocked by a row lock that another session holds gives up after the lock or statement bound and
  * answers the contract's retryable error (contract, "Errors": 500 internal, safe to retry) with
  * nothing written, and its Idempotency-Key is free for the retry; a holder that stays idle in its
@@ -129,7 +129,7 @@ describe.skipIf(!onPostgres)("a write racing a replace that outlasts the bounds"
     const project = await ctx.importProject(snapshot());
     const featureId: number = project.ids.ids.features.f;
     const projectId = (await ctx.db.selectFrom("projects").select("id").where("slug", "=", project.slug).executeTakeFirstOrThrow()).id;
-    // What import --replace holds for as long as it writes (src/lib/project-write-lock.ts).
+    // What import --replace holds for as long as it writes (src/lib/data/project-write-lock.ts).
     const client = postgres(inject("testDatabaseUrl") as string, { max: 1, onnotice: () => {} });
     const session = await client.reserve();
     await session`BEGIN`;

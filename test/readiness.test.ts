@@ -1,10 +1,10 @@
 /**
- * The readiness probe's bounds (src/lib/readiness.ts, README "Health and readiness"): at most one
+ * The readiness probe's bounds (src/lib/data/readiness.ts, docs/operations.md, "Health and readiness"): at most one
  * probe in flight per dependency whatever the number of callers, each caller answered within the
  * bound counted from when that probe started, and a failure reported as such.
  */
 import { describe, expect, it } from "vitest";
-import { Readiness } from "../src/lib/readiness.ts";
+import { Readiness } from "../src/lib/data/readiness.ts";
 
 /** A probe that hangs until released, counting its calls. */
 function hangingProbe() {

@@ -2,7 +2,7 @@
  * The stored revenue aggregates (feature_tier_votes, kept by triggers) stay exact: after voters
  * move between tiers, churn, gain or lose an override, a tier's amount or multiplier changes, a
  * tier, voter or feature is deleted, and under parallel votes, the stored rows equal a
- * from-scratch aggregation of the votes and GET /revenue/features equals the README definitions
+ * from-scratch aggregation of the votes and GET /revenue/features equals the definitions of docs/decisions.md
  * computed from scratch.
  */
 import { sql } from "kysely";

@@ -1,5 +1,5 @@
 /**
- * The revenue routes on a generated dataset (contract, "Revenue"; README "Revenue figures"):
+ * The revenue routes on a generated dataset (contract, "Revenue"; docs/decisions.md, "Revenue reporting"):
  * two projects sharing the votes table, one where 75% of the voters have a tier and one where
  * 20% do, filled in bulk by SQL (so the stored aggregates are kept by their triggers alone).
  * Every page of GET /revenue/features, in every sort, must list every feature once, in the
@@ -88,7 +88,7 @@ async function allPages(project: ImportedProject, sort: string): Promise<{ rows:
   }
 }
 
-/** The order each sort defines (README "Revenue figures"), ties by id ascending. */
+/** The order each sort defines (docs/decisions.md, "Revenue reporting"), ties by id ascending. */
 function expectedOrder(sort: string, figures: Json[], effort: Map<number, number | null>): number[] {
   const key = (row: Json): number => {
     switch (sort) {

@@ -84,7 +84,7 @@ describe("GET /openapi.json", () => {
     const operations = Object.values(document.paths as Record<string, Record<string, any>>).flatMap((item) => Object.values(item));
     const contractRoutes = [
       "get /health",
-      // Not in the contract: the readiness probe beside it (README, "Health and readiness").
+      // Not in the contract: the readiness probe beside it (docs/operations.md, "Health and readiness").
       "get /ready",
       "get /openapi.json",
       "get /docs",

@@ -1,6 +1,6 @@
 /**
  * Owner settings routes (owner-api-v3.md, GET/PATCH /settings, Rule 8): SettingsObject with
- * write-only secrets, nested objects merged key by key (README choice), changes shown by the very
+ * write-only secrets, nested objects merged key by key (docs/decisions.md), changes shown by the very
  * next public read, an SSO secret change that retires old tokens while voters keep their history.
  */
 import { SignJWT } from "jose";

@@ -1,6 +1,6 @@
 /**
  * Owner tier routes (owner-api-v3.md, /tiers): TierObject with voter_count, create, partial
- * update, price ids unique per project across tiers (README choice), deletion clearing the tier
+ * update, price ids unique per project across tiers (docs/decisions.md), deletion clearing the tier
  * from its voters, revenue figures following at once while public scores keep cast weights.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * The stored trending score stays exact through vote and withdrawal (README, "Features": each
+ * The stored trending score stays exact through vote and withdrawal (docs/decisions.md, "Features": each
  * vote decays with a 3-day half-life), including when a new vote dwarfs much older ones so a
  * plain log-space subtraction would cancel them out.
  */

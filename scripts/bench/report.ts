@@ -1,8 +1,8 @@
 /**
  * The bench's output: one markdown table (route, project, req/s, p50, p99, bytes, ratio to the
- * ceiling, large/small ratio) plus the run's facts, printed and written into README.md between
+ * ceiling, large/small ratio) plus the run's facts, printed and written into docs/benchmarks.md between
  * `<!-- bench:start -->` and `<!-- bench:end -->` (a "## Benchmarks" section is appended when
- * the markers are missing; nothing else in the README is touched).
+ * the markers are missing; nothing else in the file is touched).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 
@@ -55,7 +55,7 @@ export function renderTable(rows: Row[], ceiling: number): string {
   return lines.join("\n");
 }
 
-/** Table plus facts, as printed and as stored in the README. */
+/** Table plus facts, as printed and as stored in docs/benchmarks.md. */
 export function renderReport(rows: Row[], facts: RunFacts): string {
   return [
     `Last run: ${facts.date}, \`nproc\` = ${facts.nproc} (${facts.cpu}); the server (production mode, child process),`,

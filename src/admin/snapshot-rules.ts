@@ -124,7 +124,7 @@ export function checkVoters(doc: SnapshotDocument, tiers: Map<string, number>, r
   });
 }
 
-/** Tables whose rows a snapshot may give database ids for (spec, "Restores" and "Webhooks, merges..."; boards: README). */
+/** Tables whose rows a snapshot may give database ids for (spec, "Restores" and "Webhooks, merges..."; boards: docs/decisions.md). */
 export type IdTable = "boards" | "columns" | "tags" | "tiers" | "features" | "comments" | "releases" | "messages" | "webhooks";
 
 /** Every row of `doc` that may carry an `id`, by table, with its JSON path (`features[3]`). */

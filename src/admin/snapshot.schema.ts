@@ -179,7 +179,7 @@ const columnSchema = z.object({
 const boardSchema = z.object({
   ref,
   /**
-   * Beyond the spec's list (README): the API shows custom boards' ids (the roadmap is board 0),
+   * Beyond the spec's list (docs/decisions.md): the API shows custom boards' ids (the roadmap is board 0),
    * and a write racing a restore may hold any board's row id.
    */
   id: rowId,
@@ -222,7 +222,7 @@ const voterSchema = z.object({
 
 /**
  * What an unmerge needs of a merged feature (spec, "Webhooks, merges and engagement"; owner Rule
- * 2). Beyond the spec's fields (README): `previous_linked_feature`, the duplicate link the feature
+ * 2). Beyond the spec's fields (docs/decisions.md): `previous_linked_feature`, the duplicate link the feature
  * had before the merge (an unmerge puts it back when the merge replaced it), and
  * `kept_vote_times`, the cast times of the votes of kept voters that only the merge record holds,
  * so that an unmerge after a restore gives back votes with their times (trending) exactly.
@@ -340,7 +340,7 @@ const knownEventTypes: ReadonlySet<string> = new Set(EVENT_TYPES);
 /**
  * The owner's webhook (spec, "Webhooks, merges and engagement"; owner-api-v3.md, "Webhooks"), its
  * secrets as stored. `url` is checked by snapshot-rules.ts (checkWebhooks), as the owner route
- * checks its form. Beyond the spec's fields (README): `previous_secret` and
+ * checks its form. Beyond the spec's fields (docs/decisions.md): `previous_secret` and
  * `previous_secret_expires_at`, the secret a rotation replaced, which keeps signing until then.
  */
 const webhookSchema = z.object({

@@ -1,5 +1,5 @@
 /**
- * The container's start command, run here without a Docker engine (README, "Container image"):
+ * The container's start command, run here without a Docker engine (docs/operations.md, "Container image"):
  * `npm run build`, then the Dockerfile's CMD with its runtime ENV (the port and data directory
  * moved to this machine's spare ones) as an unprivileged user, from the checkout. It serves
  * /health and /ready; the demo's published keys are never honoured there (HOST=0.0.0.0): with the

@@ -1,5 +1,5 @@
 /**
- * A frozen instance holding a row lock (README, "Database time limits"): two server processes on
+ * A frozen instance holding a row lock (docs/operations.md, "Database time limits"): two server processes on
  * one Postgres and one Redis; instance A writes comments on one feature under load and is
  * SIGSTOPped while one of its transactions holds that feature's row lock (idle in transaction,
  * checked in pg_stat_activity / pg_locks). Instance B's writes to the same feature then wait at

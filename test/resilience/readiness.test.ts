@@ -1,5 +1,5 @@
 /**
- * GET /api/v3/ready (README, "Health and readiness"): the real server on its own Postgres cluster
+ * GET /api/v3/ready (docs/operations.md, "Health and readiness"): the real server on its own Postgres cluster
  * (reached through a loopback proxy the test can hold) and Redis. While Postgres hangs (the proxy
  * holds every byte: connections open, no answer) /ready answers 503 within
  * about its 2 s bound naming the database, and /health, the liveness probe, stays 200; a hung or

@@ -1,6 +1,6 @@
 /**
  * Fixture of the billing sync tests (owner-api-v3.md, "Billing sync"): the owner accounts project
- * (test/owner-accounts.fixture.ts) plus a tier and a voter, with webhook secrets stored through
+ * (test/support/owner-accounts.fixture.ts) plus a tier and a voter, with webhook secrets stored through
  * PATCH /admin/settings, and events built and signed as the vendors do: Stripe with the stripe
  * library's own webhooks.generateTestHeaderString, Paddle with `ts=...;h1=HMAC-SHA256(secret,
  * ts + ":" + body)` as Paddle's documentation gives it.

@@ -133,7 +133,7 @@ export function heavyVoterSnapshot(): Json {
   };
 }
 
-/** Every feature's figures by the README definitions, straight from votes, voters and tiers. */
+/** Every feature's figures by the definitions of docs/decisions.md, straight from votes, voters and tiers. */
 export async function fromScratch(db: Db, projectId: number): Promise<Json[]> {
   const { rows } = await sql<Json>`
     SELECT f.id, count(v.voter_id)::int AS vote_count,

@@ -8,7 +8,7 @@ import type { ProjectSettings, ProjectTheme } from "../../../db/schema.ts";
 import type { Config } from "../../config.ts";
 import type { ContentRevisions, IdempotencyStore, RateLimiter } from "../../store/store.types.ts";
 import type { AppCaches } from "../data/app-caches.ts";
-import type { Readiness } from "../readiness.ts";
+import type { Readiness } from "../data/readiness.ts";
 
 /**
  * The per-request services (design.md): every handler and middleware reaches them through
@@ -28,7 +28,7 @@ export interface AppDeps {
   /** Current time; injectable so tests can move the clock. */
   now: () => Date;
   /**
-   * Probes of the database and Redis behind GET /ready (src/lib/readiness.ts). Optional: without
+   * Probes of the database and Redis behind GET /ready (src/lib/data/readiness.ts). Optional: without
    * it the route probes the database alone through `db` and reports Redis as not configured.
    */
   readiness?: Readiness;

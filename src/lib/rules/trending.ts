@@ -1,5 +1,5 @@
 /**
- * Trending score (the contract leaves the formula open; README "Choices"): every vote is worth
+ * Trending score (the contract leaves the formula open; docs/decisions.md): every vote is worth
  * 2^(age / half-life), so a vote loses half its weight every TRENDING_HALF_LIFE_DAYS. Instead of
  * decaying every row over time we store ln(sum of exp(x_i)) where x_i is the vote's time in
  * decay units since a fixed epoch; ordering by that stored value equals ordering by the decayed

@@ -11,7 +11,7 @@ import type { KeyObject } from "./keys.owner.schemas.ts";
 import type * as routes from "./keys.owner.routes.ts";
 import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 
-/** KeyObject from a key row; a key stored without a hint shows "" (README, owner API choices). */
+/** KeyObject from a key row; a key stored without a hint shows "" (docs/decisions.md, owner routes). */
 function toKey(row: KeyRow): KeyObject {
   return { kind: row.kind, hint: row.hint ?? "", created_at: row.created_at.toISOString() };
 }

@@ -10,7 +10,7 @@ import { ApiError } from "../../lib/http/errors.ts";
 import { success } from "../../lib/http/envelope.ts";
 import { buildOpenApiDocument } from "../../lib/http/openapi-document.ts";
 import { createRouter } from "../../lib/http/router.ts";
-import { Readiness } from "../../lib/readiness.ts";
+import { Readiness } from "../../lib/data/readiness.ts";
 import { referencePage } from "./reference-page.ts";
 import * as routes from "./service.routes.ts";
 

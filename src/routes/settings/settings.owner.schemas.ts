@@ -2,7 +2,7 @@
  * SettingsObject (owner-api-v3.md, "Objects"): the snapshot's `project` object
  * (project-snapshot.md) without slug and plan, the three secrets replaced by `*_set` booleans
  * (secrets are write-only). The PATCH body takes every field, secrets as strings (null clears);
- * `settings`, `theme` and the theme's `light` / `dark` are merged key by key (README: a partial
+ * `settings`, `theme` and the theme's `light` / `dark` are merged key by key (docs/decisions.md: a partial
  * PATCH of a nested object changes only the keys it sends).
  */
 import { z } from "@hono/zod-openapi";
