@@ -55,12 +55,15 @@ async function receive(c: Context<AppEnv>, slug: string, system: "stripe" | "pad
   const rawBody = await c.req.text();
   const project = await findBillingProject(deps.db, slug);
   const now = deps.now();
+  // The vendors' SDKs judge a signature's age by the system clock (they take no clock), so the
+  // bound ahead is judged by the same clock: both ends of the tolerance window on one clock.
+  const receivedAt = new Date();
   let read: ReadEvent;
   if (system === "stripe") {
-    const event = verifyStripeEvent(rawBody, c.req.header("Stripe-Signature"), project?.stripe_webhook_secret ?? null, now);
+    const event = verifyStripeEvent(rawBody, c.req.header("Stripe-Signature"), project?.stripe_webhook_secret ?? null, receivedAt);
     read = readStripeEvent(event);
   } else {
-    const event = await verifyPaddleEvent(rawBody, c.req.header("Paddle-Signature"), project?.paddle_webhook_secret ?? null, now);
+    const event = await verifyPaddleEvent(rawBody, c.req.header("Paddle-Signature"), project?.paddle_webhook_secret ?? null, receivedAt);
     read = readPaddleEvent(event);
   }
   // A verified event implies a project with that secret.
