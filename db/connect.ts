@@ -17,9 +17,9 @@ import {
 } from "kysely";
 import { PostgresJSDialect } from "kysely-postgres-js";
 import postgres from "postgres";
+import { migrations } from "./migrations/index.ts";
 import { preparedStatementClient } from "./prepared-statement-client.ts";
 import type { Database } from "./schema.ts";
-import { migrations } from "./migrations/index.ts";
 
 export type Db = Kysely<Database>;
 

@@ -11,7 +11,7 @@
  * statement's structure may depend only on the `shape` argument, and `shapeKey` must tell
  * every shape that builds a different statement apart.
  */
-import { type CompiledQuery, type Compilable, createQueryId, type QueryResult } from "kysely";
+import { type Compilable, type CompiledQuery, createQueryId, type QueryResult } from "kysely";
 import type { Db } from "./connect.ts";
 
 /** Stands in for a parameter value while the template is compiled. */

@@ -18,13 +18,13 @@
  * line with the totals when any was printed.
  */
 import { readFile } from "node:fs/promises";
-import { migrateToLatest, openDatabase, type Db } from "../db/connect.ts";
+import { type Db, migrateToLatest, openDatabase } from "../db/connect.ts";
 import { DEMO_ANON_TOKEN, DEMO_EMBED_KEY, DEMO_SECRET_KEY, DEMO_SLUG, loadDemoSnapshot } from "../src/admin/demo.ts";
-import { createKey, type KeyKind, regenerateKey } from "../src/routes/keys/index.ts";
 import { exportSnapshot } from "../src/admin/snapshot-export.ts";
 import { importSnapshot, SnapshotValidationError } from "../src/admin/snapshot-import.ts";
 import { parseConfig } from "../src/config.ts";
 import { createLogger } from "../src/deps.ts";
+import { createKey, type KeyKind, regenerateKey } from "../src/routes/keys/index.ts";
 import { connectRedis, RedisRateLimiter } from "../src/store/redis.ts";
 
 const USAGE = `usage: npm run --silent admin -- <command>

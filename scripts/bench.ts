@@ -24,8 +24,8 @@ import { checkCounters } from "./bench/counters.ts";
 import { benchKeys, LARGE, type ProjectSpec, SEARCH_TERM, SMALL } from "./bench/dataset.ts";
 import { type Fixtures, loadFixtures } from "./bench/fixtures.ts";
 import { generateProject } from "./bench/generate.ts";
-import { freePort, runLoad, RssSampler, startChild } from "./bench/load.ts";
-import { renderReport, type Row, writeReadme } from "./bench/report.ts";
+import { freePort, RssSampler, runLoad, startChild } from "./bench/load.ts";
+import { type Row, renderReport, writeReadme } from "./bench/report.ts";
 
 /** The reference row: the ceiling app plus the one Redis round trip of every keyed request. */
 const REDIS_REFERENCE_ROUTE = "reference: bare Hono + rate-limit Redis round trip";

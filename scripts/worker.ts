@@ -5,9 +5,9 @@
  * attempts under way finish (at most SHUTDOWN_GRACE_SECONDS, then their claims are given back).
  */
 import { ZodError } from "zod";
+import { BACKGROUND_TASKS } from "../src/background-tasks.ts";
 import { type Config, parseConfig } from "../src/config.ts";
 import { createLogger, openDeps } from "../src/deps.ts";
-import { BACKGROUND_TASKS } from "../src/background-tasks.ts";
 import { startWebhookWorker } from "../src/events/webhook-worker.ts";
 
 let config: Config;

@@ -6,8 +6,9 @@
  * RELEASE_PUBLICATION_INTERVAL_SECONDS after its time; the release itself is public at its time
  * exactly (src/lib/data/next-publication.ts).
  */
-import { publishDueReleaseEvents, RELEASE_PUBLICATION_INTERVAL_SECONDS } from "./routes/changelog/changelog.publication.ts";
+
 import type { PeriodicTask } from "./events/webhook-worker.ts";
+import { publishDueReleaseEvents, RELEASE_PUBLICATION_INTERVAL_SECONDS } from "./routes/changelog/changelog.publication.ts";
 
 export const BACKGROUND_TASKS: readonly PeriodicTask[] = [
   {

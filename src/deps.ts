@@ -6,11 +6,11 @@ import { sql } from "kysely";
 import pino, { type Logger } from "pino";
 import { type DatabaseHandle, migrateToLatest, openDatabase, pgliteDatabaseExists } from "../db/connect.ts";
 import type { Config } from "./config.ts";
-import type { AppDeps } from "./lib/http/context.ts";
 import { createAppCaches, listenForCacheInvalidation } from "./lib/data/app-caches.ts";
 import { type Probe, Readiness } from "./lib/data/readiness.ts";
-import { MemoryIdempotencyStore, MemoryRateLimiter } from "./store/memory.ts";
+import type { AppDeps } from "./lib/http/context.ts";
 import { RedisIdempotencyStore } from "./store/idempotency.redis.ts";
+import { MemoryIdempotencyStore, MemoryRateLimiter } from "./store/memory.ts";
 import { connectRedis, RedisRateLimiter } from "./store/redis.ts";
 
 /** A pino logger that never writes credentials, even if a caller logs a request's headers. */

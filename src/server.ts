@@ -6,13 +6,13 @@
  */
 import { ZodError } from "zod";
 import { pgliteDatabaseExists } from "../db/connect.ts";
+import { type DemoProject, demoProject, ensureDemoProject, replaceWellKnownDemoKeys } from "./admin/demo-bootstrap.ts";
+import { describeDemoCounts, preparedDemoDatabase } from "./admin/demo-database.ts";
 import { type Config, parseConfig } from "./config.ts";
 import { createLogger, openDeps } from "./deps.ts";
-import { type DemoProject, demoProject, ensureDemoProject, replaceWellKnownDemoKeys } from "./admin/demo-bootstrap.ts";
-import { wellKnownDemoKeysAllowed } from "./lib/rules/published-demo-keys.ts";
-import { describeDemoCounts, preparedDemoDatabase } from "./admin/demo-database.ts";
-import { listenFailureLine } from "./lib/runtime/node-http.ts";
 import { createServer } from "./http-server.ts";
+import { wellKnownDemoKeysAllowed } from "./lib/rules/published-demo-keys.ts";
+import { listenFailureLine } from "./lib/runtime/node-http.ts";
 
 /** Prints one line on stderr (no stack trace) and exits 1: for failures the operator fixes. */
 function fail(line: string): never {

@@ -8,7 +8,7 @@
 import { SignJWT, UnsecuredJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { regenerateKey } from "../src/routes/keys/keys.owner.repository.ts";
-import { createTestContext, type Answer, type ImportedProject, type TestContext } from "./support/harness.ts";
+import { type Answer, createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 let p: ImportedProject;

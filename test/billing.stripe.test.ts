@@ -19,8 +19,8 @@ import {
   unix,
   vendorId,
 } from "./support/billing.fixture.ts";
-import { counterProblems, expectStatus } from "./support/owner-accounts.fixture.ts";
 import { createTestContext, type Schemas, type TestContext } from "./support/harness.ts";
+import { counterProblems, expectStatus } from "./support/owner-accounts.fixture.ts";
 
 let ctx: TestContext;
 beforeAll(async () => {

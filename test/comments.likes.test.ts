@@ -4,7 +4,7 @@
  * to the like rows under concurrent toggles.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type Answer, body, type Ids, type ImportedProject, type TestContext } from "./support/harness.ts";
+import { type Answer, body, createTestContext, type Ids, type ImportedProject, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 let p: ImportedProject;

@@ -5,7 +5,7 @@
  * features.comment_count, including concurrent writers.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type Answer, type Ids, type ImportedProject, type TestContext } from "./support/harness.ts";
+import { type Answer, createTestContext, type Ids, type ImportedProject, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;
 let p: ImportedProject;

@@ -9,8 +9,8 @@
 import { readFileSync } from "node:fs";
 import semver from "semver";
 import { describe, expect, it } from "vitest";
-import { wellKnownDemoKeysAllowed } from "../src/lib/rules/published-demo-keys.ts";
 import { parseConfig } from "../src/config.ts";
+import { wellKnownDemoKeysAllowed } from "../src/lib/rules/published-demo-keys.ts";
 
 const dockerfile = readFileSync(new URL("../Dockerfile", import.meta.url), "utf8").replace(/\\\n/g, " ");
 const packageJson = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {

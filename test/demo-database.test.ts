@@ -4,15 +4,15 @@
  * (hardening item 12). It must hold exactly the current demo under the current schema, be used
  * only for a new database, and be refused once stale.
  */
-import { rmSync, mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Migrator, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DatabaseHandle, openDatabase, pgliteDatabaseExists } from "../db/connect.ts";
 import { migrations } from "../db/migrations/index.ts";
-import { snapshotCounts } from "../src/admin/demo-bootstrap.ts";
 import { DEMO_SLUG, loadDemoSnapshot } from "../src/admin/demo.ts";
+import { snapshotCounts } from "../src/admin/demo-bootstrap.ts";
 import { currentDemoDatabaseSources, demoDatabaseStaleness, preparedDemoDatabase } from "../src/admin/demo-database.ts";
 import { exportSnapshot, portableSnapshot } from "../src/admin/snapshot-export.ts";
 import { importSnapshot } from "../src/admin/snapshot-import.ts";

@@ -5,9 +5,9 @@
  * DEMO=public is the one explicit way to keep them on any interface.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isLoopbackHost, wellKnownDemoKeysAllowed } from "../src/lib/rules/published-demo-keys.ts";
-import { replaceWellKnownDemoKeys } from "../src/admin/demo-bootstrap.ts";
 import { DEMO_EMBED_KEY, DEMO_SECRET_KEY } from "../src/admin/demo.ts";
+import { replaceWellKnownDemoKeys } from "../src/admin/demo-bootstrap.ts";
+import { isLoopbackHost, wellKnownDemoKeysAllowed } from "../src/lib/rules/published-demo-keys.ts";
 import { hashSecret } from "../src/lib/rules/secrets.ts";
 import { createTestContext, type TestContext } from "./support/harness.ts";
 

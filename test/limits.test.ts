@@ -3,9 +3,9 @@
  * malformed JSON, and Idempotency-Key replays, conflicts and scoping.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../src/app.ts";
 import { RedisIdempotencyStore } from "../src/store/idempotency.redis.ts";
 import { connectRedis, RedisRateLimiter } from "../src/store/redis.ts";
-import { createApp } from "../src/app.ts";
 import { createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
 
 const voters = [

@@ -8,8 +8,8 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
-import type { AppDeps } from "../src/lib/http/context.ts";
 import { createAppCaches } from "../src/lib/data/app-caches.ts";
+import type { AppDeps } from "../src/lib/http/context.ts";
 import { body, createTestContext, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;

@@ -5,8 +5,8 @@
  * lookups are cached; voter_count follows every vote.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { regenerateKey } from "../src/routes/keys/keys.owner.repository.ts";
 import { importSnapshot } from "../src/admin/snapshot-import.ts";
+import { regenerateKey } from "../src/routes/keys/keys.owner.repository.ts";
 import { type Answer, body, buildSnapshot, createTestContext, type Schemas, type TestContext } from "./support/harness.ts";
 
 let ctx: TestContext;

@@ -4,7 +4,7 @@
  * onto the public routes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { body, createTestContext, type Answer, type ImportedProject, type TestContext } from "./support/harness.ts";
+import { type Answer, body, createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
 import { revenueSnapshot } from "./support/revenue.fixture.ts";
 
 let ctx: TestContext;

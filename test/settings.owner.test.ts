@@ -6,7 +6,7 @@
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { body, createTestContext, type ImportedProject, type Schemas, type TestContext } from "./support/harness.ts";
-import { SSO_SECRET, expectStatus, importAccounts } from "./support/owner-accounts.fixture.ts";
+import { expectStatus, importAccounts, SSO_SECRET } from "./support/owner-accounts.fixture.ts";
 
 let ctx: TestContext;
 

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportSnapshot } from "../src/admin/snapshot-export.ts";
 import { importSnapshot } from "../src/admin/snapshot-import.ts";
 import { WebhookWorker } from "../src/events/webhook-worker.ts";
-import { createTestContext, type Answer, body, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./support/harness.ts";
+import { type Answer, body, createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./support/harness.ts";
 import { counterProblems, expectStatus } from "./support/owner-accounts.fixture.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "./support/webhook-receiver.ts";
 

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportSnapshot, portableSnapshot } from "../src/admin/snapshot-export.ts";
 import { importSnapshot } from "../src/admin/snapshot-import.ts";
-import { createTestContext, demoSnapshotForTest, randomKey, uniqueSlug, type Json, type TestContext } from "./support/harness.ts";
+import { createTestContext, demoSnapshotForTest, type Json, randomKey, type TestContext, uniqueSlug } from "./support/harness.ts";
 
 let ctx: TestContext;
 const original = { slug: "", key: "" };

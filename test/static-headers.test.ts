@@ -5,7 +5,7 @@
  * header the route sets itself wins.
  */
 import type { AddressInfo } from "node:net";
-import { serve, type ServerType } from "@hono/node-server";
+import { type ServerType, serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { secureHeaderValues, staticHeadersMiddleware } from "../src/middleware/static-headers.ts";

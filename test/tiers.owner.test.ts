@@ -4,7 +4,7 @@
  * from its voters, revenue figures following at once while public scores keep cast weights.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { body, createTestContext, type Answer, type ImportedProject, type TestContext } from "./support/harness.ts";
+import { type Answer, body, createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
 import { counterProblems, expectStatus, importAccounts } from "./support/owner-accounts.fixture.ts";
 
 let ctx: TestContext;

@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest"
 import { EVENT_TYPES } from "../src/contract/enums.ts";
 import { EventObject } from "../src/routes/events/events.owner.schemas.ts";
 import type { components, paths, webhooks } from "./generated/api-types.ts";
-import { createTestContext, type TestContext } from "./support/harness.ts";
 import { type EventsProject, featureId, importEventsProject, voterId } from "./support/events.fixture.ts";
+import { createTestContext, type TestContext } from "./support/harness.ts";
 
 type Schemas = components["schemas"];
 type Query<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Q } } } ? NonNullable<Q> : never;

@@ -6,7 +6,7 @@
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { body, createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
-import { counterProblems, expectStatus, SSO_SECRET, importAccounts } from "./support/owner-accounts.fixture.ts";
+import { counterProblems, expectStatus, importAccounts, SSO_SECRET } from "./support/owner-accounts.fixture.ts";
 
 let ctx: TestContext;
 

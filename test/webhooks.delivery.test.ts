@@ -11,9 +11,9 @@
  */
 import { performance } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type NewEvent, recordEvents } from "../src/events/outbox.ts";
 import { sendDelivery } from "../src/events/attempt.ts";
 import type { ClaimedDelivery } from "../src/events/deliveries.repository.ts";
+import { type NewEvent, recordEvents } from "../src/events/outbox.ts";
 import { generateWebhookSecret } from "../src/events/signing.ts";
 import { WebhookWorker } from "../src/events/webhook-worker.ts";
 import { createTestContext, type ImportedProject, type Json, type Schemas, type TestContext } from "./support/harness.ts";

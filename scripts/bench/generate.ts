@@ -9,8 +9,8 @@
 import { pathToFileURL } from "node:url";
 import postgres, { type TransactionSql } from "postgres";
 import { generateVoterId, hashSecret } from "../../src/lib/rules/secrets.ts";
-import { createStaging, insertWithCounters } from "./counters.ts";
 import { copyRows, reserveIds } from "./copy.ts";
+import { createStaging, insertWithCounters } from "./counters.ts";
 import {
   anonToken,
   benchKeys,
@@ -18,8 +18,8 @@ import {
   description,
   heading,
   LARGE,
-  permutation,
   type ProjectSpec,
+  permutation,
   prng,
   SMALL,
   skewedIndex,

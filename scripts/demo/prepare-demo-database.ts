@@ -16,8 +16,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
 import { migrateToLatest, openDatabase } from "../../db/connect.ts";
-import { snapshotCounts } from "../../src/admin/demo-bootstrap.ts";
 import { loadDemoSnapshot } from "../../src/admin/demo.ts";
+import { snapshotCounts } from "../../src/admin/demo-bootstrap.ts";
 import {
   currentDemoDatabaseSources,
   DEMO_DATABASE_FILE,

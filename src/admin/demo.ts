@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { DEMO_EMBED_KEY, DEMO_SECRET_KEY } from "../lib/rules/published-demo-keys.ts";
-import { snapshotSchema, type SnapshotDocument } from "./snapshot.schema.ts";
+import { type SnapshotDocument, snapshotSchema } from "./snapshot.schema.ts";
 
 export { DEMO_EMBED_KEY, DEMO_SECRET_KEY };
 

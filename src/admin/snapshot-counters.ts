@@ -6,9 +6,9 @@
  * each feature has passed, src/events/milestones.ts).
  */
 import { sql } from "kysely";
+import { VOTER_COUNT_SHARDS } from "../../db/schema.ts";
 import { milestoneAtOrBelowSql } from "../events/milestones.ts";
 import { voteExponent } from "../lib/rules/trending.ts";
-import { VOTER_COUNT_SHARDS } from "../../db/schema.ts";
 import type { Trx } from "./snapshot-chunks.ts";
 
 /**

@@ -9,11 +9,11 @@ import { hashSecret } from "../lib/rules/secrets.ts";
 import { voteExponent } from "../lib/rules/trending.ts";
 import { readVoterCount } from "../routes/board/board.repository.ts";
 import { mergeFeature } from "../routes/features/features.merge.repository.ts";
-import { DEMO_EMBED_KEY, DEMO_SECRET_KEY, loadDemoSnapshot } from "./demo.ts";
 import { createKey, regenerateKey } from "../routes/keys/keys.owner.repository.ts";
+import { DEMO_EMBED_KEY, DEMO_SECRET_KEY, loadDemoSnapshot } from "./demo.ts";
+import type { SnapshotDocument, SnapshotInput } from "./snapshot.schema.ts";
 import { exportSnapshot, portableSnapshot } from "./snapshot-export.ts";
 import { importSnapshot, SnapshotValidationError } from "./snapshot-import.ts";
-import type { SnapshotDocument, SnapshotInput } from "./snapshot.schema.ts";
 
 // One database for the file: PGlite in memory, or a fresh database on the DATABASE_URL server.
 let handle: DatabaseHandle;

@@ -4,8 +4,8 @@
  * spec/project-snapshot.md, "Document"; plus the small helpers every rule shares.
  */
 import semver from "semver";
-import { hashSecret } from "../lib/rules/secrets.ts";
 import { FEATURE_STATUSES } from "../contract/enums.ts";
+import { hashSecret } from "../lib/rules/secrets.ts";
 import { INT4_MAX, type SnapshotDocument } from "./snapshot.schema.ts";
 
 /** Records one fault at a JSON path such as `boards[1].slug`. */

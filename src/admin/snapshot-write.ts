@@ -5,9 +5,9 @@
  * computed in SQL at the end.
  */
 import { sql } from "kysely";
+import { generateWebhookSecret } from "../events/signing.ts";
 import { generateHandle } from "../lib/rules/handles.ts";
 import { renderMarkdown } from "../lib/rules/markdown.ts";
-import { generateWebhookSecret } from "../events/signing.ts";
 import { generateVoterId, keyHint } from "../lib/rules/secrets.ts";
 import type { IdMap, SnapshotDocument } from "./snapshot.schema.ts";
 import { chunks, insertByRef, insertUnnest, need, type ProgressSink, type Trx } from "./snapshot-chunks.ts";

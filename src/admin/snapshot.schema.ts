@@ -15,8 +15,14 @@
  */
 import semver from "semver";
 import { z } from "zod";
-import { CHANGELOG_TYPES, FEATURE_STATUSES, MESSAGE_KINDS, MESSAGE_PLATFORMS, MESSAGE_PRESENTATIONS } from "../contract/enums.ts";
-import { EVENT_TYPES } from "../contract/enums.ts";
+import {
+  CHANGELOG_TYPES,
+  EVENT_TYPES,
+  FEATURE_STATUSES,
+  MESSAGE_KINDS,
+  MESSAGE_PLATFORMS,
+  MESSAGE_PRESENTATIONS,
+} from "../contract/enums.ts";
 
 export const SNAPSHOT_FORMAT = "feedback-board-snapshot/1";
 

@@ -5,10 +5,10 @@
  * Paths are written in full: `/projects/{slug}/admin/...` (OWNER_PATH).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { describedRoute } from "./route-description.ts";
 import { envelopeOf, jsonContent } from "./envelope.ts";
 import { ownerErrorResponses } from "./errors.ts";
 import { SlugParam } from "./params.ts";
+import { describedRoute } from "./route-description.ts";
 
 export const OWNER_TAG = "owner";
 /** Prefix of every owner path under /api/v3. */

@@ -8,7 +8,7 @@
  * instance shares.
  */
 import { randomBytes } from "node:crypto";
-import { sql, type Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { Database, EventData } from "../../db/schema.ts";
 import { eventBody, pingPayload } from "./payload.ts";
 

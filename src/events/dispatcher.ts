@@ -11,8 +11,8 @@
  */
 import { sql } from "kysely";
 import type { Db } from "../../db/connect.ts";
-import { committedEvents, eventPosition } from "./outbox.ts";
 import { notifyDeliveriesDue } from "./deliveries.repository.ts";
+import { committedEvents, eventPosition } from "./outbox.ts";
 
 /** Events read per dispatch transaction. */
 export const DISPATCH_BATCH = 500;

@@ -4,7 +4,7 @@
  * announced is kept in features.vote_milestone (migration 2026-11-23T12-10-00), so a count that
  * drops below a threshold and reaches it again announces nothing the second time.
  */
-import { type Expression, sql, type RawBuilder } from "kysely";
+import { type Expression, type RawBuilder, sql } from "kysely";
 import type { NewEvent } from "./outbox.ts";
 
 /** The thresholds below 1000; from 1000 on, every multiple of 1000 is one. */

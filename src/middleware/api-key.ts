@@ -11,11 +11,11 @@
  * private project's owner routes work (its owner must reach them); every other check is the same.
  */
 import type { MiddlewareHandler } from "hono";
-import { isRefusedDemoKey } from "../lib/rules/published-demo-keys.ts";
-import type { AppEnv } from "../lib/http/context.ts";
-import { ApiError } from "../lib/http/errors.ts";
 import type { FoundKey } from "../lib/data/resolution.repository.ts";
 import { resolveKey, resolveProjectBySlug } from "../lib/data/resolution.ts";
+import type { AppEnv } from "../lib/http/context.ts";
+import { ApiError } from "../lib/http/errors.ts";
+import { isRefusedDemoKey } from "../lib/rules/published-demo-keys.ts";
 import { hashSecret } from "../lib/rules/secrets.ts";
 
 /** Whether `origin` may ever match an allowlist and be named in Access-Control-Allow-Origin (the opaque origin `null` never). */

@@ -14,8 +14,8 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
-import type { AppEnv } from "../lib/http/context.ts";
 import { resolveAllAllowedOrigins, resolveAllowedOrigins } from "../lib/data/resolution.ts";
+import type { AppEnv } from "../lib/http/context.ts";
 import { isNamableOrigin } from "./api-key.ts";
 
 /** Response headers a browser script may read (the contract's tracing, version and rate headers). */

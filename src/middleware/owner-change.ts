@@ -7,8 +7,8 @@
  * runs around this one.
  */
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../lib/http/context.ts";
 import { notifyCacheInvalidation } from "../lib/data/app-caches.ts";
+import type { AppEnv } from "../lib/http/context.ts";
 
 export function ownerChangeMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

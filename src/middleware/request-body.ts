@@ -10,7 +10,7 @@ import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../lib/http/context.ts";
 import { ApiError, validationError } from "../lib/http/errors.ts";
-import { JSON_SHAPE_LIMITS, jsonShapeViolation, type JsonShapeLimits } from "../lib/http/json-shape.ts";
+import { JSON_SHAPE_LIMITS, type JsonShapeLimits, jsonShapeViolation } from "../lib/http/json-shape.ts";
 import { closeAfterResponse, discardRestOfBody } from "../lib/runtime/node-http.ts";
 import { nodeRequest } from "../lib/runtime/runtime-adapter.ts";
 

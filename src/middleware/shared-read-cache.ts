@@ -23,10 +23,10 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { CachedRead } from "../lib/data/app-caches.ts";
+import { nextPublicationAfter } from "../lib/data/next-publication.ts";
 import { BooleanFieldOverlay, itemsOf } from "../lib/http/boolean-field-overlay.ts";
 import type { AppDeps, AppEnv, VoterContext } from "../lib/http/context.ts";
 import { cachedStringBody } from "../lib/runtime/runtime-adapter.ts";
-import { nextPublicationAfter } from "../lib/data/next-publication.ts";
 import { etagOf } from "./read-cache.ts";
 
 /**

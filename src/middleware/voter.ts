@@ -8,9 +8,9 @@
  * through the same service (src/lib/data/resolution.ts) and is skipped here.
  */
 import type { MiddlewareHandler } from "hono";
+import { resolveVoter } from "../lib/data/resolution.ts";
 import type { AppEnv, VoterContext } from "../lib/http/context.ts";
 import { ApiError } from "../lib/http/errors.ts";
-import { resolveVoter } from "../lib/data/resolution.ts";
 import { hashSecret } from "../lib/rules/secrets.ts";
 
 export function voterMiddleware(): MiddlewareHandler<AppEnv> {

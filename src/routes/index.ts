@@ -15,9 +15,9 @@ import { createKeysRouter } from "./keys/index.ts";
 import { createMessagesRouter } from "./messages/index.ts";
 import { createRevenueRouter } from "./revenue/index.ts";
 import { createSettingsRouter } from "./settings/index.ts";
+import { createTagsRouter } from "./tags/index.ts";
 import { createTiersRouter } from "./tiers/index.ts";
 import { createVotersRouter } from "./voters/index.ts";
-import { createTagsRouter } from "./tags/index.ts";
 import { createVotesRouter } from "./votes/index.ts";
 import { createWebhooksRouter } from "./webhooks/index.ts";
 

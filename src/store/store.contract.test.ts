@@ -5,8 +5,8 @@
 import { randomBytes } from "node:crypto";
 import pino from "pino";
 import { afterAll, describe, expect, it } from "vitest";
-import { MemoryIdempotencyStore, MemoryRateLimiter } from "./memory.ts";
 import { RedisIdempotencyStore } from "./idempotency.redis.ts";
+import { MemoryIdempotencyStore, MemoryRateLimiter } from "./memory.ts";
 import { connectRedis, RedisRateLimiter } from "./redis.ts";
 import {
   type ClaimResult,

@@ -10,8 +10,8 @@ import { signStripe, stripeEvent, stripeSubscription, unix, vendorId } from "../
 import type { Json } from "../support/harness.ts";
 import { accountsSnapshot } from "../support/owner-accounts.fixture.ts";
 import { json, send } from "./support/http.ts";
-import { startServer, type ServerInstance } from "./support/server.ts";
-import { startStack, type Stack } from "./support/stack.ts";
+import { type ServerInstance, startServer } from "./support/server.ts";
+import { type Stack, startStack } from "./support/stack.ts";
 
 let stack: Stack;
 let b: ServerInstance;

@@ -13,7 +13,7 @@ import { type LoadRun, startLoad } from "./support/http.ts";
 import { sleep, waitUntil } from "./support/processes.ts";
 import { importVotingProject } from "./support/seed.ts";
 import { type ServerInstance, startServer } from "./support/server.ts";
-import { startStack, type Stack } from "./support/stack.ts";
+import { type Stack, startStack } from "./support/stack.ts";
 import { recordCount } from "./support/tally.ts";
 import type { WorkloadProject } from "./support/workload.ts";
 

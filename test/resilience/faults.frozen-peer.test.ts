@@ -18,7 +18,7 @@ import { counterMismatches } from "./support/invariants.ts";
 import { signalGroup, sleep, waitUntil } from "./support/processes.ts";
 import { importVotingProject } from "./support/seed.ts";
 import { type ServerInstance, startServer } from "./support/server.ts";
-import { startStack, type Stack } from "./support/stack.ts";
+import { type Stack, startStack } from "./support/stack.ts";
 import type { WorkloadProject } from "./support/workload.ts";
 
 const LOCK_MS = 1000;

@@ -19,8 +19,8 @@ import { type DelayProxy, startDelayProxy } from "./support/delay-proxy.ts";
 import { type HttpResult, json, send } from "./support/http.ts";
 import { sleep } from "./support/processes.ts";
 import { importVotingProject } from "./support/seed.ts";
-import { startServer, type ServerInstance } from "./support/server.ts";
-import { startStack, type Stack } from "./support/stack.ts";
+import { type ServerInstance, startServer } from "./support/server.ts";
+import { type Stack, startStack } from "./support/stack.ts";
 import { recordCount } from "./support/tally.ts";
 import type { WorkloadProject } from "./support/workload.ts";
 

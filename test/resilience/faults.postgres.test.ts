@@ -12,7 +12,7 @@ import { type HttpResult, json, quantile, send, startLoad } from "./support/http
 import { counterMismatches } from "./support/invariants.ts";
 import { sleep, waitUntil } from "./support/processes.ts";
 import { importVotingProject } from "./support/seed.ts";
-import { startStack, type Stack } from "./support/stack.ts";
+import { type Stack, startStack } from "./support/stack.ts";
 import { recordCount } from "./support/tally.ts";
 import { mixedWorkload } from "./support/workload.ts";
 

@@ -12,7 +12,8 @@ import { hashSecret } from "../../src/lib/rules/secrets.ts";
 import { type HttpResult, quantile, send, startLoad } from "./support/http.ts";
 import { sleep, waitUntil } from "./support/processes.ts";
 import { importVotingProject } from "./support/seed.ts";
-import { startStack, type Stack } from "./support/stack.ts";
+import { type Stack, startStack } from "./support/stack.ts";
+import { recordCount } from "./support/tally.ts";
 import {
   acceptable,
   acceptableWithoutSharedStore,
@@ -21,7 +22,6 @@ import {
   mixedWorkload,
   type WorkloadProject,
 } from "./support/workload.ts";
-import { recordCount } from "./support/tally.ts";
 
 const PROBE_BUDGET = 40;
 const COMMAND_TIMEOUT_MS = 250;

@@ -10,8 +10,8 @@ import { type HttpResult, json, resetAgents, send, startLoad } from "./support/h
 import { counterMismatches } from "./support/invariants.ts";
 import { sleep, waitUntil } from "./support/processes.ts";
 import { importVotingProject } from "./support/seed.ts";
-import { startServer, type ServerInstance } from "./support/server.ts";
-import { startStack, type Stack } from "./support/stack.ts";
+import { type ServerInstance, startServer } from "./support/server.ts";
+import { type Stack, startStack } from "./support/stack.ts";
 import { recordCount } from "./support/tally.ts";
 
 const GRACE_SECONDS = 4;

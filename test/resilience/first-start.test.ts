@@ -13,8 +13,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEMO_SECRET_KEY, DEMO_SLUG } from "../../src/admin/demo.ts";
 import { json, resetAgents, send } from "./support/http.ts";
-import { readmeCurlBlocks, runBlock } from "./support/readme.ts";
 import { trackTempDir } from "./support/processes.ts";
+import { readmeCurlBlocks, runBlock } from "./support/readme.ts";
 import { type ServerInstance, startServer } from "./support/server.ts";
 
 const root = new URL("../..", import.meta.url).pathname;

@@ -6,7 +6,7 @@
 import { generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashSecret } from "../../src/lib/rules/secrets.ts";
-import { createTestContext, randomKey, type ImportedProject, type TestContext } from "../support/harness.ts";
+import { createTestContext, type ImportedProject, randomKey, type TestContext } from "../support/harness.ts";
 import { expectEnvelope, expectError } from "./support/assertions.ts";
 import { idsOf } from "./support/seed.ts";
 import { recordCount } from "./support/tally.ts";

@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectError } from "./support/assertions.ts";
 import { json, quantile, send } from "./support/http.ts";
 import { sleep, spawnTracked, waitForExit } from "./support/processes.ts";
-import { startServer, type ServerInstance } from "./support/server.ts";
-import { startStack, type Stack } from "./support/stack.ts";
+import { type ServerInstance, startServer } from "./support/server.ts";
+import { type Stack, startStack } from "./support/stack.ts";
 import { recordCount } from "./support/tally.ts";
 
 const MB = 1024 * 1024;

@@ -17,7 +17,7 @@ import { createTestContext } from "../support/harness.ts";
 import { expectError, expectNoSecrets } from "./support/assertions.ts";
 import { json, send } from "./support/http.ts";
 import { idsOf } from "./support/seed.ts";
-import { startStack, type Stack } from "./support/stack.ts";
+import { type Stack, startStack } from "./support/stack.ts";
 import { recordCount } from "./support/tally.ts";
 
 const MB = 1024 * 1024;

@@ -6,11 +6,11 @@
  * a ban, key regeneration (embed and secret), a tier change, a voter's erasure.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accountsSnapshot, type AccountsTokens } from "../support/owner-accounts.fixture.ts";
 import type { ImportedProject, Json } from "../support/harness.ts";
+import { type AccountsTokens, accountsSnapshot } from "../support/owner-accounts.fixture.ts";
 import { json, send } from "./support/http.ts";
-import { startServer, type ServerInstance } from "./support/server.ts";
-import { startStack, type Stack } from "./support/stack.ts";
+import { type ServerInstance, startServer } from "./support/server.ts";
+import { type Stack, startStack } from "./support/stack.ts";
 
 let stack: Stack;
 let a: ServerInstance;

@@ -7,12 +7,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ImportedProject } from "../support/harness.ts";
-import { contentSnapshot } from "../support/owner-content.fixture.ts";
 import { buildSnapshot } from "../support/harness.ts";
+import { contentSnapshot } from "../support/owner-content.fixture.ts";
 import { json, send } from "./support/http.ts";
 import { idsOf } from "./support/seed.ts";
-import { startServer, type ServerInstance } from "./support/server.ts";
-import { startStack, type Stack } from "./support/stack.ts";
+import { type ServerInstance, startServer } from "./support/server.ts";
+import { type Stack, startStack } from "./support/stack.ts";
 
 let stack: Stack;
 let a: ServerInstance;

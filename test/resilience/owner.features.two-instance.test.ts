@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { json, send } from "./support/http.ts";
 import { anonVoters, idsOf, openFeatures } from "./support/seed.ts";
-import { startServer, type ServerInstance } from "./support/server.ts";
-import { startStack, type Stack } from "./support/stack.ts";
+import { type ServerInstance, startServer } from "./support/server.ts";
+import { type Stack, startStack } from "./support/stack.ts";
 
 let stack: Stack;
 let b: ServerInstance;

@@ -11,7 +11,7 @@ import { expectError } from "./support/assertions.ts";
 import { type HttpRequest, type HttpResult, json, send } from "./support/http.ts";
 import { counterMismatches } from "./support/invariants.ts";
 import { idsOf, importVotingProject } from "./support/seed.ts";
-import { startStack, type Stack } from "./support/stack.ts";
+import { type Stack, startStack } from "./support/stack.ts";
 import { recordCount } from "./support/tally.ts";
 
 let stack: Stack;

@@ -9,8 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DelayProxy, startDelayProxy } from "./support/delay-proxy.ts";
 import { json, resetAgents, send } from "./support/http.ts";
-import { waitUntil } from "./support/processes.ts";
 import { type PostgresInstance, startPostgres } from "./support/postgres.ts";
+import { waitUntil } from "./support/processes.ts";
 import { type RedisInstance, startRedis } from "./support/redis.ts";
 import { type ServerInstance, startServer } from "./support/server.ts";
 

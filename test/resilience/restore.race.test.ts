@@ -19,7 +19,7 @@ import { type HttpRequest, json, send, startLoad } from "./support/http.ts";
 import { counterMismatches } from "./support/invariants.ts";
 import { trackTempDir } from "./support/processes.ts";
 import { anonVoters, idsOf, importVotingProject, openFeatures } from "./support/seed.ts";
-import { startStack, type Stack } from "./support/stack.ts";
+import { type Stack, startStack } from "./support/stack.ts";
 import { acceptable, describeFailures, mixedWorkload, type WorkloadProject } from "./support/workload.ts";
 
 let stack: Stack;

@@ -11,8 +11,8 @@ import { recordEvents } from "../../src/events/outbox.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
 import { json, send } from "./support/http.ts";
 import { signalGroup, waitForExit, waitUntil } from "./support/processes.ts";
-import { startServer, type ServerInstance } from "./support/server.ts";
-import { startStack, type Stack } from "./support/stack.ts";
+import { type ServerInstance, startServer } from "./support/server.ts";
+import { type Stack, startStack } from "./support/stack.ts";
 
 let stack: Stack;
 let b: ServerInstance | undefined;

@@ -7,10 +7,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { inject } from "vitest";
-import { openDatabase, type DatabaseHandle } from "../../db/connect.ts";
+import { type DatabaseHandle, openDatabase } from "../../db/connect.ts";
 import { loadDemoSnapshot } from "../../src/admin/demo.ts";
-import { importSnapshot } from "../../src/admin/snapshot-import.ts";
 import type { IdMap } from "../../src/admin/snapshot.schema.ts";
+import { importSnapshot } from "../../src/admin/snapshot-import.ts";
 import { createApp } from "../../src/app.ts";
 import { type Config, parseConfig } from "../../src/config.ts";
 import { createLogger, type OpenedDeps, openDeps } from "../../src/deps.ts";

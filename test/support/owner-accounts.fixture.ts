@@ -14,11 +14,11 @@
  */
 import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
+import { expect } from "vitest";
 import type { Db } from "../../db/connect.ts";
 import { voteExponent } from "../../src/lib/rules/trending.ts";
-import { expect } from "vitest";
-import { body, type ImportedProject, type Json, type TestContext } from "./harness.ts";
 import { counterMismatches } from "../resilience/support/invariants.ts";
+import { body, type ImportedProject, type Json, type TestContext } from "./harness.ts";
 
 export const SSO_SECRET = "owner-accounts-sso-secret-0123456789abcdef";
 

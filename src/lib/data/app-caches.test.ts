@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { CACHE_CHANNEL, CacheNamespace, createAppCaches, listenForCacheInvalidation, LocalCache } from "./app-caches.ts";
+import { CACHE_CHANNEL, CacheNamespace, createAppCaches, LocalCache, listenForCacheInvalidation } from "./app-caches.ts";
 
 afterEach(() => {
   vi.useRealTimers();

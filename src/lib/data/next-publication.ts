@@ -7,8 +7,8 @@
  * write, which is how a release's published_at changes) and looked up again once it has passed.
  */
 import type { Db } from "../../../db/connect.ts";
-import type { NextPublication } from "./app-caches.ts";
 import type { AppDeps } from "../http/context.ts";
+import type { NextPublication } from "./app-caches.ts";
 
 /**
  * The earliest published_at of the project after `after` in ms since the epoch, or null: the

@@ -7,9 +7,9 @@ import { sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { ApiKeyContext, ProjectContext, VoterContext } from "../http/context.ts";
 import { generateHandle } from "../rules/handles.ts";
-import { withProjectWriteLock } from "./project-write-lock.ts";
 import { generateVoterId } from "../rules/secrets.ts";
 import type { SsoClaims } from "../rules/sso.ts";
+import { withProjectWriteLock } from "./project-write-lock.ts";
 
 /** A key and the project it opens. */
 export interface FoundKey {

@@ -7,19 +7,19 @@
  */
 import type { AppDeps, ProjectContext, VoterContext } from "../http/context.ts";
 import { ApiError } from "../http/errors.ts";
+import { generateSecret, hashSecret } from "../rules/secrets.ts";
+import { verifySsoToken } from "../rules/sso.ts";
 import {
   createAnonymousVoter,
+  type FoundKey,
   findAllAllowedOrigins,
   findAllowedOrigins,
   findAnonymousVoter,
   findKeyWithProject,
   findProjectBySlug,
   findSsoVoter,
-  type FoundKey,
   upsertSsoVoter,
 } from "./resolution.repository.ts";
-import { generateSecret, hashSecret } from "../rules/secrets.ts";
-import { verifySsoToken } from "../rules/sso.ts";
 
 type ResolutionDeps = Pick<AppDeps, "db" | "caches">;
 

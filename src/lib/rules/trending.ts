@@ -5,7 +5,7 @@
  * decay units since a fixed epoch; ordering by that stored value equals ordering by the decayed
  * sum at any instant, so a write keeps it exact and an index serves the sort.
  */
-import { sql, type RawBuilder } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 
 export const TRENDING_HALF_LIFE_DAYS = 3;
 const EPOCH_SECONDS = Date.UTC(2024, 0, 1) / 1000;

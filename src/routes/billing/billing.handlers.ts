@@ -4,11 +4,11 @@
  * a new content revision when a voter changed -> `{received: true}`.
  */
 import type { Context } from "hono";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 import type { AppDeps, AppEnv } from "../../lib/http/context.ts";
 import { success } from "../../lib/http/envelope.ts";
 import { ApiError } from "../../lib/http/errors.ts";
 import type { AppRouteHandler } from "../../lib/http/router.ts";
-import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 import { readPaddleEvent, verifyPaddleEvent } from "./billing.paddle.ts";
 import { applyBillingChange, findBillingProject } from "./billing.repository.ts";
 import type * as routes from "./billing.routes.ts";

@@ -15,10 +15,9 @@
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { BillingSystem } from "../../../db/schema.ts";
-import { voterChangeEvents } from "../../events/voter-events.ts";
 import { recordEvents } from "../../events/outbox.ts";
-import { toAdminVoter } from "../voters/index.ts";
-import { findAdminVoter, writeVoterFields } from "../voters/index.ts";
+import { voterChangeEvents } from "../../events/voter-events.ts";
+import { findAdminVoter, toAdminVoter, writeVoterFields } from "../voters/index.ts";
 import { billingFieldsAfter, changedFields } from "./billing.fields.ts";
 import type { BillingChange } from "./billing.schemas.ts";
 

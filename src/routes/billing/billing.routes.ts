@@ -6,10 +6,10 @@
  * the handler unparsed, since the signature covers its exact bytes and is checked first.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { describedRoute } from "../../contract/route-description.ts";
 import { envelopeOf, jsonContent } from "../../contract/envelope.ts";
 import { OwnerErrorEnvelope, ownerErrorResponses } from "../../contract/errors.ts";
 import { SlugParam } from "../../contract/params.ts";
+import { describedRoute } from "../../contract/route-description.ts";
 import { ReceivedObject } from "./billing.schemas.ts";
 
 export const BILLING_TAG = "billing";

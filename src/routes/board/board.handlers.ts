@@ -1,13 +1,13 @@
 /** Handlers of the board routes: repository rows -> BoardDocument (contract, BoardDocument). */
 import type { ProjectSettings } from "../../../db/schema.ts";
+import type { Column } from "../../contract/schemas.ts";
+import type { BoardColumnRow } from "../../lib/data/app-caches.ts";
 import type { AppDeps, ProjectContext } from "../../lib/http/context.ts";
 import { success } from "../../lib/http/envelope.ts";
 import type { AppRouteHandler } from "../../lib/http/router.ts";
-import type { BoardColumnRow } from "../../lib/data/app-caches.ts";
 import { listBoardColumns, listTags, readVoterCount } from "./board.repository.ts";
 import type * as routes from "./board.routes.ts";
 import type { BoardDocument, BoardEntry } from "./board.schemas.ts";
-import type { Column } from "../../contract/schemas.ts";
 
 /** Id of the archived column, which is not a row of its own (contract, Column). */
 export const ARCHIVED_COLUMN_ID = -1;

@@ -4,9 +4,10 @@
  * stored column, the column's own is_votable flag (not folded with allow_voting) and no
  * archived column, which is not a row.
  */
+
+import type { Column } from "../../contract/schemas.ts";
 import type { BoardRow, ColumnRow } from "./board.owner.repository.ts";
 import type { BoardEntry } from "./board.schemas.ts";
-import type { Column } from "../../contract/schemas.ts";
 
 export function toOwnerColumn(row: ColumnRow, boardKind: "roadmap" | "custom"): Column {
   return {

@@ -3,10 +3,11 @@
  * project's "boards" advisory lock (owner-api-v3.md, Routes /boards, /columns; Rules 1 and 3).
  */
 import type { Db } from "../../../db/connect.ts";
+import { lockProjectScope } from "../../lib/data/owner-locks.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 import { success } from "../../lib/http/envelope.ts";
 import { ApiError, notFound, validationError } from "../../lib/http/errors.ts";
 import type { AppRouteHandler } from "../../lib/http/router.ts";
-import { lockProjectScope } from "../../lib/data/owner-locks.ts";
 import { toOwnerBoardEntry, toOwnerColumn } from "./board.mapper.ts";
 import {
   type BoardRow,
@@ -25,7 +26,6 @@ import {
   updateColumn,
 } from "./board.owner.repository.ts";
 import type * as routes from "./board.owner.routes.ts";
-import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 
 /** 409 already_exists when another board of the project has `slug`; "roadmap" always names the roadmap. */
 async function assertSlugFree(trx: Db, projectId: number, slug: string, exceptId?: number): Promise<void> {

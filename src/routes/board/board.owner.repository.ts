@@ -3,10 +3,11 @@
  * 1 and 3). Every function takes a `db | trx`; handlers run each request in one transaction.
  * The API's board id 0 is the roadmap, which is a row of its own here (kind "roadmap").
  */
+
+import type { Selectable, Updateable } from "kysely";
 import { sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { BoardsTable, ColumnsTable } from "../../../db/schema.ts";
-import type { Selectable, Updateable } from "kysely";
 
 export type BoardRow = Selectable<BoardsTable>;
 export type ColumnRow = Selectable<ColumnsTable>;

@@ -4,11 +4,11 @@
  */
 import { createRoute } from "@hono/zod-openapi";
 import { envelopeOf, jsonContent } from "../../contract/envelope.ts";
+import { OWNER_PATH, OwnerSlugParams, ownerDeleteRoute, ownerRoute, ownerWriteErrors } from "../../contract/owner-routes.ts";
 import { idParam, integerParam, MAX_ID } from "../../contract/params.ts";
-import { OWNER_PATH, OwnerSlugParams, ownerWriteErrors, ownerDeleteRoute, ownerRoute } from "../../contract/owner-routes.ts";
+import { Column } from "../../contract/schemas.ts";
 import { BoardCreateBody, BoardPatchBody, ColumnCreateBody, ColumnPatchBody } from "./board.owner.schemas.ts";
 import { BoardEntry } from "./board.schemas.ts";
-import { Column } from "../../contract/schemas.ts";
 
 const BoardParams = OwnerSlugParams.extend({
   board_id: integerParam(0, MAX_ID).openapi({

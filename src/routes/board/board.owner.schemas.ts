@@ -3,8 +3,8 @@
  * Answers reuse the public BoardEntry and Column components (board.schemas.ts).
  */
 import { z } from "@hono/zod-openapi";
-import { patchBodyOf } from "../../contract/owner-routes.ts";
 import { FEATURE_STATUSES } from "../../contract/enums.ts";
+import { patchBodyOf } from "../../contract/owner-routes.ts";
 
 /** Board slugs: the project slug's pattern (snapshot spec), sent as the public `board` parameter. */
 export const BOARD_SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;

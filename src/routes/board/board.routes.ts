@@ -1,11 +1,11 @@
 /** Board document routes (contract, "Reading a board": GET /board and GET /projects/{slug}). */
 import { createRoute, z } from "@hono/zod-openapi";
-import { describedRoute } from "../../contract/route-description.ts";
 import { envelopeOf, jsonContent, notModified } from "../../contract/envelope.ts";
 import { readErrors } from "../../contract/errors.ts";
 import { SlugParam } from "../../contract/params.ts";
-import { BoardDocument } from "./board.schemas.ts";
+import { describedRoute } from "../../contract/route-description.ts";
 import { sharedReadCache } from "../../middleware/shared-read-cache.ts";
+import { BoardDocument } from "./board.schemas.ts";
 
 const description =
   "Board structure (roadmap first, then custom boards; columns in drawing order), every tag, " +

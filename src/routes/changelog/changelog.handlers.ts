@@ -1,8 +1,9 @@
 /** Handlers of the changelog routes: parse -> repository -> ReleaseObject (contract, ReleaseObject). */
 import { page, success } from "../../lib/http/envelope.ts";
 import { notFound } from "../../lib/http/errors.ts";
-import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { pageMeta, pageOffset } from "../../lib/http/pagination.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { toReleaseObject } from "./changelog.mapper.ts";
 import {
   countPublishedReleases,
   findPublishedRelease,
@@ -11,7 +12,6 @@ import {
   type ReleaseFeatureRow,
 } from "./changelog.repository.ts";
 import type * as routes from "./changelog.routes.ts";
-import { toReleaseObject } from "./changelog.mapper.ts";
 
 /** Feature rows grouped by release id, each list in the rows' order. */
 export function byRelease(rows: ReleaseFeatureRow[]): Map<number, ReleaseFeatureRow[]> {

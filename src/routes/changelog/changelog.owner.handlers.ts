@@ -5,15 +5,15 @@
  */
 import type { Db } from "../../../db/connect.ts";
 import { slugify } from "../../admin/snapshot-validate.ts";
+import { lockProjectScope } from "../../lib/data/owner-locks.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 import { page, success } from "../../lib/http/envelope.ts";
 import { ApiError, notFound, validationError } from "../../lib/http/errors.ts";
-import { renderMarkdown } from "../../lib/rules/markdown.ts";
-import type { AppRouteHandler } from "../../lib/http/router.ts";
-import { lockProjectScope } from "../../lib/data/owner-locks.ts";
 import { pageMeta, pageOffset } from "../../lib/http/pagination.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { renderMarkdown } from "../../lib/rules/markdown.ts";
 import { byRelease } from "./changelog.handlers.ts";
 import { toAdminReleaseObject } from "./changelog.mapper.ts";
-import { settleReleasePublication } from "./changelog.publication.ts";
 import {
   countReleases,
   deleteRelease,
@@ -26,9 +26,9 @@ import {
   replaceReleaseFeatures,
   updateRelease,
 } from "./changelog.owner.repository.ts";
-import type { ReleaseFeatureInput } from "./changelog.owner.schemas.ts";
 import type * as routes from "./changelog.owner.routes.ts";
-import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
+import type { ReleaseFeatureInput } from "./changelog.owner.schemas.ts";
+import { settleReleasePublication } from "./changelog.publication.ts";
 
 /** The default slug of a release: slugify(name) (as the importer derives it), at most 100 characters. */
 export function defaultReleaseSlug(name: string): string {

@@ -2,8 +2,9 @@
  * Release reads and writes of the owner routes (owner-api-v3.md, Routes /releases; Rule 4).
  * Every function takes a `db | trx`; the handlers run each write in one transaction.
  */
-import { sql } from "kysely";
+
 import type { Insertable, Updateable } from "kysely";
+import { sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { ReleasesTable } from "../../../db/schema.ts";
 import type { ReleaseFeatureRow, ReleaseRow } from "./changelog.repository.ts";

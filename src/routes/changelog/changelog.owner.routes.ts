@@ -1,15 +1,15 @@
 /** Owner release routes (owner-api-v3.md, Routes: GET/POST /releases, GET/PATCH/DELETE /releases/{id}; Rule 4). */
 import { createRoute, z } from "@hono/zod-openapi";
 import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
-import { idParam, PageQuery } from "../../contract/params.ts";
 import {
   OWNER_PATH,
-  ownerReadErrors,
   OwnerSlugParams,
-  ownerWriteErrors,
   ownerDeleteRoute,
+  ownerReadErrors,
   ownerRoute,
+  ownerWriteErrors,
 } from "../../contract/owner-routes.ts";
+import { idParam, PageQuery } from "../../contract/params.ts";
 import { AdminReleaseObject, ReleaseCreateBody, ReleasePatchBody } from "./changelog.owner.schemas.ts";
 
 const ReleaseParams = OwnerSlugParams.extend({ id: idParam("id", "Release id") });

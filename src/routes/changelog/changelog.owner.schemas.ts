@@ -3,10 +3,10 @@
  * Routes /releases; Rule 4).
  */
 import { z } from "@hono/zod-openapi";
-import { MAX_ID } from "../../contract/params.ts";
-import { patchBodyOf } from "../../contract/owner-routes.ts";
-import { ReleaseFeatureObject, ReleaseObject } from "./changelog.schemas.ts";
 import { CHANGELOG_TYPES } from "../../contract/enums.ts";
+import { patchBodyOf } from "../../contract/owner-routes.ts";
+import { MAX_ID } from "../../contract/params.ts";
+import { ReleaseFeatureObject, ReleaseObject } from "./changelog.schemas.ts";
 
 /** Release slugs: lower-case letters, digits and dashes, as slugify (the importer's) makes them. */
 export const RELEASE_SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{0,99}$/;

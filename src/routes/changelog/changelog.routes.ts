@@ -1,11 +1,11 @@
 /** Changelog routes (contract, "Reading a board": GET .../changelog and .../changelog/{id}). */
 import { createRoute, z } from "@hono/zod-openapi";
-import { describedRoute } from "../../contract/route-description.ts";
 import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
-import { idParam, PageQuery, SlugParam } from "../../contract/params.ts";
 import { readErrors } from "../../contract/errors.ts";
-import { ReleaseObject } from "./changelog.schemas.ts";
+import { idParam, PageQuery, SlugParam } from "../../contract/params.ts";
+import { describedRoute } from "../../contract/route-description.ts";
 import { sharedReadCache } from "../../middleware/shared-read-cache.ts";
+import { ReleaseObject } from "./changelog.schemas.ts";
 
 export const listReleases = createRoute(
   describedRoute(

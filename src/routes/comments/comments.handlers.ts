@@ -2,17 +2,18 @@
  * Handlers of the comment routes: settings gate -> feature visibility -> repository -> mapper.
  * Contract: "Reading a board" (comments query), "Taking part" rules 3-5, CommentObject.
  */
-import { requireVoter } from "../../middleware/voter.ts";
+
 import type { ProjectContext } from "../../lib/http/context.ts";
 import { page, success } from "../../lib/http/envelope.ts";
 import { ApiError, notFound } from "../../lib/http/errors.ts";
-import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { pageMeta } from "../../lib/http/pagination.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { requireVoter } from "../../middleware/voter.ts";
 import { findVisibleFeature } from "../features/index.ts";
 import { type CommentOut, toCommentObject } from "./comments.mapper.ts";
 import { listCommentThreads } from "./comments.repository.ts";
 import type * as routes from "./comments.routes.ts";
-import { createComment as insertComment, deleteOwnComment, toggleCommentLike } from "./comments.writes.repository.ts";
+import { deleteOwnComment, createComment as insertComment, toggleCommentLike } from "./comments.writes.repository.ts";
 
 /** 403 not_allowed unless every named setting is on (display.show_comments closes all routes). */
 function requireSettings(project: ProjectContext, ...names: ("show_comments" | "allow_comments" | "allow_likes")[]): void {

@@ -4,8 +4,8 @@
  */
 import { page, success } from "../../lib/http/envelope.ts";
 import { notFound, validationError } from "../../lib/http/errors.ts";
-import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { pageMeta } from "../../lib/http/pagination.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { ownerCommentObject } from "./comments.mapper.ts";
 import { findStaffVoter, listProjectComments } from "./comments.owner.repository.ts";
 import type * as routes from "./comments.owner.routes.ts";

@@ -4,17 +4,17 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
-import { idParam, SlugParam } from "../../contract/params.ts";
 import {
   OWNER_PATH,
-  ownerReadErrors,
   OwnerSlugParams,
-  ownerWriteErrors,
   ownerDeleteRoute,
+  ownerReadErrors,
   ownerRoute,
+  ownerWriteErrors,
 } from "../../contract/owner-routes.ts";
-import { CommentDeletedObject, CommentObject } from "./comments.schemas.ts";
+import { idParam, SlugParam } from "../../contract/params.ts";
 import { AdminCommentsQuery, AdminNewComment } from "./comments.owner.schemas.ts";
+import { CommentDeletedObject, CommentObject } from "./comments.schemas.ts";
 
 export const adminListComments = createRoute(
   ownerRoute({

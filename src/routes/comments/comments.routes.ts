@@ -4,12 +4,12 @@
  * (403 not_allowed) when the project does not show comments.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { describedRoute } from "../../contract/route-description.ts";
 import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
-import { idParam, SlugParam } from "../../contract/params.ts";
 import { readErrors, writeErrors } from "../../contract/errors.ts";
-import { CommentDeletedObject, CommentObject, CommentsQuery, LikeObject, NewComment } from "./comments.schemas.ts";
+import { idParam, SlugParam } from "../../contract/params.ts";
+import { describedRoute } from "../../contract/route-description.ts";
 import { sharedReadCache } from "../../middleware/shared-read-cache.ts";
+import { CommentDeletedObject, CommentObject, CommentsQuery, LikeObject, NewComment } from "./comments.schemas.ts";
 
 const FeatureParams = z.object({ slug: SlugParam, id: idParam("id", "Feature id") });
 const CommentParams = z.object({ slug: SlugParam, cid: idParam("cid", "Comment id") });

@@ -14,9 +14,9 @@
 import type { Transaction } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { Database, ProjectSettings } from "../../../db/schema.ts";
+import { recordEvents } from "../../events/outbox.ts";
 import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 import { findVisibleFeature } from "../features/index.ts";
-import { recordEvents } from "../../events/outbox.ts";
 import { ownerCommentObject } from "./comments.mapper.ts";
 import { type CommentRow, selectCommentRow } from "./comments.repository.ts";
 

@@ -2,8 +2,8 @@
 import { eventPosition } from "../../events/outbox.ts";
 import { toEventObject } from "../../events/payload.ts";
 import { page } from "../../lib/http/envelope.ts";
-import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { pageMeta } from "../../lib/http/pagination.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { listEvents } from "./events.owner.repository.ts";
 import type * as routes from "./events.owner.routes.ts";
 

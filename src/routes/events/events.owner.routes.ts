@@ -1,7 +1,7 @@
 /** The owner's events feed (owner-api-v3.md, "Routes": GET /events; "Events"). */
 import { createRoute } from "@hono/zod-openapi";
 import { jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
-import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerRoute } from "../../contract/owner-routes.ts";
+import { OWNER_PATH, OwnerSlugParams, ownerReadErrors, ownerRoute } from "../../contract/owner-routes.ts";
 import { EventListQuery, EventObject } from "./events.owner.schemas.ts";
 
 export const adminListEvents = createRoute(

@@ -5,12 +5,11 @@
  */
 import { z } from "@hono/zod-openapi";
 import { EVENT_TYPES, type EventType } from "../../contract/enums.ts";
+import { PageQuery, repeatedParam } from "../../contract/params.ts";
 import { eventPosition } from "../../events/outbox.ts";
-import { PageQuery } from "../../contract/params.ts";
-import { CommentEventObject } from "../comments/index.ts";
 import { AdminReleaseObject } from "../changelog/index.ts";
+import { CommentEventObject } from "../comments/index.ts";
 import { AdminFeatureObject } from "../features/index.ts";
-import { repeatedParam } from "../../contract/params.ts";
 import { AdminVoterObject } from "../voters/index.ts";
 import { WebhookObject } from "../webhooks/index.ts";
 

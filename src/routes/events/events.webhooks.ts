@@ -4,8 +4,9 @@
  * receiver gets, so that generated clients have a type for every payload. Description only:
  * the delivery worker (src/events) sends them.
  */
-import { z } from "@hono/zod-openapi";
+
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../lib/http/context.ts";
 import { EVENT_SCHEMAS, eventSchemaName, type WebhookEventType } from "./events.owner.schemas.ts";
 

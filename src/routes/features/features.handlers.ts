@@ -1,11 +1,12 @@
 /** Handlers of the features area: parse -> repository -> toFeatureObject -> envelope. */
-import { requireVoter } from "../../middleware/voter.ts";
-import type { AppDeps } from "../../lib/http/context.ts";
+
 import type { ProjectSettings } from "../../../db/schema.ts";
+import type { AppDeps } from "../../lib/http/context.ts";
 import { page, success } from "../../lib/http/envelope.ts";
 import { ApiError, notFound, validationError } from "../../lib/http/errors.ts";
-import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { pageMeta } from "../../lib/http/pagination.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { requireVoter } from "../../middleware/voter.ts";
 import { toFeatureObject } from "./features.mapper.ts";
 import { type FeatureListFilter, findFeature, listFeatures as listFeatureRows } from "./features.repository.ts";
 import type * as routes from "./features.routes.ts";

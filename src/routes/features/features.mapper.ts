@@ -2,13 +2,14 @@
  * Row -> FeatureObject (contract, FeatureObject). The display settings decide which counters
  * are sent: a hidden counter is null, never absent and never zero.
  */
-import { rfc3339, rfc3339OrNull } from "../../lib/http/timestamps.ts";
+
 import type { ProjectSettings } from "../../../db/schema.ts";
+import { rfc3339, rfc3339OrNull } from "../../lib/http/timestamps.ts";
+import type { AdminFeatureRow } from "./features.owner.repository.ts";
+import type { AdminFeatureObject } from "./features.owner.schemas.ts";
 import type { FeatureRow } from "./features.repository.ts";
 import type { FeatureObject } from "./features.schemas.ts";
-import type { AdminFeatureRow } from "./features.owner.repository.ts";
 import { everythingShown } from "./features.visibility.ts";
-import type { AdminFeatureObject } from "./features.owner.schemas.ts";
 
 /** The archived column's ref (contract: the archived column has id -1). */
 export const ARCHIVED_COLUMN = { id: -1, name: "Archived", color: null } as const;

@@ -6,22 +6,22 @@
  */
 import type { Transaction } from "kysely";
 import type { Database } from "../../../db/schema.ts";
+import { recordEvents } from "../../events/outbox.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 import type { ProjectContext } from "../../lib/http/context.ts";
 import { page, success } from "../../lib/http/envelope.ts";
 import { ApiError, notFound, validationError } from "../../lib/http/errors.ts";
-import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { pageMeta } from "../../lib/http/pagination.ts";
-import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
-import { recordEvents } from "../../events/outbox.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { adminFeatureObject, featureChangeEvents, recordFeatureCreated, recordReachedMilestones } from "./features.events.ts";
 import { toAdminFeatureObject } from "./features.mapper.ts";
 import { mergeFeature, unmergeFeature } from "./features.merge.repository.ts";
 import {
   type AdminFeatureFilter,
+  columnExists,
   createAdminFeature,
   deleteAdminFeature,
   findAdminFeature,
-  columnExists,
   findBoardBySlug,
   listAdminFeatures,
   lockFeature,

@@ -9,11 +9,11 @@ import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { Database, FeaturesTable, ProjectSettings } from "../../../db/schema.ts";
 import { validationError } from "../../lib/http/errors.ts";
-import { pageOffset, type PageRequest } from "../../lib/http/pagination.ts";
+import { type PageRequest, pageOffset } from "../../lib/http/pagination.ts";
 import { recountVoters } from "./features.counters.repository.ts";
+import type { AdminFeaturePatchBody } from "./features.owner.schemas.ts";
 import type { FeatureRow } from "./features.repository.ts";
 import { containsPattern, type FeatureQuery, ordered, withFeatureColumns } from "./features.repository.ts";
-import type { AdminFeaturePatchBody } from "./features.owner.schemas.ts";
 import { everythingShown, publiclyListed } from "./features.visibility.ts";
 
 type Project = { id: number; settings: ProjectSettings };

@@ -4,15 +4,15 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
-import { idParam, SlugParam } from "../../contract/params.ts";
 import {
   OWNER_PATH,
-  ownerReadErrors,
   OwnerSlugParams,
-  ownerWriteErrors,
   ownerDeleteRoute,
+  ownerReadErrors,
   ownerRoute,
+  ownerWriteErrors,
 } from "../../contract/owner-routes.ts";
+import { idParam, SlugParam } from "../../contract/params.ts";
 import {
   AdminFeatureCreateBody,
   AdminFeatureListQuery,

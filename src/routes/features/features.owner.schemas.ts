@@ -3,12 +3,11 @@
  * /features routes): the object, the list query, and the POST / PATCH / merge bodies.
  */
 import { z } from "@hono/zod-openapi";
-import { booleanParam, integerParam, MAX_ID, PageQuery } from "../../contract/params.ts";
-import { patchBodyOf } from "../../contract/owner-routes.ts";
-import { repeatedParam } from "../../contract/params.ts";
 import { FEATURE_STATUSES } from "../../contract/enums.ts";
-import { FeatureObject } from "./features.schemas.ts";
+import { patchBodyOf } from "../../contract/owner-routes.ts";
+import { booleanParam, integerParam, MAX_ID, PageQuery, repeatedParam } from "../../contract/params.ts";
 import { FeatureRef } from "../../contract/schemas.ts";
+import { FeatureObject } from "./features.schemas.ts";
 
 export const ADMIN_FEATURE_SORTS = ["new", "oldest", "top", "votes", "board"] as const;
 

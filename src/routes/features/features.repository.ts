@@ -8,7 +8,7 @@ import { type Compilable, type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import { QueryTemplate } from "../../../db/query-template.ts";
 import type { Database, ProjectSettings, ReleaseFeaturesTable } from "../../../db/schema.ts";
-import { pageOffset, type PageRequest } from "../../lib/http/pagination.ts";
+import { type PageRequest, pageOffset } from "../../lib/http/pagination.ts";
 import type { FeatureSort } from "./features.schemas.ts";
 import { publiclyListed, visibilityShapeKey, visibleTo } from "./features.visibility.ts";
 

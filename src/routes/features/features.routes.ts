@@ -1,14 +1,13 @@
 /** Route definitions of the features area (contract, "Reading a board" and "Taking part"). */
 import { createRoute, z } from "@hono/zod-openapi";
-import { describedRoute } from "../../contract/route-description.ts";
-import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
-import { idParam, integerParam, MAX_ID, PageQuery, SlugParam } from "../../contract/params.ts";
-import { readErrors, writeErrors } from "../../contract/errors.ts";
-import { FeatureCreateBody, FEATURE_SORTS, FeatureObject } from "./features.schemas.ts";
 import { FEATURE_STATUSES } from "../../contract/enums.ts";
+import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
+import { readErrors, writeErrors } from "../../contract/errors.ts";
+import { idParam, integerParam, MAX_ID, PageQuery, repeatedParam, SlugParam } from "../../contract/params.ts";
+import { describedRoute } from "../../contract/route-description.ts";
 import { sharedReadCache } from "../../middleware/shared-read-cache.ts";
 import { withVoterVotes } from "./features.personalize.ts";
-import { repeatedParam } from "../../contract/params.ts";
+import { FEATURE_SORTS, FeatureCreateBody, FeatureObject } from "./features.schemas.ts";
 
 export const FeatureListQuery = z.object({
   sort: z

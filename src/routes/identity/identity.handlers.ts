@@ -4,10 +4,10 @@
  * SSO token outranks an anonymous one wherever each came from.
  */
 import type { MiddlewareHandler } from "hono";
+import { exchangeIdentity } from "../../lib/data/resolution.ts";
 import type { AppEnv } from "../../lib/http/context.ts";
 import { success } from "../../lib/http/envelope.ts";
 import type { AppRouteHandler } from "../../lib/http/router.ts";
-import { exchangeIdentity } from "../../lib/data/resolution.ts";
 import { replaceBodyText } from "../../lib/runtime/runtime-adapter.ts";
 import { listVotedFeatureIds } from "./identity.repository.ts";
 import type * as routes from "./identity.routes.ts";

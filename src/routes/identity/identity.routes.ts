@@ -1,9 +1,9 @@
 /** The identity route (contract, "Taking part" rule 1 and "Authentication" 6-8). */
 import { createRoute, z } from "@hono/zod-openapi";
-import { describedRoute } from "../../contract/route-description.ts";
 import { envelopeOf, jsonContent } from "../../contract/envelope.ts";
-import { SlugParam } from "../../contract/params.ts";
 import { writeErrors } from "../../contract/errors.ts";
+import { SlugParam } from "../../contract/params.ts";
+import { describedRoute } from "../../contract/route-description.ts";
 import { IdentityObject, IdentityRequest } from "./identity.schemas.ts";
 
 export const resolveIdentity = createRoute(

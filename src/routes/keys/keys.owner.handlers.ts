@@ -3,13 +3,14 @@
  * The old key's cached lookups are cleared on every instance by src/middleware/owner-change.ts
  * after the transaction commits and before the answer is sent (Rule 7).
  */
-import { listKeys, replaceKeys, type KeyRow } from "./keys.owner.repository.ts";
-import { page, success } from "../../lib/http/envelope.ts";
-import type { AppRouteHandler } from "../../lib/http/router.ts";
-import { pageMeta, pageOffset } from "../../lib/http/pagination.ts";
-import type { KeyObject } from "./keys.owner.schemas.ts";
-import type * as routes from "./keys.owner.routes.ts";
+
 import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
+import { page, success } from "../../lib/http/envelope.ts";
+import { pageMeta, pageOffset } from "../../lib/http/pagination.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { type KeyRow, listKeys, replaceKeys } from "./keys.owner.repository.ts";
+import type * as routes from "./keys.owner.routes.ts";
+import type { KeyObject } from "./keys.owner.schemas.ts";
 
 /** KeyObject from a key row; a key stored without a hint shows "" (docs/decisions.md, owner routes). */
 function toKey(row: KeyRow): KeyObject {

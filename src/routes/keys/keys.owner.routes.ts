@@ -1,9 +1,9 @@
 /** The owner's key routes (owner-api-v3.md, "Routes": GET /keys, POST /keys/regenerate; Rule 7). */
 import { createRoute, z } from "@hono/zod-openapi";
 import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
+import { OWNER_PATH, OwnerSlugParams, ownerReadErrors, ownerRoute, ownerWriteErrors } from "../../contract/owner-routes.ts";
 import { PageQuery } from "../../contract/params.ts";
-import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../contract/owner-routes.ts";
-import { KeyObject, NewKeyObject, KeyRegenerateBody } from "./keys.owner.schemas.ts";
+import { KeyObject, KeyRegenerateBody, NewKeyObject } from "./keys.owner.schemas.ts";
 
 export const adminListKeys = createRoute(
   ownerRoute({

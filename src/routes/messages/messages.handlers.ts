@@ -1,13 +1,14 @@
 /** Handlers of the message routes: targeting, paging and dismissal (contract, MessageObject). */
-import { requireVoter } from "../../middleware/voter.ts";
+
 import semver, { type SemVer } from "semver";
 import { page, success } from "../../lib/http/envelope.ts";
 import { ApiError, notFound } from "../../lib/http/errors.ts";
-import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { pageMeta, pageOffset } from "../../lib/http/pagination.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { requireVoter } from "../../middleware/voter.ts";
+import { toMessageObject } from "./messages.mapper.ts";
 import { findMessage, insertDismissal, listCandidateMessages, type MessageRow } from "./messages.repository.ts";
 import type * as routes from "./messages.routes.ts";
-import { toMessageObject } from "./messages.mapper.ts";
 
 /**
  * Whether `version` lies inside the message's inclusive range. A message without bounds

@@ -1,9 +1,10 @@
 /** Handlers of the owner message routes (owner-api-v3.md, Routes /messages; Rule 5). */
 import semver from "semver";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 import { page, success } from "../../lib/http/envelope.ts";
 import { notFound, validationError } from "../../lib/http/errors.ts";
-import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { pageMeta, pageOffset } from "../../lib/http/pagination.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { toAdminMessageObject } from "./messages.mapper.ts";
 import {
   countMessages,
@@ -15,7 +16,6 @@ import {
   updateMessage,
 } from "./messages.owner.repository.ts";
 import type * as routes from "./messages.owner.routes.ts";
-import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 
 interface CrossFieldState {
   action_label: string | null;

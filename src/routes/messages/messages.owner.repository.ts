@@ -2,8 +2,9 @@
  * Message reads and writes of the owner routes (owner-api-v3.md, AdminMessageObject; Routes
  * /messages). Writes take a `db | trx`.
  */
-import { sql } from "kysely";
+
 import type { Insertable, Updateable } from "kysely";
+import { sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { MessagesTable } from "../../../db/schema.ts";
 import type { AdminMessageRow } from "./messages.repository.ts";

@@ -1,15 +1,15 @@
 /** Owner message routes (owner-api-v3.md, Routes: GET/POST /messages, GET/PATCH/DELETE /messages/{id}). */
 import { createRoute, z } from "@hono/zod-openapi";
 import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
-import { idParam, PageQuery } from "../../contract/params.ts";
 import {
   OWNER_PATH,
-  ownerReadErrors,
   OwnerSlugParams,
-  ownerWriteErrors,
   ownerDeleteRoute,
+  ownerReadErrors,
   ownerRoute,
+  ownerWriteErrors,
 } from "../../contract/owner-routes.ts";
+import { idParam, PageQuery } from "../../contract/params.ts";
 import { MessageCreateBody, MessagePatchBody } from "./messages.owner.schemas.ts";
 import { AdminMessageObject } from "./messages.schemas.ts";
 

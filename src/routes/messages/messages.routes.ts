@@ -1,10 +1,10 @@
 /** Message routes (contract, "Reading a board" and "Taking part": messages and dismiss). */
 import { createRoute, z } from "@hono/zod-openapi";
 import semver from "semver";
-import { describedRoute } from "../../contract/route-description.ts";
 import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
-import { idParam, PageQuery, SlugParam } from "../../contract/params.ts";
 import { readErrors, writeErrors } from "../../contract/errors.ts";
+import { idParam, PageQuery, SlugParam } from "../../contract/params.ts";
+import { describedRoute } from "../../contract/route-description.ts";
 import { MessageDismissedObject, MessageObject } from "./messages.schemas.ts";
 
 export const PLATFORMS = ["ios", "macos", "web"] as const;

@@ -1,10 +1,10 @@
 import { page } from "../../lib/http/envelope.ts";
-import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { pageMeta } from "../../lib/http/pagination.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { listRevenueFeatures as queryRevenueFeatures } from "./revenue.features.repository.ts";
+import { toRevenueFeature, toRevenueVoter } from "./revenue.mapper.ts";
 import type * as routes from "./revenue.routes.ts";
 import { listNewestVotes, listRevenueVoters, type VoteRefRow } from "./revenue.voters.repository.ts";
-import { toRevenueFeature, toRevenueVoter } from "./revenue.mapper.ts";
 
 /** GET /projects/{slug}/voters: a page of RevenueVoterObject, voters in creation order. */
 export const listVoters: AppRouteHandler<typeof routes.listVoters> = async (c) => {

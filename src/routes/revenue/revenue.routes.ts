@@ -4,10 +4,10 @@
  * validated; the PRO plan is already enforced by the key middleware (also not_allowed).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { booleanParam, integerParam, MAX_ID, PageQuery, SlugParam } from "../../contract/params.ts";
-import { describedRoute } from "../../contract/route-description.ts";
 import { jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
 import { readErrors } from "../../contract/errors.ts";
+import { booleanParam, integerParam, MAX_ID, PageQuery, SlugParam } from "../../contract/params.ts";
+import { describedRoute } from "../../contract/route-description.ts";
 import { secretKeyOnly } from "./revenue.middleware.ts";
 import { RevenueFeatureObject, RevenueVoterObject } from "./revenue.schemas.ts";
 

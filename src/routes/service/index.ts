@@ -5,12 +5,12 @@
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { sql } from "kysely";
+import { Readiness } from "../../lib/data/readiness.ts";
 import type { AppDeps, AppEnv } from "../../lib/http/context.ts";
-import { ApiError } from "../../lib/http/errors.ts";
 import { success } from "../../lib/http/envelope.ts";
+import { ApiError } from "../../lib/http/errors.ts";
 import { buildOpenApiDocument } from "../../lib/http/openapi-document.ts";
 import { createRouter } from "../../lib/http/router.ts";
-import { Readiness } from "../../lib/data/readiness.ts";
 import { referencePage } from "./reference-page.ts";
 import * as routes from "./service.routes.ts";
 

@@ -1,8 +1,8 @@
 /** Open routes (contract, "Service"): no key, no identity, no key-tied rate limit. */
 import { createRoute, z } from "@hono/zod-openapi";
-import { describedRoute } from "../../contract/route-description.ts";
 import { envelopeOf, jsonContent, notModified } from "../../contract/envelope.ts";
 import { ErrorEnvelope, errorResponses } from "../../contract/errors.ts";
+import { describedRoute } from "../../contract/route-description.ts";
 import { HealthObject, ReadinessErrorObject, ReadinessObject } from "./service.schemas.ts";
 
 export const health = createRoute(

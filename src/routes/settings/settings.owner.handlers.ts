@@ -1,10 +1,11 @@
 /** Handlers of the owner's settings routes: repository (one transaction per write) -> toSettings -> envelope. */
+
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 import { success } from "../../lib/http/envelope.ts";
 import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { toSettings } from "./settings.owner.mapper.ts";
 import { readSettings, updateSettings } from "./settings.owner.repository.ts";
 import type * as routes from "./settings.owner.routes.ts";
-import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 
 export const adminGetSettings: AppRouteHandler<typeof routes.adminGetSettings> = async (c) => {
   const row = await readSettings(c.get("deps").db, c.get("project").id);

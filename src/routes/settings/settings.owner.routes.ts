@@ -1,8 +1,8 @@
 /** The owner's settings routes (owner-api-v3.md, "Routes": GET, PATCH /settings; Rule 8). */
 import { createRoute } from "@hono/zod-openapi";
 import { envelopeOf, jsonContent, notModified } from "../../contract/envelope.ts";
-import { OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../contract/owner-routes.ts";
-import { SettingsPatchBody, SettingsObject } from "./settings.owner.schemas.ts";
+import { OWNER_PATH, OwnerSlugParams, ownerReadErrors, ownerRoute, ownerWriteErrors } from "../../contract/owner-routes.ts";
+import { SettingsObject, SettingsPatchBody } from "./settings.owner.schemas.ts";
 
 export const adminGetSettings = createRoute(
   ownerRoute({

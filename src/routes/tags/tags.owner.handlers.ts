@@ -1,13 +1,14 @@
 /** Handlers of the owner tag routes: one transaction per write (owner-api-v3.md, Routes /tags). */
+
+import type { Db } from "../../../db/connect.ts";
+import { lockProjectScope } from "../../lib/data/owner-locks.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 import { page, success } from "../../lib/http/envelope.ts";
 import { ApiError, notFound } from "../../lib/http/errors.ts";
-import type { AppRouteHandler } from "../../lib/http/router.ts";
-import { lockProjectScope } from "../../lib/data/owner-locks.ts";
 import { pageMeta, pageOffset } from "../../lib/http/pagination.ts";
-import type { Db } from "../../../db/connect.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { countTags, deleteTag, findTag, findTagByName, insertTag, listTagsPage, renameTag, type TagRow } from "./tags.owner.repository.ts";
 import type * as routes from "./tags.owner.routes.ts";
-import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 
 function toTagObject(row: TagRow) {
   return { id: row.id, name: row.name, feature_count: row.feature_count };

@@ -1,15 +1,15 @@
 /** Owner tag routes (owner-api-v3.md, Routes: GET/POST /tags, PATCH/DELETE /tags/{tag_id}). */
 import { createRoute, z } from "@hono/zod-openapi";
 import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
-import { idParam, PageQuery } from "../../contract/params.ts";
 import {
   OWNER_PATH,
-  ownerReadErrors,
   OwnerSlugParams,
-  ownerWriteErrors,
   ownerDeleteRoute,
+  ownerReadErrors,
   ownerRoute,
+  ownerWriteErrors,
 } from "../../contract/owner-routes.ts";
+import { idParam, PageQuery } from "../../contract/params.ts";
 import { TagCreateBody, TagObject, TagPatchBody } from "./tags.owner.schemas.ts";
 
 const TagParams = OwnerSlugParams.extend({ tag_id: idParam("tag_id", "Tag id") });

@@ -1,12 +1,13 @@
 /** Handlers of the owner's tier routes: parse -> repository (one transaction per write) -> toTier -> envelope. */
+
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 import { page, success } from "../../lib/http/envelope.ts";
 import { ApiError } from "../../lib/http/errors.ts";
-import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { pageMeta } from "../../lib/http/pagination.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { toTier } from "./tiers.owner.mapper.ts";
 import { createTier, deleteTier, listTiers, type TierWriteResult, updateTier } from "./tiers.owner.repository.ts";
 import type * as routes from "./tiers.owner.routes.ts";
-import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 
 const tierNotFound = () => new ApiError("not_found", "no tier with this id in the project");
 

@@ -1,9 +1,9 @@
 /** The owner's tier routes (owner-api-v3.md, "Routes": /tiers and /tiers/{tier_id}). */
 import { createRoute, z } from "@hono/zod-openapi";
 import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
+import { DeletedObject, OWNER_PATH, OwnerSlugParams, ownerReadErrors, ownerRoute, ownerWriteErrors } from "../../contract/owner-routes.ts";
 import { idParam, PageQuery } from "../../contract/params.ts";
-import { DeletedObject, OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../contract/owner-routes.ts";
-import { TierCreateBody, TierPatchBody, TierObject } from "./tiers.owner.schemas.ts";
+import { TierCreateBody, TierObject, TierPatchBody } from "./tiers.owner.schemas.ts";
 
 const TierParams = OwnerSlugParams.extend({ tier_id: idParam("tier_id", "Tier id") });
 

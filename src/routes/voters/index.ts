@@ -14,5 +14,5 @@ export function createVotersRouter() {
 
 // What other areas may use: reading and writing a voter's owner view (billing sync).
 export { toAdminVoter } from "./voters.owner.mapper.ts";
-export { AdminVoterObject } from "./voters.owner.schemas.ts";
 export { findAdminVoter, writeVoterFields } from "./voters.owner.repository.ts";
+export { AdminVoterObject } from "./voters.owner.schemas.ts";

@@ -8,14 +8,14 @@
 import { scrubbedObject } from "../../events/erasure.ts";
 import { recordEvents } from "../../events/outbox.ts";
 import { voterChangeEvents } from "../../events/voter-events.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 import { page, success } from "../../lib/http/envelope.ts";
 import { ApiError } from "../../lib/http/errors.ts";
-import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { pageMeta } from "../../lib/http/pagination.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { toAdminVoter } from "./voters.owner.mapper.ts";
 import { eraseVoter, findAdminVoter, listAdminVoters, lockAdminVoter, updateVoter } from "./voters.owner.repository.ts";
 import type * as routes from "./voters.owner.routes.ts";
-import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 
 const voterNotFound = () => new ApiError("not_found", "no voter with this id in the project");
 

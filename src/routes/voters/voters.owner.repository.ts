@@ -8,8 +8,8 @@
 import { type ExpressionBuilder, sql, type Updateable } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import { type Database, VOTER_COUNT_SHARDS, type VotersTable } from "../../../db/schema.ts";
-import { type PageRequest, pageOffset } from "../../lib/http/pagination.ts";
 import { scrubVoterEvents } from "../../events/erasure.ts";
+import { type PageRequest, pageOffset } from "../../lib/http/pagination.ts";
 import { trendingFromVotes } from "../../lib/rules/trending.ts";
 import { countVoters, selectVotersWithTier } from "../revenue/index.ts";
 import type { VoterPatchBody } from "./voters.owner.schemas.ts";

@@ -3,16 +3,16 @@
  * and 6). Secret key only, identity headers ignored (src/app.ts marks the owner paths).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { booleanParam, integerParam, MAX_ID, PageQuery } from "../../contract/params.ts";
 import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
 import {
   DeletedVoterObject,
   OWNER_PATH,
-  ownerReadErrors,
   OwnerSlugParams,
-  ownerWriteErrors,
+  ownerReadErrors,
   ownerRoute,
+  ownerWriteErrors,
 } from "../../contract/owner-routes.ts";
+import { booleanParam, integerParam, MAX_ID, PageQuery } from "../../contract/params.ts";
 import { AdminVoterObject, VoterPatchBody } from "./voters.owner.schemas.ts";
 
 /** An optional true/false filter, `type: boolean` in the description (see booleanParam). */

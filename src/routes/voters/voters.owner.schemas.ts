@@ -4,8 +4,8 @@
  * the PATCH body takes the fields Rule 6 names.
  */
 import { z } from "@hono/zod-openapi";
-import { MAX_ID } from "../../contract/params.ts";
 import { patchBodyOf } from "../../contract/owner-routes.ts";
+import { MAX_ID } from "../../contract/params.ts";
 import { RevenueVoterObject } from "../revenue/index.ts";
 
 const nullableString = (description: string, example: string | null) => z.string().nullable().openapi({ description, example });

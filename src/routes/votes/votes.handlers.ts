@@ -2,11 +2,12 @@
  * Handlers of the votes area: one statement (visibility check + vote + counters + its event) ->
  * VoteObject (a vote reaching a vote milestone records feature.vote_milestone in it too).
  */
-import { requireVoter } from "../../middleware/voter.ts";
+
 import type { ProjectSettings } from "../../../db/schema.ts";
 import { success } from "../../lib/http/envelope.ts";
 import { ApiError, notFound } from "../../lib/http/errors.ts";
 import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { requireVoter } from "../../middleware/voter.ts";
 import { scoreOf } from "../features/index.ts";
 import * as votes from "./votes.repository.ts";
 import type * as routes from "./votes.routes.ts";

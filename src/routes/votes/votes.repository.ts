@@ -27,8 +27,7 @@ import { isVoteMilestoneSql } from "../../events/milestones.ts";
 import { answeringVanishedRows, sharedProjectWriteLock, waitingOutReplace } from "../../lib/data/project-write-lock.ts";
 import { retryingConflicts } from "../../lib/data/transaction.ts";
 import { addVoteToTrending, recomputedTrending, removeVoteFromTrending, voteExponent } from "../../lib/rules/trending.ts";
-import { adminFeatureJsonSql } from "../features/index.ts";
-import { visibilityShapeKey, visibleFeatureQuery } from "../features/index.ts";
+import { adminFeatureJsonSql, visibilityShapeKey, visibleFeatureQuery } from "../features/index.ts";
 
 export interface VoteTarget {
   projectId: number;

@@ -1,9 +1,9 @@
 /** Route definitions of the votes area (contract, "Taking part", vote and withdraw). */
 import { createRoute, z } from "@hono/zod-openapi";
-import { describedRoute } from "../../contract/route-description.ts";
 import { envelopeOf, jsonContent } from "../../contract/envelope.ts";
-import { idParam, SlugParam } from "../../contract/params.ts";
 import { writeErrors } from "../../contract/errors.ts";
+import { idParam, SlugParam } from "../../contract/params.ts";
+import { describedRoute } from "../../contract/route-description.ts";
 import { VoteObject } from "./votes.schemas.ts";
 
 const params = z.object({ slug: SlugParam, id: idParam("id", "Feature id") });

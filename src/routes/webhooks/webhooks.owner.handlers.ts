@@ -1,15 +1,16 @@
 /** Handlers of the owner's webhook routes: parse -> checks -> repository (one transaction per write) -> map -> envelope. */
-import { page, success } from "../../lib/http/envelope.ts";
-import { ApiError } from "../../lib/http/errors.ts";
-import type { AppRouteHandler } from "../../lib/http/router.ts";
-import { pageMeta } from "../../lib/http/pagination.ts";
-import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
+
 import { attemptRecord, sendDelivery } from "../../events/attempt.ts";
 import { recordAttempt } from "../../events/deliveries.repository.ts";
 import { pingPayload } from "../../events/payload.ts";
 import { generateWebhookSecret } from "../../events/signing.ts";
 import { checkWebhookUrl, WebhookUrlRefused } from "../../events/url-guard.ts";
 import { attemptOptions, leaseSeconds } from "../../events/webhook-worker.ts";
+import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
+import { page, success } from "../../lib/http/envelope.ts";
+import { ApiError } from "../../lib/http/errors.ts";
+import { pageMeta } from "../../lib/http/pagination.ts";
+import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { toDelivery, toWebhook, toWebhookWithSecret } from "./webhooks.owner.mapper.ts";
 import {
   createWebhook,

@@ -5,10 +5,10 @@
  */
 import { sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
-import { type PageRequest, pageOffset } from "../../lib/http/pagination.ts";
 import { newClaimToken, notifyDeliveriesDue, pauseDeliveries, resumeDeliveries } from "../../events/deliveries.repository.ts";
 import { newPingId } from "../../events/payload.ts";
 import { SECRET_OVERLAP_HOURS } from "../../events/signing.ts";
+import { type PageRequest, pageOffset } from "../../lib/http/pagination.ts";
 import type { WebhookCreateBody, WebhookPatchBody } from "./webhooks.owner.schemas.ts";
 
 const webhookColumns = ["id", "project_id", "url", "events", "description", "enabled", "disabled_reason", "created_at"] as const;

@@ -1,9 +1,9 @@
 /** The owner's webhook routes (owner-api-v3.md, "Routes": /webhooks...; "Webhooks"). */
 import { createRoute, z } from "@hono/zod-openapi";
 import { envelopeOf, jsonContent, listEnvelopeOf, notModified } from "../../contract/envelope.ts";
+import { DeletedObject, OWNER_PATH, OwnerSlugParams, ownerReadErrors, ownerRoute, ownerWriteErrors } from "../../contract/owner-routes.ts";
 import { idParam, integerParam, PageQuery } from "../../contract/params.ts";
-import { DeletedObject, OWNER_PATH, ownerReadErrors, OwnerSlugParams, ownerWriteErrors, ownerRoute } from "../../contract/owner-routes.ts";
-import { WebhookCreateBody, DeliveryObject, WebhookPatchBody, WebhookObject, WebhookWithSecretObject } from "./webhooks.owner.schemas.ts";
+import { DeliveryObject, WebhookCreateBody, WebhookObject, WebhookPatchBody, WebhookWithSecretObject } from "./webhooks.owner.schemas.ts";
 
 const WebhookParams = OwnerSlugParams.extend({ webhook_id: idParam("webhook_id", "Webhook id") });
 const DeliveryParams = WebhookParams.extend({

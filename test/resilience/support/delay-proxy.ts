@@ -4,7 +4,7 @@
  * arrived, in order; `pause()` holds everything until `resume()`; `resetConnections()` drops
  * every connection with what it still holds (those bytes are never delivered).
  */
-import { createServer, type Server, type Socket, connect } from "node:net";
+import { connect, createServer, type Server, type Socket } from "node:net";
 import { sleep } from "./processes.ts";
 
 export interface DelayProxy {

@@ -3,7 +3,7 @@
  * a test fails or the worker exits early: afterAll hooks stop them politely, and a process exit
  * hook SIGKILLs whatever is left (its whole process group) and removes temp directories.
  */
-import { type ChildProcess, spawn, type SpawnOptions } from "node:child_process";
+import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { createServer } from "node:net";
 

@@ -4,7 +4,7 @@
  * harness's buildSnapshot (five-column roadmap, one secret and one embed key).
  */
 import { randomBytes } from "node:crypto";
-import { migrateToLatest, openDatabase, type DatabaseHandle } from "../../../db/connect.ts";
+import { type DatabaseHandle, migrateToLatest, openDatabase } from "../../../db/connect.ts";
 import { importSnapshot } from "../../../src/admin/snapshot-import.ts";
 import { buildSnapshot, type ImportedProject, type Json } from "../../support/harness.ts";
 import type { WorkloadProject } from "./workload.ts";

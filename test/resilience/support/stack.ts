@@ -3,10 +3,10 @@
  * Redis, a seeder on the database and the server as a child process configured to use them.
  */
 import { resetAgents } from "./http.ts";
-import { startPostgres, type PostgresInstance } from "./postgres.ts";
-import { startRedis, type RedisInstance } from "./redis.ts";
+import { type PostgresInstance, startPostgres } from "./postgres.ts";
+import { type RedisInstance, startRedis } from "./redis.ts";
 import { openSeeder, type Seeder } from "./seed.ts";
-import { startServer, type ServerInstance } from "./server.ts";
+import { type ServerInstance, startServer } from "./server.ts";
 
 export interface Stack {
   pg: PostgresInstance;
