@@ -2,6 +2,7 @@
  * Opens what the app depends on, from a Config: the database (Postgres or PGlite), Redis or
  * the in-process stores, and the logger. `close()` releases all of it.
  */
+import { once } from "node:events";
 import { sql } from "kysely";
 import pino, { type Logger } from "pino";
 import { type DatabaseHandle, migrateToLatest, openDatabase, pgliteDatabaseExists } from "../db/connect.ts";
@@ -111,6 +112,9 @@ export async function openDeps(
   };
 }
 
+/** How long a readiness probe waits for Redis's first connection: the probe's own bound. */
+const READINESS_CONNECT_WAIT_MS = 2000;
+
 /** The shared stores and how to close them. */
 interface Stores {
   rateLimiter: RedisRateLimiter | MemoryRateLimiter;
@@ -136,7 +140,14 @@ function openRedisStores(config: Config, logger: Logger, url: string, now: () =>
   return {
     rateLimiter,
     idempotencyStore,
-    ping: () => redis.ping(),
+    // The offline queue is off, so a command sent while the first connection is still being
+    // made fails at once: readiness waits for that connection instead (within its 2 s bound).
+    ping: async () => {
+      if (redis.status === "wait" || redis.status === "connecting" || redis.status === "connect") {
+        await once(redis, "ready", { signal: AbortSignal.timeout(READINESS_CONNECT_WAIT_MS) });
+      }
+      await redis.ping();
+    },
     async close() {
       await rateLimiter.close();
       await idempotencyStore.close();
