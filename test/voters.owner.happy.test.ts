@@ -5,7 +5,15 @@
  */
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { body, createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
+import {
+  body,
+  createTestContext,
+  type ErrorAnswer,
+  type ImportedProject,
+  type OwnerErrorAnswer,
+  type Schemas,
+  type TestContext,
+} from "./support/harness.ts";
 import { counterProblems, expectStatus, SSO_SECRET, importAccounts } from "./support/owner-accounts.fixture.ts";
 
 let ctx: TestContext;
@@ -36,7 +44,7 @@ describe("GET /admin/voters", () => {
     const { project, ids } = await seed();
     const envelope = await ok(await ctx.get(admin(project, "/voters"), project.secretKey));
     expect(envelope.meta).toEqual({ page: 1, per_page: 20, total: 4, total_pages: 1, has_more: false });
-    expect(envelope.data.map((v: Json) => v.display_name)).toEqual(["Ada", "Bob", "Cyd", "Dee"]);
+    expect(envelope.data.map((v: Schemas["AdminVoterObject"]) => v.display_name)).toEqual(["Ada", "Bob", "Cyd", "Dee"]);
     expect(envelope.data[0]).toEqual({
       voter_id: ids.voters.ada,
       display_name: "Ada",
@@ -81,7 +89,9 @@ describe("GET /admin/voters", () => {
   it("filters by q (name, email, company, customer ids), banned, tier_id, churned and pages", async () => {
     const { project, ids } = await seed();
     const names = async (query: string) =>
-      (await ok(await ctx.get(admin(project, `/voters${query}`), project.secretKey))).data.map((v: Json) => v.display_name);
+      (await ok(await ctx.get(admin(project, `/voters${query}`), project.secretKey))).data.map(
+        (v: Schemas["AdminVoterObject"]) => v.display_name,
+      );
     expect(await names("?q=ADA%20c")).toEqual(["Ada"]);
     expect(await names("?q=example.com")).toEqual(["Ada"]);
     expect(await names("?q=ctm_b")).toEqual(["Bob"]);
@@ -94,7 +104,7 @@ describe("GET /admin/voters", () => {
     expect(await names("?tier_id=2147483647")).toEqual([]);
     expect(await names("?churned=true")).toEqual(["Dee"]);
     const second = await ok(await ctx.get(admin(project, "/voters?per_page=3&page=2"), project.secretKey));
-    expect(second.data.map((v: Json) => v.display_name)).toEqual(["Dee"]);
+    expect(second.data.map((v: Schemas["AdminVoterObject"]) => v.display_name)).toEqual(["Dee"]);
     expect(second.meta).toEqual({ page: 2, per_page: 3, total: 4, total_pages: 2, has_more: false });
   });
 
@@ -109,7 +119,7 @@ describe("GET /admin/voters", () => {
     expect((await ctx.get(admin(project, `/voters/${ids.voters.bob}`), project.secretKey, { "If-None-Match": etag })).status).toBe(304);
     const foreign = await ctx.get(admin(project, `/voters/${other.ids.voters.bob}`), project.secretKey);
     expect(foreign.status).toBe(404);
-    expect((await body(foreign)).error.code).toBe("not_found");
+    expect((await body<OwnerErrorAnswer>(foreign)).error.code).toBe("not_found");
   });
 });
 
@@ -161,7 +171,7 @@ describe("PATCH /admin/voters/{voter_id}", () => {
     const { project, ids } = await seed();
     const revenue = async () => {
       const data = (await ok(await ctx.get(pub(project, "/revenue/features?sort=votes&per_page=100"), project.secretKey))).data;
-      return new Map(data.map((f: Json) => [f.id, f]));
+      return new Map(data.map((f: Schemas["RevenueFeatureObject"]) => [f.id, f]));
     };
     const f1 = ids.features.f1;
     expect((await revenue()).get(f1)).toMatchObject({ weighted_votes: 3 + 5 + 1, mrr_cents: 4900 + 19900 });
@@ -197,7 +207,7 @@ describe("PATCH /admin/voters/{voter_id}", () => {
     await ok(await ctx.send("PATCH", admin(project, `/voters/${ids.voters.ada}`), project.secretKey, { banned: true }));
     const refused = await comment();
     expect(refused.status).toBe(403);
-    expect((await body(refused)).error.code).toBe("voter_banned");
+    expect((await body<ErrorAnswer>(refused)).error.code).toBe("voter_banned");
     await ok(await ctx.send("PATCH", admin(project, `/voters/${ids.voters.ada}`), project.secretKey, { banned: false }));
     expect((await comment()).status).toBe(201);
   });
@@ -219,7 +229,7 @@ describe("DELETE /admin/voters/{voter_id} (erasure)", () => {
     // f2 loses Ada's vote and her reply r3; Bob's c2 stays with Cyd's like only.
     expect(f2).toMatchObject({ vote_count: 1, comment_count: 1 });
     const comments = (await ok(await ctx.get(pub(project, `/features/${ids.features.f2}/comments`), project.secretKey))).data;
-    expect(comments.map((c: Json) => [c.id, c.like_count])).toEqual([[ids.comments.c2, 1]]);
+    expect(comments.map((c: Schemas["CommentObject"]) => [c.id, c.like_count])).toEqual([[ids.comments.c2, 1]]);
     expect(
       await ctx.db.selectFrom("message_dismissals").select("voter_id").where("message_id", "=", ids.messages.m1).execute(),
     ).toHaveLength(1);
@@ -230,7 +240,7 @@ describe("DELETE /admin/voters/{voter_id} (erasure)", () => {
     expect((await ctx.get(admin(project, `/voters/${ids.voters.ada}`), project.secretKey)).status).toBe(404);
     const anon = await ctx.get(pub(project, "/features"), project.secretKey, { "X-VF-Anon": tokens.ada });
     expect(anon.status).toBe(401);
-    expect((await body(anon)).error.code).toBe("identity_invalid");
+    expect((await body<ErrorAnswer>(anon)).error.code).toBe("identity_invalid");
     expect((await ctx.send("DELETE", admin(project, `/voters/${ids.voters.ada}`), project.secretKey)).status).toBe(404);
   });
 
