@@ -1,10 +1,12 @@
 /** GET /board and GET /projects/{slug}: the BoardDocument, field by field, under settings. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { body, createTestContext, type TestContext } from "./support/harness.ts";
+import { type Answer, body, createTestContext, type Ids, type ImportedProject, type TestContext } from "./support/harness.ts";
+
+type BoardDocument = Answer<"/api/v3/projects/{slug}", "get">;
 
 let ctx: TestContext;
 /** The id map import printed: `{ project, ids }`. */
-const idsOf = (p: { ids: any }) => p.ids.ids ?? p.ids;
+const idsOf = (p: ImportedProject): Ids => p.ids.ids ?? p.ids;
 beforeAll(async () => {
   ctx = await createTestContext();
 });
@@ -30,7 +32,7 @@ const allOn = {
 async function boardOf(project: { slug: string; secretKey: string }) {
   const response = await ctx.get(`/api/v3/projects/${project.slug}`, project.secretKey);
   expect(response.status).toBe(200);
-  return body(response);
+  return body<BoardDocument>(response);
 }
 
 describe("BoardDocument", () => {
@@ -147,17 +149,17 @@ describe("BoardDocument", () => {
       ],
     });
     const { data } = await boardOf(p);
-    expect(data.boards.map((b: any) => [b.id, b.kind, b.slug])).toEqual([
+    expect(data.boards.map((b) => [b.id, b.kind, b.slug])).toEqual([
       [0, "roadmap", "roadmap"],
       [idsOf(p).boards.zz, "custom", "zed"],
       [idsOf(p).boards.mobile, "custom", "mobile"],
     ]);
-    expect(data.boards[0].columns.map((c: any) => c.name)).toEqual(["Ideas", "Later"]);
-    expect(data.boards[2].columns).toEqual([
+    expect(data.boards[0]!.columns.map((c) => c.name)).toEqual(["Ideas", "Later"]);
+    expect(data.boards[2]!.columns).toEqual([
       { id: idsOf(p).columns.m1, name: "First", color: null, position: 1, is_votable: false, status: null },
       { id: idsOf(p).columns.m2, name: "Second", color: "#222222", position: 2, is_votable: true, status: null },
     ]);
-    expect(data.boards[1].columns[0].status).toBeNull();
+    expect(data.boards[1]!.columns[0]!.status).toBeNull();
   });
 
   it("removes the denied column when show_denied is false and appends archived column -1 when show_archived", async () => {
@@ -181,10 +183,10 @@ describe("BoardDocument", () => {
     });
     const { data } = await boardOf(p);
     const [roadmap, ios, empty] = data.boards;
-    expect(roadmap.columns.map((c: any) => c.status)).toEqual(["open", "done", "archived"]);
-    expect(roadmap.columns[2]).toEqual({ id: -1, name: "Archived", color: null, position: 4, is_votable: false, status: "archived" });
-    expect(ios.columns.at(-1)).toEqual({ id: -1, name: "Archived", color: null, position: 5, is_votable: false, status: null });
-    expect(empty.columns).toEqual([{ id: -1, name: "Archived", color: null, position: 0, is_votable: false, status: null }]);
+    expect(roadmap!.columns.map((c) => c.status)).toEqual(["open", "done", "archived"]);
+    expect(roadmap!.columns[2]).toEqual({ id: -1, name: "Archived", color: null, position: 4, is_votable: false, status: "archived" });
+    expect(ios!.columns.at(-1)).toEqual({ id: -1, name: "Archived", color: null, position: 5, is_votable: false, status: null });
+    expect(empty!.columns).toEqual([{ id: -1, name: "Archived", color: null, position: 0, is_votable: false, status: null }]);
     expect(data.display.show_denied).toBe(false);
     expect(data.display.show_archived).toBe(true);
   });
@@ -192,14 +194,14 @@ describe("BoardDocument", () => {
   it("keeps no archived column when show_archived is false", async () => {
     const p = await ctx.importProject({});
     const { data } = await boardOf(p);
-    expect(data.boards[0].columns.some((c: any) => c.id === -1)).toBe(false);
-    expect(data.boards[0].columns.some((c: any) => c.status === "denied")).toBe(true);
+    expect(data.boards[0]!.columns.some((c) => c.id === -1)).toBe(false);
+    expect(data.boards[0]!.columns.some((c) => c.status === "denied")).toBe(true);
   });
 
   it("turns every column unvotable and can_vote off when allow_voting is false", async () => {
     const p = await ctx.importProject({ project: { settings: { ...allOn, allow_voting: false } } });
     const { data } = await boardOf(p);
-    expect(data.boards[0].columns.every((c: any) => c.is_votable === false)).toBe(true);
+    expect(data.boards[0]!.columns.every((c) => c.is_votable === false)).toBe(true);
     expect(data.capabilities.can_vote).toBe(false);
     expect(data.display.allow_voting).toBe(false);
   });
@@ -273,9 +275,9 @@ describe("BoardDocument", () => {
     for (const key of [p.secretKey, p.embedKey]) {
       const response = await ctx.get("/api/v3/board", key);
       expect(response.status).toBe(200);
-      expect(await body(response)).toEqual(bySlug);
+      expect(await body<BoardDocument>(response)).toEqual(bySlug);
     }
     const embedBySlug = await ctx.get(`/api/v3/projects/${p.slug}`, p.embedKey);
-    expect(await body(embedBySlug)).toEqual(bySlug);
+    expect(await body<BoardDocument>(embedBySlug)).toEqual(bySlug);
   });
 });

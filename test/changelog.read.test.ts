@@ -1,9 +1,20 @@
 /** GET /projects/{slug}/changelog and /changelog/{id}: ReleaseObject, ordering, drafts, paging. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { body, createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
+import {
+  type Answer,
+  body,
+  createTestContext,
+  type ErrorAnswer,
+  type Ids,
+  type ImportedProject,
+  type TestContext,
+} from "./support/harness.ts";
+
+type Changelog = Answer<"/api/v3/projects/{slug}/changelog", "get">;
+type Release = Answer<"/api/v3/projects/{slug}/changelog/{id}", "get">;
 
 let ctx: TestContext;
-const idsOf = (p: { ids: any }) => p.ids.ids ?? p.ids;
+const idsOf = (p: ImportedProject): Ids => p.ids.ids ?? p.ids;
 const DAY = 86_400_000;
 const ago = (days: number) => new Date(Date.now() - days * DAY).toISOString();
 
@@ -61,12 +72,12 @@ describe("changelog list", () => {
   it("lists published releases only: featured first, then newest, with full ReleaseObjects", async () => {
     const response = await ctx.get(`/api/v3/projects/${p.slug}/changelog`, p.secretKey);
     expect(response.status).toBe(200);
-    const doc = await body(response);
+    const doc = await body<Changelog>(response);
     expect(doc.error).toBeNull();
     expect(doc.meta).toEqual({ page: 1, per_page: 20, total: 4, total_pages: 1, has_more: false });
     const ids = idsOf(p).releases;
-    expect(doc.data.map((r: any) => r.id)).toEqual([ids.feat, ids.new, ids.mid, ids.old]);
-    const featured = doc.data[0];
+    expect(doc.data.map((r) => r.id)).toEqual([ids.feat, ids.new, ids.mid, ids.old]);
+    const featured = doc.data[0]!;
     expect(featured).toEqual({
       id: ids.feat,
       name: "0.9",
@@ -78,7 +89,7 @@ describe("changelog list", () => {
       view_count: 0,
       features: [{ id: idsOf(p).features["f-a"], heading: "Alpha", status: "done", changelog_type: "improvement" }],
     });
-    const latest = doc.data[1];
+    const latest = doc.data[1]!;
     expect(Object.keys(latest).sort()).toEqual([
       "body",
       "body_html",
@@ -98,12 +109,12 @@ describe("changelog list", () => {
       { id: idsOf(p).features["f-a"], heading: "Alpha", status: "done", changelog_type: "new" },
       { id: idsOf(p).features["f-denied"], heading: "Declined one", status: "denied", changelog_type: "breaking_change" },
     ]);
-    expect(doc.data[3].features).toEqual([]);
+    expect(doc.data[3]!.features).toEqual([]);
   });
 
   it("renders body_html safely: raw HTML escaped, javascript: links blanked", async () => {
     const response = await ctx.get(`/api/v3/projects/${p.slug}/changelog/${idsOf(p).releases.new}`, p.secretKey);
-    const { data } = await body(response);
+    const { data } = await body<Release>(response);
     expect(data.body).toContain("<script>");
     expect(data.body_html).toContain("<h2");
     expect(data.body_html).not.toContain("<script");
@@ -113,13 +124,13 @@ describe("changelog list", () => {
   });
 
   it("pages with meta arithmetic and keeps the order across pages", async () => {
-    const first = await body(await ctx.get(`/api/v3/projects/${p.slug}/changelog?per_page=3`, p.secretKey));
+    const first = await body<Changelog>(await ctx.get(`/api/v3/projects/${p.slug}/changelog?per_page=3`, p.secretKey));
     expect(first.meta).toEqual({ page: 1, per_page: 3, total: 4, total_pages: 2, has_more: true });
     expect(first.data).toHaveLength(3);
-    const second = await body(await ctx.get(`/api/v3/projects/${p.slug}/changelog?per_page=3&page=2`, p.embedKey));
+    const second = await body<Changelog>(await ctx.get(`/api/v3/projects/${p.slug}/changelog?per_page=3&page=2`, p.embedKey));
     expect(second.meta).toEqual({ page: 2, per_page: 3, total: 4, total_pages: 2, has_more: false });
-    expect(second.data.map((r: any) => r.id)).toEqual([idsOf(p).releases.old]);
-    const beyond = await body(await ctx.get(`/api/v3/projects/${p.slug}/changelog?page=9`, p.secretKey));
+    expect(second.data.map((r) => r.id)).toEqual([idsOf(p).releases.old]);
+    const beyond = await body<Changelog>(await ctx.get(`/api/v3/projects/${p.slug}/changelog?page=9`, p.secretKey));
     expect(beyond.data).toEqual([]);
     expect(beyond.meta).toEqual({ page: 9, per_page: 20, total: 4, total_pages: 1, has_more: false });
   });
@@ -133,7 +144,7 @@ describe("changelog list", () => {
     ]) {
       const response = await ctx.get(`/api/v3/projects/${p.slug}/changelog?${query}`, p.secretKey);
       expect(response.status).toBe(422);
-      expect((await body(response)).error).toMatchObject({ code: "validation_failed", field });
+      expect((await body<ErrorAnswer>(response)).error).toMatchObject({ code: "validation_failed", field });
     }
   });
 
@@ -143,15 +154,15 @@ describe("changelog list", () => {
       features,
       releases: releases(),
     });
-    const { data } = await body(await ctx.get(`/api/v3/projects/${q.slug}/changelog`, q.secretKey));
-    expect(data.every((r: any) => r.view_count === null)).toBe(true);
-    const latest = data.find((r: any) => r.name === "1.2");
-    expect(latest.features.map((f: any) => f.heading)).toEqual(["Beta", "Alpha"]);
+    const { data } = await body<Changelog>(await ctx.get(`/api/v3/projects/${q.slug}/changelog`, q.secretKey));
+    expect(data.every((r) => r.view_count === null)).toBe(true);
+    const latest = data.find((r) => r.name === "1.2")!;
+    expect(latest.features.map((f) => f.heading)).toEqual(["Beta", "Alpha"]);
   });
 
   it("answers an empty list for a project without releases", async () => {
     const q = await ctx.importProject({});
-    const doc = await body(await ctx.get(`/api/v3/projects/${q.slug}/changelog`, q.secretKey));
+    const doc = await body<Changelog>(await ctx.get(`/api/v3/projects/${q.slug}/changelog`, q.secretKey));
     expect(doc).toEqual({ data: [], meta: { page: 1, per_page: 20, total: 0, total_pages: 0, has_more: false }, error: null });
   });
 });
@@ -162,7 +173,7 @@ describe("changelog release", () => {
     const response = await ctx.get(`/api/v3/projects/${p.slug}/changelog/${ids.mid}`, p.secretKey);
     expect(response.status).toBe(200);
     expect(response.headers.get("ETag")).toBeTruthy();
-    expect(await body(response)).toEqual({
+    expect(await body<Release>(response)).toEqual({
       data: {
         id: ids.mid,
         name: "1.1",
@@ -185,20 +196,20 @@ describe("changelog release", () => {
     for (const id of [ids.draft, ids.later, idsOf(other).releases.x, 99_999_999]) {
       const response = await ctx.get(`/api/v3/projects/${p.slug}/changelog/${id}`, p.secretKey);
       expect(response.status).toBe(404);
-      expect((await body(response)).error).toMatchObject({ code: "not_found", field: null });
+      expect((await body<ErrorAnswer>(response)).error).toMatchObject({ code: "not_found", field: null });
     }
   });
 
   it("answers 422 field id for a non-numeric id", async () => {
     const response = await ctx.get(`/api/v3/projects/${p.slug}/changelog/abc`, p.secretKey);
     expect(response.status).toBe(422);
-    expect((await body(response)).error).toMatchObject({ code: "validation_failed", field: "id" });
+    expect((await body<ErrorAnswer>(response)).error).toMatchObject({ code: "validation_failed", field: "id" });
   });
 
   it("answers key_wrong_project with another project's key", async () => {
     const other = await ctx.importProject({});
     const response = await ctx.get(`/api/v3/projects/${p.slug}/changelog`, other.secretKey);
     expect(response.status).toBe(403);
-    expect((await body(response)).error.code).toBe("key_wrong_project");
+    expect((await body<ErrorAnswer>(response)).error.code).toBe("key_wrong_project");
   });
 });

@@ -4,11 +4,21 @@
  * is_own, visibility of the feature, query validation.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
+import {
+  type Answer,
+  createTestContext,
+  type ErrorAnswer,
+  type Ids,
+  type ImportedProject,
+  body as parse,
+  type TestContext,
+} from "./support/harness.ts";
+
+type Comments = Answer<"/api/v3/projects/{slug}/features/{id}/comments", "get">;
 
 let ctx: TestContext;
 let p: ImportedProject;
-let ids: Json;
+let ids: Ids;
 const ADA = "anon-ada-comments-read-0001";
 const DEE = "anon-dee-comments-read-0001";
 
@@ -58,9 +68,10 @@ afterAll(async () => {
 });
 
 const path = (feature: number, query = "") => `/api/v3/projects/${p.slug}/features/${feature}/comments${query}`;
-const list = async (query = "", headers: Record<string, string> = {}, feature = ids.features.f1) => {
+/** One page of comments; `T` names the answer expected (an error envelope for refusals). */
+const list = async <T = Comments>(query = "", headers: Record<string, string> = {}, feature = ids.features.f1!) => {
   const response = await ctx.get(path(feature, query), p.secretKey, headers);
-  return { status: response.status, body: await response.json(), response };
+  return { status: response.status, body: await parse<T>(response), response };
 };
 
 describe("GET comments: objects", () => {
@@ -68,7 +79,7 @@ describe("GET comments: objects", () => {
     const { status, body } = await list("?sort=oldest", { "X-VF-Anon": ADA });
     expect(status).toBe(200);
     expect(body.error).toBeNull();
-    expect(body.data.map((c: Json) => c.id)).toEqual([ids.comments.t1, ids.comments.t2, ids.comments.t3, ids.comments.t4]);
+    expect(body.data.map((c) => c.id)).toEqual([ids.comments.t1, ids.comments.t2, ids.comments.t3, ids.comments.t4]);
     const [t1, t2, t3, t4] = body.data;
     expect(t1).toEqual({
       id: ids.comments.t1,
@@ -113,14 +124,14 @@ describe("GET comments: objects", () => {
     expect(t2).toMatchObject({ author_name: "Bob", author_role: "editor", like_count: 3, has_liked: true, is_own: false, replies: [] });
     // A read-only member (viewer) and a plain voter both report a null role.
     expect(t3).toMatchObject({ author_name: "Cy", author_role: null, like_count: 2, has_liked: true, is_own: false });
-    expect(t3.replies.map((r: Json) => r.id)).toEqual([ids.comments.r3]);
+    expect(t3!.replies.map((r) => r.id)).toEqual([ids.comments.r3]);
     expect(t4).toMatchObject({ author_name: "Dee", author_role: null, like_count: 2, has_liked: false, is_own: false });
   });
 
   it("reports has_liked and is_own false without an identity", async () => {
     const { status, body } = await list("?sort=oldest");
     expect(status).toBe(200);
-    const all = body.data.flatMap((c: Json) => [c, ...c.replies]);
+    const all = body.data.flatMap((c) => [c, ...c.replies]);
     expect(all).toHaveLength(7);
     for (const comment of all) {
       expect(comment.has_liked).toBe(false);
@@ -130,7 +141,7 @@ describe("GET comments: objects", () => {
 
   it("lists only the addressed feature's comments", async () => {
     const { body } = await list("", {}, ids.features.f2);
-    expect(body.data.map((c: Json) => c.content)).toEqual(["other feature"]);
+    expect(body.data.map((c) => c.content)).toEqual(["other feature"]);
     expect(body.meta.total).toBe(1);
   });
 
@@ -138,14 +149,14 @@ describe("GET comments: objects", () => {
     const first = await list();
     const etag = first.response.headers.get("ETag");
     expect(etag).toBeTruthy();
-    const again = await ctx.get(path(ids.features.f1), p.secretKey, { "If-None-Match": etag! });
+    const again = await ctx.get(path(ids.features.f1!), p.secretKey, { "If-None-Match": etag! });
     expect(again.status).toBe(304);
   });
 });
 
 describe("GET comments: order and pages", () => {
   it("sorts newest first by default, oldest first on request, and by likes then newest for top", async () => {
-    const order = async (query: string) => (await list(query)).body.data.map((c: Json) => c.content);
+    const order = async (query: string) => (await list(query)).body.data.map((c) => c.content);
     expect(await order("")).toEqual(["fourth", "third", "second", "first"]);
     expect(await order("?sort=newest")).toEqual(["fourth", "third", "second", "first"]);
     expect(await order("?sort=oldest")).toEqual(["first", "second", "third", "fourth"]);
@@ -156,18 +167,18 @@ describe("GET comments: order and pages", () => {
   it("keeps replies oldest first whatever the sort", async () => {
     for (const sort of ["newest", "oldest", "top"]) {
       const { body } = await list(`?sort=${sort}`);
-      const t1 = body.data.find((c: Json) => c.id === ids.comments.t1);
-      expect(t1.replies.map((r: Json) => r.content)).toEqual(["reply early", "reply late"]);
+      const t1 = body.data.find((c) => c.id === ids.comments.t1);
+      expect(t1!.replies.map((r) => r.content)).toEqual(["reply early", "reply late"]);
     }
   });
 
   it("pages over top-level comments only and returns every reply of a returned comment", async () => {
     const one = await list("?sort=oldest&per_page=3&page=1");
-    expect(one.body.data.map((c: Json) => c.content)).toEqual(["first", "second", "third"]);
+    expect(one.body.data.map((c) => c.content)).toEqual(["first", "second", "third"]);
     expect(one.body.meta).toEqual({ page: 1, per_page: 3, total: 4, total_pages: 2, has_more: true });
-    expect(one.body.data[0].replies).toHaveLength(2);
+    expect(one.body.data[0]!.replies).toHaveLength(2);
     const two = await list("?sort=oldest&per_page=3&page=2");
-    expect(two.body.data.map((c: Json) => c.content)).toEqual(["fourth"]);
+    expect(two.body.data.map((c) => c.content)).toEqual(["fourth"]);
     expect(two.body.meta).toEqual({ page: 2, per_page: 3, total: 4, total_pages: 2, has_more: false });
     const past = await list("?sort=oldest&per_page=3&page=3");
     expect(past.status).toBe(200);
@@ -178,7 +189,7 @@ describe("GET comments: order and pages", () => {
   it("does not count replies against per_page=1", async () => {
     const { body } = await list("?sort=oldest&per_page=1");
     expect(body.data).toHaveLength(1);
-    expect(body.data[0].replies).toHaveLength(2);
+    expect(body.data[0]!.replies).toHaveLength(2);
     expect(body.meta).toEqual({ page: 1, per_page: 1, total: 4, total_pages: 4, has_more: true });
   });
 
@@ -190,7 +201,7 @@ describe("GET comments: order and pages", () => {
   it("answers an empty first page for a feature without comments", async () => {
     const extra = await ctx.importProject({ features: [{ ref: "quiet", board: "roadmap", column: "c-open", heading: "Quiet" }] });
     const response = await ctx.get(`/api/v3/projects/${extra.slug}/features/${extra.ids.ids.features.quiet}/comments`, extra.secretKey);
-    const body = await response.json();
+    const body = await parse<Comments>(response);
     expect(response.status).toBe(200);
     expect(body).toEqual({ data: [], meta: { page: 1, per_page: 20, total: 0, total_pages: 0, has_more: false }, error: null });
   });
@@ -200,19 +211,19 @@ describe("GET comments: refusals", () => {
   it("answers 404 for a hidden feature except to its author", async () => {
     const hidden = ids.features.hidden;
     for (const headers of [{}, { "X-VF-Anon": ADA }] as Record<string, string>[]) {
-      const { status, body } = await list("", headers, hidden);
+      const { status, body } = await list<ErrorAnswer>("", headers, hidden);
       expect(status).toBe(404);
       expect(body).toEqual({ data: null, meta: null, error: { code: "not_found", field: null, message: expect.any(String) } });
     }
     const { status, body } = await list("", { "X-VF-Anon": DEE }, hidden);
     expect(status).toBe(200);
-    expect(body.data.map((c: Json) => c.content)).toEqual(["on hidden"]);
+    expect(body.data.map((c) => c.content)).toEqual(["on hidden"]);
   });
 
   it("answers 404 for an unknown feature and for another project's feature", async () => {
-    expect((await list("", {}, 2147483647)).body.error.code).toBe("not_found");
+    expect((await list<ErrorAnswer>("", {}, 2147483647)).body.error.code).toBe("not_found");
     const other = await ctx.importProject({ features: [{ ref: "x", board: "roadmap", column: "c-open", heading: "Elsewhere" }] });
-    const { status, body } = await list("", {}, other.ids.ids.features.x);
+    const { status, body } = await list<ErrorAnswer>("", {}, other.ids.ids.features.x);
     expect(status).toBe(404);
     expect(body.error.code).toBe("not_found");
   });
@@ -224,13 +235,13 @@ describe("GET comments: refusals", () => {
       ["?per_page=101", "per_page"],
       ["?per_page=0", "per_page"],
     ]) {
-      const { status, body } = await list(query!);
+      const { status, body } = await list<ErrorAnswer>(query!);
       expect(status, query).toBe(422);
       expect(body.error).toMatchObject({ code: "validation_failed", field });
     }
     const response = await ctx.get(`/api/v3/projects/${p.slug}/features/abc/comments`, p.secretKey);
     expect(response.status).toBe(422);
-    expect((await response.json()).error).toMatchObject({ code: "validation_failed", field: "id" });
+    expect((await parse<ErrorAnswer>(response)).error).toMatchObject({ code: "validation_failed", field: "id" });
   });
 
   it("is closed with 403 not_allowed when the project does not show comments", async () => {
@@ -242,6 +253,6 @@ describe("GET comments: refusals", () => {
     });
     const response = await ctx.get(`/api/v3/projects/${closed.slug}/features/${closed.ids.ids.features.f}/comments`, closed.secretKey);
     expect(response.status).toBe(403);
-    expect((await response.json()).error).toMatchObject({ code: "not_allowed", field: null });
+    expect((await parse<ErrorAnswer>(response)).error).toMatchObject({ code: "not_allowed", field: null });
   });
 });

@@ -16,7 +16,7 @@ import { snapshotCounts } from "../src/admin/demo-bootstrap.ts";
 import { currentDemoDatabaseSources, demoDatabaseStaleness, preparedDemoDatabase } from "../src/admin/demo-database.ts";
 import { exportSnapshot, portableSnapshot } from "../src/admin/snapshot-export.ts";
 import { importSnapshot } from "../src/admin/snapshot-import.ts";
-import { createTestContext, demoSnapshotForTest, type Json, type TestContext } from "./support/harness.ts";
+import { createTestContext, demoSnapshotForTest, type TestContext } from "./support/harness.ts";
 
 const prepared = preparedDemoDatabase();
 const dir = mkdtempSync(join(tmpdir(), "fb-demo-database-test-"));
@@ -39,13 +39,14 @@ afterAll(async () => {
  * anonymous tokens, and the database ids inside generated refs ("column-510"), which are renamed
  * by order of first appearance ("column#1"); both exports list rows in the same order.
  */
-function comparable(doc: Json): Json {
+function comparable(doc: ReturnType<typeof portableSnapshot>): unknown {
   const renamed = new Map<string, string>();
   const perKind = new Map<string, number>();
-  const walk = (node: Json): Json => {
+  const walk = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(walk);
     if (node && typeof node === "object") return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, walk(value)]));
-    const generated = typeof node === "string" ? /^([a-z][a-z_]*)-(\d+)$/.exec(node) : null;
+    if (typeof node !== "string") return node;
+    const generated = /^([a-z][a-z_]*)-(\d+)$/.exec(node);
     if (!generated) return node;
     if (!renamed.has(node)) {
       const n = (perKind.get(generated[1]!) ?? 0) + 1;
@@ -57,7 +58,7 @@ function comparable(doc: Json): Json {
   return walk({
     ...doc,
     project: { ...doc.project, slug: "<slug>" },
-    voters: doc.voters.map((voter: Json) => ({ ...voter, anon_token: null })),
+    voters: doc.voters.map((voter) => ({ ...voter, anon_token: null })),
   });
 }
 

@@ -5,7 +5,27 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { counterProblems, projectIdOf } from "./support/counters.invariants.ts";
-import { createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
+import {
+  type Answer,
+  createTestContext,
+  type ImportedProject,
+  type OwnerErrorAnswer,
+  body as parse,
+  type SnapshotParts,
+  type TestContext,
+} from "./support/harness.ts";
+
+type AdminFeature = Answer<"/api/v3/projects/{slug}/admin/features/{id}", "get">;
+type AdminFeatureList = Answer<"/api/v3/projects/{slug}/admin/features", "get">;
+type CreatedFeature = Answer<"/api/v3/projects/{slug}/admin/features", "post", 201>;
+type PatchedFeature = Answer<"/api/v3/projects/{slug}/admin/features/{id}", "patch">;
+type DeletedFeature = Answer<"/api/v3/projects/{slug}/admin/features/{id}", "delete">;
+type Merged = Answer<"/api/v3/projects/{slug}/admin/features/{id}/merge", "post">;
+type Unmerged = Answer<"/api/v3/projects/{slug}/admin/features/{id}/unmerge", "post">;
+type PublicFeature = Answer<"/api/v3/projects/{slug}/features/{id}", "get">;
+type PublicFeatureList = Answer<"/api/v3/projects/{slug}/features", "get">;
+type BoardDocument = Answer<"/api/v3/projects/{slug}", "get">;
+type Identity = Answer<"/api/v3/projects/{slug}/identity", "post">;
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -14,7 +34,7 @@ beforeAll(async () => {
 afterAll(() => ctx.close());
 
 /** Tiers, a custom board, tags, five voters (one owner), features with votes and comments. */
-function board(overrides: Json = {}): Json {
+function board(overrides: SnapshotParts = {}): SnapshotParts {
   return {
     project: { settings: { score_is_weighted: true, show_votes: false } },
     tiers: [{ ref: "pro", name: "Pro", mrr_cents: 4900, multiplier: 3 }],
@@ -77,13 +97,19 @@ function board(overrides: Json = {}): Json {
 
 const admin = (p: ImportedProject) => `/api/v3/projects/${p.slug}/admin`;
 const pub = (p: ImportedProject) => `/api/v3/projects/${p.slug}`;
-async function call(p: ImportedProject, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
+/** An owner request; `T` names the answer expected. */
+async function call<T = unknown>(p: ImportedProject, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
   const response = await ctx.send(method, `${admin(p)}${path}`, p.secretKey, body);
-  return { status: response.status, body: await response.json() };
+  return { status: response.status, body: await parse<T>(response) };
 }
-async function read(p: ImportedProject, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: Json }> {
+/** A read of `path`; `T` names the answer expected. */
+async function read<T = unknown>(
+  p: ImportedProject,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: T }> {
   const response = await ctx.get(path, p.secretKey, headers);
-  return { status: response.status, body: await response.json() };
+  return { status: response.status, body: await parse<T>(response) };
 }
 async function exact(p: ImportedProject) {
   expect(await counterProblems(ctx.db, await projectIdOf(ctx.db, p.slug))).toEqual([]);
@@ -105,7 +131,7 @@ describe("reading features as the owner", () => {
   it("answers AdminFeatureObject: counts shown although show_votes is false, is_public, author, position, weighted_score", async () => {
     const p = await ctx.importProject(board());
     const { ids } = p.ids;
-    const got = await read(p, `${admin(p)}/features/${ids.features.main}`);
+    const got = await read<AdminFeature>(p, `${admin(p)}/features/${ids.features.main}`);
     expect(got.status).toBe(200);
     expect(got.body.data).toMatchObject({
       id: ids.features.main,
@@ -120,10 +146,10 @@ describe("reading features as the owner", () => {
       comment_count: 0,
       view_count: 0,
     });
-    const dup = await read(p, `${admin(p)}/features/${ids.features.dup}`);
+    const dup = await read<AdminFeature>(p, `${admin(p)}/features/${ids.features.dup}`);
     expect(dup.body.data).toMatchObject({ author_voter_id: ids.voters.c, comment_count: 2, tags: [{ id: ids.tags["t-ui"], name: "UI" }] });
     // The public board hides the counts; the owner's object never does.
-    expect((await read(p, `${pub(p)}/features/${ids.features.main}`)).body.data.vote_count).toBeNull();
+    expect((await read<PublicFeature>(p, `${pub(p)}/features/${ids.features.main}`)).body.data.vote_count).toBeNull();
   });
 
   it("lists every feature with the filters: approved, status, board, column (-1), tag, q, sort", async () => {
@@ -141,27 +167,27 @@ describe("reading features as the owner", () => {
       }),
     );
     const { ids } = p.ids;
-    const list = async (query: string) => (await read(p, `${admin(p)}/features?${query}`)).body;
+    const list = async (query: string) => (await read<AdminFeatureList>(p, `${admin(p)}/features?${query}`)).body;
     const all = await list("sort=oldest");
-    expect(all.data.map((f: Json) => f.id)).toEqual([ids.features.wait, ids.features.ok, ids.features.old, ids.features.phone]);
+    expect(all.data.map((f) => f.id)).toEqual([ids.features.wait, ids.features.ok, ids.features.old, ids.features.phone]);
     expect(all.meta).toMatchObject({ total: 4, page: 1 });
-    expect(all.data.map((f: Json) => f.is_public)).toEqual([false, true, false, true]);
-    expect((await list("approved=false")).data.map((f: Json) => f.id)).toEqual([ids.features.wait]);
-    expect((await list("status=archived&status=planned&sort=oldest")).data.map((f: Json) => f.id)).toEqual([
+    expect(all.data.map((f) => f.is_public)).toEqual([false, true, false, true]);
+    expect((await list("approved=false")).data.map((f) => f.id)).toEqual([ids.features.wait]);
+    expect((await list("status=archived&status=planned&sort=oldest")).data.map((f) => f.id)).toEqual([
       ids.features.old,
       ids.features.phone,
     ]);
-    expect((await list("board=mobile")).data.map((f: Json) => f.id)).toEqual([ids.features.phone]);
-    expect((await list("column=-1")).data.map((f: Json) => f.id)).toEqual([ids.features.old]);
-    expect((await list(`board=roadmap&column=${ids.columns["c-open"]}&sort=oldest`)).data.map((f: Json) => f.id)).toEqual([
+    expect((await list("board=mobile")).data.map((f) => f.id)).toEqual([ids.features.phone]);
+    expect((await list("column=-1")).data.map((f) => f.id)).toEqual([ids.features.old]);
+    expect((await list(`board=roadmap&column=${ids.columns["c-open"]}&sort=oldest`)).data.map((f) => f.id)).toEqual([
       ids.features.wait,
       ids.features.ok,
     ]);
-    expect((await list(`tag=${ids.tags["t-api"]}`)).data.map((f: Json) => f.id)).toEqual([ids.features.ok]);
-    expect((await list("q=WIDGET")).data.map((f: Json) => f.id)).toEqual([ids.features.phone]);
+    expect((await list(`tag=${ids.tags["t-api"]}`)).data.map((f) => f.id)).toEqual([ids.features.ok]);
+    expect((await list("q=WIDGET")).data.map((f) => f.id)).toEqual([ids.features.phone]);
     expect((await list("per_page=1&page=2&sort=oldest")).meta).toMatchObject({ total: 4, total_pages: 4, has_more: true });
     // Public listing of the roadmap shows only the approved suggestion.
-    expect((await read(p, `${pub(p)}/features`)).body.data.map((f: Json) => f.id)).toEqual([ids.features.ok]);
+    expect((await read<PublicFeatureList>(p, `${pub(p)}/features`)).body.data.map((f) => f.id)).toEqual([ids.features.ok]);
   });
 });
 
@@ -169,7 +195,7 @@ describe("creating and editing features (Rule 1)", () => {
   it("POST files a feature in the board's first column (on the roadmap the first with the status sent)", async () => {
     const p = await ctx.importProject(board());
     const { ids } = p.ids;
-    const plain = await call(p, "POST", "/features", { heading: "  New thing  " });
+    const plain = await call<CreatedFeature>(p, "POST", "/features", { heading: "  New thing  " });
     expect(plain.status).toBe(201);
     expect(plain.body.data).toMatchObject({
       heading: "New thing",
@@ -178,7 +204,7 @@ describe("creating and editing features (Rule 1)", () => {
       is_approved: true,
       board: { id: 0 },
     });
-    const planned = await call(p, "POST", "/features", {
+    const planned = await call<CreatedFeature>(p, "POST", "/features", {
       heading: "Planned",
       status: "planned",
       tag_ids: [ids.tags["t-api"]],
@@ -194,14 +220,14 @@ describe("creating and editing features (Rule 1)", () => {
       progress: 10,
       tags: [{ id: ids.tags["t-api"] }],
     });
-    const byColumn = await call(p, "POST", "/features", { heading: "Done", column_id: ids.columns["c-done"] });
+    const byColumn = await call<CreatedFeature>(p, "POST", "/features", { heading: "Done", column_id: ids.columns["c-done"] });
     expect(byColumn.body.data).toMatchObject({ status: "done", column: { id: ids.columns["c-done"] } });
-    const custom = await call(p, "POST", "/features", { heading: "Mobile", board: "mobile", status: "in_progress" });
+    const custom = await call<CreatedFeature>(p, "POST", "/features", { heading: "Mobile", board: "mobile", status: "in_progress" });
     expect(custom.body.data).toMatchObject({ board: { slug: "mobile" }, status: "in_progress", column: { id: ids.columns["m-now"] } });
-    const archived = await call(p, "POST", "/features", { heading: "Gone", status: "archived" });
+    const archived = await call<CreatedFeature>(p, "POST", "/features", { heading: "Gone", status: "archived" });
     expect(archived.body.data).toMatchObject({ status: "archived", column: { id: -1 } });
     // Public board lists the new approved features at once.
-    const listed = (await read(p, `${pub(p)}/features?sort=new`)).body.data.map((f: Json) => f.id);
+    const listed = (await read<PublicFeatureList>(p, `${pub(p)}/features?sort=new`)).body.data.map((f) => f.id);
     expect(listed).toContain(plain.body.data.id);
     expect(listed).toContain(planned.body.data.id);
   });
@@ -210,31 +236,34 @@ describe("creating and editing features (Rule 1)", () => {
     const p = await ctx.importProject(board());
     const { ids } = p.ids;
     const path = `/features/${ids.features.other}`;
-    expect((await call(p, "PATCH", path, { column_id: ids.columns["c-done"] })).body.data).toMatchObject({
+    expect((await call<PatchedFeature>(p, "PATCH", path, { column_id: ids.columns["c-done"] })).body.data).toMatchObject({
       status: "done",
       column: { id: ids.columns["c-done"] },
     });
-    expect((await call(p, "PATCH", path, { status: "planned" })).body.data).toMatchObject({
+    expect((await call<PatchedFeature>(p, "PATCH", path, { status: "planned" })).body.data).toMatchObject({
       status: "planned",
       column: { id: ids.columns["c-planned"] },
     });
-    expect((await call(p, "PATCH", path, { status: "archived" })).body.data).toMatchObject({ status: "archived", column: { id: -1 } });
-    expect((await call(p, "PATCH", path, { column_id: ids.columns["c-planned2"] })).body.data).toMatchObject({
+    expect((await call<PatchedFeature>(p, "PATCH", path, { status: "archived" })).body.data).toMatchObject({
+      status: "archived",
+      column: { id: -1 },
+    });
+    expect((await call<PatchedFeature>(p, "PATCH", path, { column_id: ids.columns["c-planned2"] })).body.data).toMatchObject({
       status: "planned",
       column: { id: ids.columns["c-planned2"] },
     });
     // Custom board: status and column independent; a move sends board and column_id together.
-    const moved = await call(p, "PATCH", path, { board: "mobile", column_id: ids.columns["m-later"] });
+    const moved = await call<PatchedFeature>(p, "PATCH", path, { board: "mobile", column_id: ids.columns["m-later"] });
     expect(moved.body.data).toMatchObject({ board: { slug: "mobile" }, column: { id: ids.columns["m-later"] }, status: "planned" });
-    expect((await call(p, "PATCH", path, { status: "done" })).body.data).toMatchObject({
+    expect((await call<PatchedFeature>(p, "PATCH", path, { status: "done" })).body.data).toMatchObject({
       status: "done",
       column: { id: ids.columns["m-later"] },
     });
-    expect((await call(p, "PATCH", path, { column_id: ids.columns["m-now"] })).body.data).toMatchObject({
+    expect((await call<PatchedFeature>(p, "PATCH", path, { column_id: ids.columns["m-now"] })).body.data).toMatchObject({
       status: "done",
       column: { id: ids.columns["m-now"] },
     });
-    const back = await call(p, "PATCH", path, { board: "roadmap", column_id: ids.columns["c-open"] });
+    const back = await call<PatchedFeature>(p, "PATCH", path, { board: "roadmap", column_id: ids.columns["c-open"] });
     expect(back.body.data).toMatchObject({ board: { id: 0 }, status: "open", column: { id: ids.columns["c-open"] } });
   });
 
@@ -249,7 +278,7 @@ describe("creating and editing features (Rule 1)", () => {
       developer_response: "Soon",
       start_date: "2026-12-01T00:00:00Z",
     });
-    const cleared = await call(p, "PATCH", path, { description: null, progress: null, start_date: null, tag_ids: [] });
+    const cleared = await call<PatchedFeature>(p, "PATCH", path, { description: null, progress: null, start_date: null, tag_ids: [] });
     expect(cleared.body.data).toMatchObject({
       heading: "Dark theme",
       description: null,
@@ -259,11 +288,11 @@ describe("creating and editing features (Rule 1)", () => {
       start_date: null,
       tags: [],
     });
-    expect((await read(p, `${pub(p)}/features`)).body.data.map((f: Json) => f.id)).toContain(ids.features.dup);
-    const hidden = await call(p, "PATCH", path, { is_approved: false });
+    expect((await read<PublicFeatureList>(p, `${pub(p)}/features`)).body.data.map((f) => f.id)).toContain(ids.features.dup);
+    const hidden = await call<PatchedFeature>(p, "PATCH", path, { is_approved: false });
     expect(hidden.body.data).toMatchObject({ is_approved: false, is_public: false, vote_count: 2 });
-    expect((await read(p, `${pub(p)}/features`)).body.data.map((f: Json) => f.id)).not.toContain(ids.features.dup);
-    expect((await read(p, `${pub(p)}/features/${ids.features.dup}`)).status).toBe(404);
+    expect((await read<PublicFeatureList>(p, `${pub(p)}/features`)).body.data.map((f) => f.id)).not.toContain(ids.features.dup);
+    expect((await read<PublicFeature>(p, `${pub(p)}/features/${ids.features.dup}`)).status).toBe(404);
     await exact(p);
   });
 });
@@ -272,13 +301,13 @@ describe("deleting a feature (Rule 3)", () => {
   it("removes its votes, comments and likes; voters' counts and the project's voter count stay exact", async () => {
     const p = await ctx.importProject(board());
     const { ids } = p.ids;
-    const before = (await read(p, pub(p))).body.data.project.voter_count;
+    const before = (await read<BoardDocument>(p, pub(p))).body.data.project.voter_count;
     expect(before).toBe(3);
-    const gone = await call(p, "DELETE", `/features/${ids.features.dup}`);
+    const gone = await call<DeletedFeature>(p, "DELETE", `/features/${ids.features.dup}`);
     expect(gone).toMatchObject({ status: 200, body: { data: { deleted: true, id: ids.features.dup } } });
     // b voted only on the deleted feature: no longer a voter with votes.
-    expect((await read(p, pub(p))).body.data.project.voter_count).toBe(2);
-    expect((await read(p, `${pub(p)}/features/${ids.features.dup}`)).status).toBe(404);
+    expect((await read<BoardDocument>(p, pub(p))).body.data.project.voter_count).toBe(2);
+    expect((await read<PublicFeature>(p, `${pub(p)}/features/${ids.features.dup}`)).status).toBe(404);
     expect((await call(p, "GET", `/features/${ids.features.dup}`)).status).toBe(404);
     expect(await ctx.db.selectFrom("comments").select("id").where("feature_id", "=", ids.features.dup).execute()).toEqual([]);
     await exact(p);
@@ -292,7 +321,7 @@ describe("merging and unmerging (Rule 2)", () => {
     const { ids } = p.ids;
     const dupVotes = await votesOf(ids.features.dup);
     const mainVotes = await votesOf(ids.features.main);
-    const merged = await call(p, "POST", `/features/${ids.features.dup}/merge`, { into_id: ids.features.main });
+    const merged = await call<Merged>(p, "POST", `/features/${ids.features.dup}/merge`, { into_id: ids.features.main });
     expect(merged.status).toBe(200);
     // Target: a (earlier vote from dup, weight 3), b (moved), c (own) -> 3 votes, weighted 3 + 1 + 1.
     expect(merged.body.data).toMatchObject({ id: ids.features.main, vote_count: 3, weighted_score: 5 });
@@ -303,7 +332,7 @@ describe("merging and unmerging (Rule 2)", () => {
         { voter: ids.voters.c, weight: 1, at: "2026-11-03T00:00:00.000Z" },
       ]),
     );
-    const source = (await call(p, "GET", `/features/${ids.features.dup}`)).body.data;
+    const source = (await call<AdminFeature>(p, "GET", `/features/${ids.features.dup}`)).body.data;
     expect(source).toMatchObject({
       status: "archived",
       column: { id: -1 },
@@ -313,21 +342,23 @@ describe("merging and unmerging (Rule 2)", () => {
       linked_feature: { id: ids.features.main },
     });
     // Voters' has_voted follow the votes; the project's voter count is unchanged (3 voters).
-    const identity = await read(p, pub(p));
+    const identity = await read<BoardDocument>(p, pub(p));
     expect(identity.body.data.project.voter_count).toBe(3);
     await exact(p);
     // 409 cases
-    expect((await call(p, "POST", `/features/${ids.features.dup}/merge`, { into_id: ids.features.other })).body.error.code).toBe(
-      "already_exists",
-    );
-    expect((await call(p, "POST", `/features/${ids.features.other}/merge`, { into_id: ids.features.dup })).body.error.code).toBe(
-      "already_exists",
-    );
+    expect(
+      (await call<OwnerErrorAnswer>(p, "POST", `/features/${ids.features.dup}/merge`, { into_id: ids.features.other })).body.error.code,
+    ).toBe("already_exists");
+    expect(
+      (await call<OwnerErrorAnswer>(p, "POST", `/features/${ids.features.other}/merge`, { into_id: ids.features.dup })).body.error.code,
+    ).toBe("already_exists");
     expect((await call(p, "POST", `/features/${ids.features.other}/merge`, { into_id: ids.features.other })).status).toBe(409);
-    expect((await call(p, "POST", `/features/${ids.features.other}/unmerge`)).body.error).toMatchObject({ code: "not_found" });
+    expect((await call<OwnerErrorAnswer>(p, "POST", `/features/${ids.features.other}/unmerge`)).body.error).toMatchObject({
+      code: "not_found",
+    });
     expect((await call(p, "POST", `/features/${ids.features.other}/unmerge`)).status).toBe(409);
 
-    const unmerged = await call(p, "POST", `/features/${ids.features.dup}/unmerge`);
+    const unmerged = await call<Unmerged>(p, "POST", `/features/${ids.features.dup}/unmerge`);
     expect(unmerged.status).toBe(200);
     expect(unmerged.body.data).toMatchObject({
       status: "open",
@@ -353,15 +384,18 @@ describe("merging and unmerging (Rule 2)", () => {
     );
     const { ids } = p.ids;
     const as = { "X-VF-Anon": token };
-    expect((await read(p, `${pub(p)}/features/${ids.features.main}`, as)).body.data.has_voted).toBe(false);
+    expect((await read<PublicFeature>(p, `${pub(p)}/features/${ids.features.main}`, as)).body.data.has_voted).toBe(false);
     await call(p, "POST", `/features/${ids.features.dup}/merge`, { into_id: ids.features.main });
-    expect((await read(p, `${pub(p)}/features/${ids.features.main}`, as)).body.data).toMatchObject({ has_voted: true, vote_count: null });
+    expect((await read<PublicFeature>(p, `${pub(p)}/features/${ids.features.main}`, as)).body.data).toMatchObject({
+      has_voted: true,
+      vote_count: null,
+    });
     const identity = await ctx.send("POST", `${pub(p)}/identity`, p.secretKey, { anon_token: token });
-    expect((await identity.json()).data.voted_feature_ids).toEqual([ids.features.main]);
-    expect((await read(p, `${pub(p)}/features?sort=new`)).body.data.map((f: Json) => f.id)).not.toContain(ids.features.dup);
+    expect((await parse<Identity>(identity)).data.voted_feature_ids).toEqual([ids.features.main]);
+    expect((await read<PublicFeatureList>(p, `${pub(p)}/features?sort=new`)).body.data.map((f) => f.id)).not.toContain(ids.features.dup);
     await call(p, "POST", `/features/${ids.features.dup}/unmerge`);
-    expect((await read(p, `${pub(p)}/features/${ids.features.main}`, as)).body.data.has_voted).toBe(false);
-    expect((await read(p, `${pub(p)}/features?sort=new`)).body.data.map((f: Json) => f.id)).toContain(ids.features.dup);
+    expect((await read<PublicFeature>(p, `${pub(p)}/features/${ids.features.main}`, as)).body.data.has_voted).toBe(false);
+    expect((await read<PublicFeatureList>(p, `${pub(p)}/features?sort=new`)).body.data.map((f) => f.id)).toContain(ids.features.dup);
     await exact(p);
   });
 });

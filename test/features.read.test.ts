@@ -4,7 +4,21 @@
  * show_archived, column -1), show_* nulls, weighted score, has_voted, meta arithmetic.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSnapshot, createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./support/harness.ts";
+import {
+  type Answer,
+  buildSnapshot,
+  createTestContext,
+  type ErrorAnswer,
+  type ImportedProject,
+  body as parse,
+  type Schemas,
+  type SnapshotParts,
+  type TestContext,
+  uniqueSlug,
+} from "./support/harness.ts";
+
+type FeatureList = Answer<"/api/v3/projects/{slug}/features", "get">;
+type FeatureAnswer = Answer<"/api/v3/projects/{slug}/features/{id}", "get">;
 
 /** The X-VF-Anon token of a voter of a project built by richSnapshot (tokens are unique per database). */
 const tokenOf = (voter: string, project: ImportedProject) => ({ "X-VF-Anon": `anon-${voter}-${project.slug}` });
@@ -14,7 +28,7 @@ const tokenOf = (voter: string, project: ImportedProject) => ({ "X-VF-Anon": `an
  * custom board. Counts: a 2 votes (weighted 4: ada has multiplier 3), b 3, c 1 (weighted 3),
  * d 0 (pinned), e 1 (denied). Comments: a 1, c 3. Vote times make trending e, c, b, a.
  */
-function richSnapshot(settings: Json = {}): Json {
+function richSnapshot(settings: Record<string, unknown> = {}): SnapshotParts {
   const roadmap = buildSnapshot().boards[0];
   const slug = uniqueSlug("feat");
   const vote = (voter: string, feature: string, created_at: string) => ({ voter, feature, created_at });
@@ -157,9 +171,10 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-async function list(project: ImportedProject, query = "", headers: Record<string, string> = {}) {
+/** One listing of `project`; `T` names the answer expected (an error envelope for refusals). */
+async function list<T = FeatureList>(project: ImportedProject, query = "", headers: Record<string, string> = {}) {
   const response = await ctx.get(`/api/v3/projects/${project.slug}/features${query}`, project.secretKey, headers);
-  return { status: response.status, body: await response.json() };
+  return { status: response.status, body: await parse<T>(response) };
 }
 
 /** Feature refs of a listing, in order. */
@@ -167,11 +182,11 @@ async function refsOf(project: ImportedProject, query = "", headers: Record<stri
   const { status, body } = await list(project, query, headers);
   expect(status, JSON.stringify(body)).toBe(200);
   const byId = new Map(Object.entries(project.ids.ids.features as Record<string, number>).map(([ref, id]) => [id, ref]));
-  return (body.data as Json[]).map((feature) => byId.get(feature.id));
+  return body.data.map((feature) => byId.get(feature.id));
 }
 
 async function expect422(project: ImportedProject, query: string, field: string) {
-  const { status, body } = await list(project, query);
+  const { status, body } = await list<ErrorAnswer>(project, query);
   expect(status, query).toBe(422);
   expect(body).toEqual({ data: null, meta: null, error: { code: "validation_failed", field, message: expect.any(String) } });
 }
@@ -207,7 +222,7 @@ describe("sort orders (pinned first, ties by id)", () => {
 describe("FeatureObject", () => {
   it("sends every field of the contract", async () => {
     const { body } = await list(plain, "?sort=board", tokenOf("ada", plain));
-    const c = (body.data as Json[]).find((feature) => feature.id === fid(plain, "c"));
+    const c = body.data.find((feature) => feature.id === fid(plain, "c"));
     expect(c).toEqual({
       id: fid(plain, "c"),
       heading: "Gamma 100% speed_up",
@@ -242,20 +257,20 @@ describe("FeatureObject", () => {
 
   it("names the latest published release and its changelog type; drafts and future releases do not count", async () => {
     const byRef = await featuresByRef(plain, "?sort=board");
-    expect(byRef.b.release).toEqual({ id: plain.ids.ids.releases.r1, name: "1.0" });
-    expect(byRef.b.changelog_type).toBe("improvement");
-    expect(byRef.c.release).toBeNull();
-    expect(byRef.a.release).toBeNull();
-    expect(byRef.a.changelog_type).toBeNull();
+    expect(byRef.b!.release).toEqual({ id: plain.ids.ids.releases.r1, name: "1.0" });
+    expect(byRef.b!.changelog_type).toBe("improvement");
+    expect(byRef.c!.release).toBeNull();
+    expect(byRef.a!.release).toBeNull();
+    expect(byRef.a!.changelog_type).toBeNull();
   });
 
   it("links a duplicate only while its target is public", async () => {
     const byRef = await featuresByRef(plain, "?scope=project");
-    expect(byRef.e.linked_feature).toEqual({ id: fid(plain, "b"), heading: "Beta export" });
-    expect(byRef.e.response_is_denial).toBe(true);
-    expect(byRef.m1.linked_feature).toBeNull();
-    expect(byRef.m1.board).toEqual({ id: plain.ids.ids.boards.mobile, kind: "custom", name: "Mobile", slug: "mobile" });
-    expect(byRef.m1.column).toEqual({ id: cid(plain, "m-later"), name: "Later", color: null });
+    expect(byRef.e!.linked_feature).toEqual({ id: fid(plain, "b"), heading: "Beta export" });
+    expect(byRef.e!.response_is_denial).toBe(true);
+    expect(byRef.m1!.linked_feature).toBeNull();
+    expect(byRef.m1!.board).toEqual({ id: plain.ids.ids.boards.mobile, kind: "custom", name: "Mobile", slug: "mobile" });
+    expect(byRef.m1!.column).toEqual({ id: cid(plain, "m-later"), name: "Later", color: null });
   });
 
   it("reports the weighted total as score where votes are weighted", async () => {
@@ -274,9 +289,9 @@ describe("FeatureObject", () => {
 
   it("has_voted reflects the request's voter and is false without identity", async () => {
     const mine = await featuresByRef(plain, "", tokenOf("ada", plain));
-    expect(mine.a.has_voted).toBe(true);
-    expect(mine.c.has_voted).toBe(true);
-    expect(mine.b.has_voted).toBe(false);
+    expect(mine.a!.has_voted).toBe(true);
+    expect(mine.c!.has_voted).toBe(true);
+    expect(mine.b!.has_voted).toBe(false);
     const anonymous = await featuresByRef(plain);
     expect(Object.values(anonymous).every((feature) => feature.has_voted === false)).toBe(true);
   });
@@ -286,7 +301,7 @@ async function featuresByRef(project: ImportedProject, query = "", headers: Reco
   const { status, body } = await list(project, query, headers);
   expect(status).toBe(200);
   const byId = new Map(Object.entries(project.ids.ids.features as Record<string, number>).map(([ref, id]) => [id, ref]));
-  return Object.fromEntries((body.data as Json[]).map((feature) => [byId.get(feature.id)!, feature])) as Record<string, Json>;
+  return Object.fromEntries(body.data.map((feature) => [byId.get(feature.id)!, feature])) as Record<string, Schemas["FeatureObject"]>;
 }
 
 describe("filters", () => {
@@ -365,7 +380,7 @@ describe("visibility settings", () => {
 
   it("show_archived true lists archived features and opens column -1", async () => {
     const { body } = await list(hidden, "?column=-1");
-    expect(body.data.map((feature: Json) => feature.id)).toEqual([fid(hidden, "f")]);
+    expect(body.data.map((feature) => feature.id)).toEqual([fid(hidden, "f")]);
     expect(body.data[0]).toMatchObject({ status: "archived", column: { id: -1, name: "Archived", color: null } });
     expect(await refsOf(hidden, "?board=mobile&column=-1")).toEqual([]);
     expect(await refsOf(plain, "?status=archived")).toEqual([]);
@@ -379,7 +394,7 @@ describe("pagination", () => {
     const last = await list(plain, "?sort=board&per_page=2&page=3");
     expect(last.body.meta).toEqual({ page: 3, per_page: 2, total: 5, total_pages: 3, has_more: false });
     const pages = [...first.body.data, ...(await list(plain, "?sort=board&per_page=2&page=2")).body.data, ...last.body.data];
-    expect(pages.map((feature: Json) => feature.id)).toEqual(["d", "a", "c", "e", "b"].map((ref) => fid(plain, ref)));
+    expect(pages.map((feature) => feature.id)).toEqual(["d", "a", "c", "e", "b"].map((ref) => fid(plain, ref)));
   });
 
   it("answers an empty page beyond the end", async () => {
@@ -401,7 +416,7 @@ describe("pagination", () => {
         position: i,
       })),
     });
-    const order = async (query: string) => ((await list(many, query)).body.data as Json[]).map((feature) => feature.id);
+    const order = async (query: string) => (await list(many, query)).body.data.map((feature) => feature.id);
     const all = [...(await order("?sort=board&per_page=100")), ...(await order("?sort=board&per_page=100&page=2"))];
     expect(all).toHaveLength(120);
     for (const perPage of [1, 19, 20, 21, 49, 50, 51, 99, 100]) {
@@ -446,7 +461,7 @@ describe("GET /features/{id}", () => {
     const listed = (await featuresByRef(plain, "", tokenOf("ada", plain))).b;
     const response = await get(plain, fid(plain, "b"), tokenOf("ada", plain));
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ data: listed, meta: null, error: null });
+    expect(await parse<FeatureAnswer>(response)).toEqual({ data: listed, meta: null, error: null });
   });
 
   it("shows a suggestion awaiting review to its author only", async () => {
@@ -454,10 +469,15 @@ describe("GET /features/{id}", () => {
     expect((await get(plain, pending)).status).toBe(404);
     const other = await get(plain, pending, tokenOf("bob", plain));
     expect(other.status).toBe(404);
-    expect((await other.json()).error.code).toBe("not_found");
+    expect((await parse<ErrorAnswer>(other)).error.code).toBe("not_found");
     const own = await get(plain, pending, tokenOf("dan", plain));
     expect(own.status).toBe(200);
-    expect((await own.json()).data).toMatchObject({ id: pending, is_approved: false, status: "open", heading: "Eta pending" });
+    expect((await parse<FeatureAnswer>(own)).data).toMatchObject({
+      id: pending,
+      is_approved: false,
+      status: "open",
+      heading: "Eta pending",
+    });
   });
 
   it("answers 404 for hidden, unknown and other projects' features and 422 for a bad id", async () => {
@@ -469,9 +489,9 @@ describe("GET /features/{id}", () => {
     for (const id of ["abc", `0x${fid(plain, "a").toString(16)}`, `${fid(plain, "a")}.0`]) {
       const bad = await get(plain, id);
       expect(bad.status, id).toBe(422);
-      expect((await bad.json()).error).toMatchObject({ code: "validation_failed", field: "id" });
+      expect((await parse<ErrorAnswer>(bad)).error).toMatchObject({ code: "validation_failed", field: "id" });
     }
-    const hex = await (await get(plain, "0x10")).json();
+    const hex = await parse<ErrorAnswer>(await get(plain, "0x10"));
     expect(hex.error.message).toContain("decimal digits");
   });
 });

@@ -1,10 +1,20 @@
 /** GET /projects/{slug}/messages: MessageObject, targeting matrix, time window, order, paging, 422s. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { body, createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
+import {
+  type Answer,
+  body,
+  createTestContext,
+  type ErrorAnswer,
+  type Ids,
+  type ImportedProject,
+  type TestContext,
+} from "./support/harness.ts";
+
+type Messages = Answer<"/api/v3/projects/{slug}/messages", "get">;
 
 let ctx: TestContext;
 let p: ImportedProject;
-const idsOf = (project: { ids: any }) => project.ids.ids ?? project.ids;
+const idsOf = (project: ImportedProject): Ids => project.ids.ids ?? project.ids;
 const HOUR = 3_600_000;
 const at = (hours: number) => new Date(Date.now() + hours * HOUR).toISOString();
 
@@ -41,7 +51,7 @@ async function refsFor(query: string): Promise<string[]> {
   const response = await ctx.get(`/api/v3/projects/${p.slug}/messages${query}`, p.secretKey);
   expect(response.status).toBe(200);
   const refByIds = Object.fromEntries(Object.entries(idsOf(p).messages).map(([ref, id]) => [id, ref]));
-  return (await body(response)).data.map((m: any) => refByIds[m.id]);
+  return (await body<Messages>(response)).data.map((m) => refByIds[m.id]!);
 }
 
 describe("messages targeting", () => {
@@ -82,7 +92,7 @@ describe("messages targeting", () => {
     const realNow = ctx.deps.now;
     try {
       const list = async () =>
-        (await body(await ctx.get(`/api/v3/projects/${q.slug}/messages`, q.secretKey))).data.map((m: any) => m.title);
+        (await body<Messages>(await ctx.get(`/api/v3/projects/${q.slug}/messages`, q.secretKey))).data.map((m) => m.title);
       ctx.deps.now = () => new Date("2029-12-31T23:59:59.999Z");
       expect(await list()).toEqual(["Title ends"]);
       ctx.deps.now = () => new Date("2030-01-01T00:00:00.000Z");
@@ -110,7 +120,7 @@ describe("MessageObject", () => {
         message("plain", 1, { created_at: "2026-02-03T04:05:06Z" }),
       ],
     });
-    const doc = await body(await ctx.get(`/api/v3/projects/${q.slug}/messages`, q.secretKey));
+    const doc = await body<Messages>(await ctx.get(`/api/v3/projects/${q.slug}/messages`, q.secretKey));
     expect(doc.meta).toEqual({ page: 1, per_page: 20, total: 2, total_pages: 1, has_more: false });
     expect(doc.error).toBeNull();
     expect(doc.data).toEqual([
@@ -150,14 +160,16 @@ describe("MessageObject", () => {
 
 describe("messages paging and errors", () => {
   it("pages after targeting, with meta counting only matching messages", async () => {
-    const first = await body(await ctx.get(`/api/v3/projects/${p.slug}/messages?platform=ios&app_version=2.5.0&per_page=3`, p.secretKey));
+    const first = await body<Messages>(
+      await ctx.get(`/api/v3/projects/${p.slug}/messages?platform=ios&app_version=2.5.0&per_page=3`, p.secretKey),
+    );
     expect(first.meta).toEqual({ page: 1, per_page: 3, total: 7, total_pages: 3, has_more: true });
     expect(first.data).toHaveLength(3);
-    const last = await body(
+    const last = await body<Messages>(
       await ctx.get(`/api/v3/projects/${p.slug}/messages?platform=ios&app_version=2.5.0&per_page=3&page=3`, p.secretKey),
     );
     expect(last.meta).toEqual({ page: 3, per_page: 3, total: 7, total_pages: 3, has_more: false });
-    expect(last.data.map((m: any) => m.title)).toEqual(["Title ios-range"]);
+    expect(last.data.map((m) => m.title)).toEqual(["Title ios-range"]);
   });
 
   it("answers 422 naming the parameter", async () => {
@@ -171,7 +183,7 @@ describe("messages paging and errors", () => {
     ]) {
       const response = await ctx.get(`/api/v3/projects/${p.slug}/messages?${query}`, p.secretKey);
       expect(response.status, query).toBe(422);
-      expect((await body(response)).error).toMatchObject({ code: "validation_failed", field });
+      expect((await body<ErrorAnswer>(response)).error).toMatchObject({ code: "validation_failed", field });
     }
   });
 
@@ -179,7 +191,7 @@ describe("messages paging and errors", () => {
     const free = await ctx.importProject({ project: { plan: "free" }, messages: [message("m", 0)] });
     const response = await ctx.get(`/api/v3/projects/${free.slug}/messages`, free.embedKey);
     expect(response.status).toBe(403);
-    expect((await body(response)).error.code).toBe("not_allowed");
+    expect((await body<ErrorAnswer>(response)).error.code).toBe("not_allowed");
     const ok = await ctx.get(`/api/v3/projects/${p.slug}/messages`, p.embedKey);
     expect(ok.status).toBe(200);
     expect(ok.headers.get("Cache-Control")).toBe("private, max-age=60");

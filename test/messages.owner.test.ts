@@ -4,7 +4,7 @@
  * owner writes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
+import { type Answer, createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
 import { expectInvalid, idsOf, owner, publicRead } from "./support/owner-content.fixture.ts";
 
 let ctx: TestContext;
@@ -31,13 +31,19 @@ afterAll(async () => {
   await ctx.close();
 });
 
-const publicTitles = async (query = "") => (await publicRead(ctx, p, `/messages${query}`)).data.map((m: any) => m.title);
+type AdminMessage = Answer<"/api/v3/projects/{slug}/admin/messages", "get">["data"][number];
+type Messages = Answer<"/api/v3/projects/{slug}/messages", "get">;
+
+const publicTitles = async (query = "") => {
+  const messages: Messages = await publicRead(ctx, p, `/messages${query}`);
+  return messages.data.map((m) => m.title);
+};
 
 describe("GET /admin/messages", () => {
   it("lists every message, past and future, with targeting fields and dismissal counts", async () => {
     const list = await owner(ctx, p, "GET", "/messages");
     expect(list.status).toBe(200);
-    expect(list.body.data.map((m: any) => m.title)).toEqual(["Later", "Live", "Old"]);
+    expect(list.body.data.map((m: AdminMessage) => m.title)).toEqual(["Later", "Live", "Old"]);
     expect(list.body.meta.total).toBe(3);
     const live = list.body.data[1];
     expect(live).toMatchObject({
@@ -140,7 +146,7 @@ describe("POST /admin/messages", () => {
     const first = await owner(ctx, p, "POST", "/messages", { title: "Once", body: "B" }, headers);
     const again = await owner(ctx, p, "POST", "/messages", { title: "Once", body: "B" }, headers);
     expect(again.body).toEqual(first.body);
-    const titles = (await owner(ctx, p, "GET", "/messages?per_page=100")).body.data.map((m: any) => m.title);
+    const titles = (await owner(ctx, p, "GET", "/messages?per_page=100")).body.data.map((m: AdminMessage) => m.title);
     expect(titles.filter((t: string) => t === "Once")).toHaveLength(1);
   });
 });

@@ -6,7 +6,7 @@
  * declared where the contract takes them.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
+import { type Answer, body, createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
 
 const CONTRACT_HEADERS = [
   "x-request-id",
@@ -22,49 +22,64 @@ const CONTRACT_HEADERS = [
 
 let ctx: TestContext;
 let project: ImportedProject;
-let document: Json;
+/** What these tests read of the OpenAPI document: parameters (or references to them), responses, security. */
+interface Parameter {
+  name: string;
+  $ref?: string;
+  schema: { type?: string; maxLength?: number };
+}
+interface Operation {
+  parameters?: Parameter[];
+  responses: Record<string, { headers?: Record<string, unknown>; content?: unknown }>;
+  security?: unknown[];
+}
+interface OpenApiDocument {
+  paths: Record<string, Record<string, Operation>>;
+}
+
+let document: OpenApiDocument;
 beforeAll(async () => {
   ctx = await createTestContext({ RATE_LIMIT_WRITES_PER_MINUTE: "4" });
   project = await ctx.importProject({
     features: [{ ref: "f1", board: "roadmap", column: "c-open", heading: "First" }],
   });
-  document = await (await ctx.app.request("/api/v3/openapi.json")).json();
+  document = (await (await ctx.app.request("/api/v3/openapi.json")).json()) as OpenApiDocument;
 });
 afterAll(() => ctx.close());
 afterEach(() => ctx.clock.release());
 
 /** The declared operation for a concrete path, matching path templates segment by segment. */
-function operationFor(method: string, path: string): Json {
+function operationFor(method: string, path: string): Operation {
   const segments = path.split("?")[0]!.split("/");
-  for (const [template, item] of Object.entries<Json>(document.paths)) {
+  for (const [template, item] of Object.entries(document.paths)) {
     const parts = template.split("/");
     if (parts.length === segments.length && parts.every((part, i) => part.startsWith("{") || part === segments[i])) {
-      return item[method.toLowerCase()];
+      return item[method.toLowerCase()]!;
     }
   }
   throw new Error(`no operation for ${method} ${path}`);
 }
 
-const resolve = (ref: Json) =>
+const resolve = (ref: Parameter): Parameter =>
   ref.$ref
-    ? ref.$ref
+    ? (ref.$ref
         .split("/")
         .slice(1)
-        .reduce((node: Json, key: string) => node[key], document)
+        .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], document) as Parameter)
     : ref;
 
 function expectHeadersDeclared(method: string, path: string, response: Response) {
   const declared = operationFor(method, path).responses[String(response.status)];
   expect(declared, `${method} ${path} ${response.status} is documented`).toBeDefined();
-  const names = Object.keys(declared.headers ?? {}).map((name) => name.toLowerCase());
+  const names = Object.keys(declared!.headers ?? {}).map((name) => name.toLowerCase());
   const sent = CONTRACT_HEADERS.filter((name) => response.headers.has(name));
   expect(sent.length).toBeGreaterThan(0);
   for (const name of sent) expect(names, `${method} ${path} ${response.status} declares ${name}`).toContain(name);
-  if (response.status === 304) expect(declared.content).toBeUndefined();
+  if (response.status === 304) expect(declared!.content).toBeUndefined();
 }
 
 function declaredParameters(method: string, path: string): string[] {
-  return (operationFor(method, path).parameters ?? []).map((parameter: Json) => resolve(parameter).name);
+  return (operationFor(method, path).parameters ?? []).map((parameter) => resolve(parameter).name);
 }
 
 describe("response headers in /openapi.json", () => {
@@ -88,7 +103,10 @@ describe("response headers in /openapi.json", () => {
     // Five writes against a budget of four, inside one rate window.
     ctx.clock.pinInsideWindow();
     const identity = await check("POST", `${base}/identity`, ctx.send("POST", `${base}/identity`, key));
-    const voter = { "X-VF-Anon": (await identity.json()).data.anon_token, "Idempotency-Key": "headers-vote" };
+    const voter = {
+      "X-VF-Anon": (await body<Answer<"/api/v3/projects/{slug}/identity", "post">>(identity)).data.anon_token!,
+      "Idempotency-Key": "headers-vote",
+    };
     const vote = `${base}/features/${featureId}/vote`;
     expect((await check("POST", vote, ctx.send("POST", vote, key, undefined, voter))).status).toBe(200);
     const replay = await check("POST", vote, ctx.send("POST", vote, key, undefined, voter));
@@ -133,10 +151,10 @@ describe("response headers in /openapi.json", () => {
       ]);
     }
     const idempotencyKey = resolve(
-      operationFor("POST", `${base}/features/1/vote`).parameters.find((p: Json) => resolve(p).name === "Idempotency-Key"),
+      operationFor("POST", `${base}/features/1/vote`).parameters!.find((p) => resolve(p).name === "Idempotency-Key")!,
     );
     expect(idempotencyKey.schema.maxLength).toBe(200);
-    const churned = operationFor("GET", `${base}/voters`).parameters.find((p: Json) => p.name === "churned");
+    const churned = operationFor("GET", `${base}/voters`).parameters!.find((p) => p.name === "churned")!;
     expect(churned.schema.type).toBe("boolean");
     for (const open of ["/api/v3/health", "/api/v3/openapi.json", "/api/v3/docs"]) expect(operationFor("GET", open).security).toEqual([]);
   });

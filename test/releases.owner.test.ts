@@ -5,7 +5,7 @@
  * public by itself (no request in between) while its answers sit in the shared read cache.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
+import { type Answer, createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
 import { expectInvalid, idsOf, importContentProject, owner, publicRead } from "./support/owner-content.fixture.ts";
 
 let ctx: TestContext;
@@ -27,7 +27,18 @@ afterAll(async () => {
   await ctx.close();
 });
 
-const changelogNames = async () => (await publicRead(ctx, p, "/changelog")).data.map((r: any) => r.name);
+type FeatureList = Answer<"/api/v3/projects/{slug}/features", "get">;
+type FeatureAnswer = Answer<"/api/v3/projects/{slug}/features/{id}", "get">;
+type AdminRelease = Answer<"/api/v3/projects/{slug}/admin/releases", "get">["data"][number];
+type Changelog = Answer<"/api/v3/projects/{slug}/changelog", "get">;
+/** A public feature list of `project` (`query` starts with "?"). */
+const featureList = (query: string, project = p): Promise<FeatureList> => publicRead(ctx, project, `/features${query}`);
+/** One public feature of `project`. */
+const featureOf = (id: number, project = p): Promise<FeatureAnswer> => publicRead(ctx, project, `/features/${id}`);
+/** The public changelog of `project`. */
+const changelog = (project = p): Promise<Changelog> => publicRead(ctx, project, "/changelog");
+
+const changelogNames = async () => (await changelog()).data.map((r) => r.name);
 
 describe("POST /admin/releases", () => {
   it("a draft: slug from the name, body rendered and sanitized, every feature listed, not public", async () => {
@@ -61,7 +72,7 @@ describe("POST /admin/releases", () => {
   it("published now: on the public changelog and on its features at once (release and changelog_type)", async () => {
     const dark = idsOf(p).features.dark;
     await changelogNames();
-    expect((await publicRead(ctx, p, `/features/${dark}`)).data.release).toBeNull();
+    expect((await featureOf(dark)).data.release).toBeNull();
     const made = await owner(ctx, p, "POST", "/releases", {
       name: "1.1",
       is_featured: true,
@@ -70,7 +81,7 @@ describe("POST /admin/releases", () => {
     });
     expect(made.body.data.status).toBe("published");
     expect(await changelogNames()).toEqual(["1.1", "1.0"]);
-    const feature = (await publicRead(ctx, p, `/features/${dark}`)).data;
+    const feature = (await featureOf(dark)).data;
     expect(feature.release).toEqual({ id: made.body.data.id, name: "1.1" });
     expect(feature.changelog_type).toBe("security");
   });
@@ -108,7 +119,7 @@ describe("POST /admin/releases", () => {
     const again = await owner(ctx, p, "POST", "/releases", { name: "Once" }, headers);
     expect(first.status).toBe(201);
     expect(again.body).toEqual(first.body);
-    const names = (await owner(ctx, p, "GET", "/releases?per_page=100")).body.data.map((r: any) => r.name);
+    const names = (await owner(ctx, p, "GET", "/releases?per_page=100")).body.data.map((r: AdminRelease) => r.name);
     expect(names.filter((n: string) => n === "Once")).toHaveLength(1);
   });
 });
@@ -117,7 +128,7 @@ describe("GET, PATCH, DELETE /admin/releases/{id}", () => {
   it("lists every release newest first with status; GET one; 404 for another project's", async () => {
     const list = await owner(ctx, p, "GET", "/releases");
     expect(list.status).toBe(200);
-    expect(list.body.data.map((r: any) => [r.name, r.status])).toEqual([
+    expect(list.body.data.map((r: AdminRelease) => [r.name, r.status])).toEqual([
       ["Once", "draft"],
       ["1.1", "published"],
       ["Version 2.0 Beta!", "draft"],
@@ -133,12 +144,12 @@ describe("GET, PATCH, DELETE /admin/releases/{id}", () => {
   it("PATCH renders a new body, replaces features, unpublishes and re-slugs; the public side follows", async () => {
     const old = idsOf(p).releases["r-old"];
     const exportId = idsOf(p).features.export;
-    expect((await publicRead(ctx, p, `/features/${exportId}`)).data.release?.name).toBe("1.0");
+    expect((await featureOf(exportId)).data.release?.name).toBe("1.0");
     const patched = await owner(ctx, p, "PATCH", `/releases/${old}`, { body: "**bold**", slug: "one-oh", features: [] });
     expect(patched.status).toBe(200);
     expect(patched.body.data).toMatchObject({ slug: "one-oh", body: "**bold**", features: [], status: "published" });
     expect(patched.body.data.body_html).toContain("<strong>bold</strong>");
-    expect((await publicRead(ctx, p, `/features/${exportId}`)).data.release).toBeNull();
+    expect((await featureOf(exportId)).data.release).toBeNull();
     const drafted = await owner(ctx, p, "PATCH", `/releases/${old}`, { published_at: null });
     expect(drafted.body.data.status).toBe("draft");
     expect(await changelogNames()).toEqual(["1.1"]);
@@ -152,12 +163,12 @@ describe("GET, PATCH, DELETE /admin/releases/{id}", () => {
 
   it("DELETE removes the release and its links, public at once; again is 404", async () => {
     const list = (await owner(ctx, p, "GET", "/releases")).body.data;
-    const published = list.find((r: any) => r.name === "1.1");
+    const published = list.find((r: AdminRelease) => r.name === "1.1");
     const dark = idsOf(p).features.dark;
     const gone = await owner(ctx, p, "DELETE", `/releases/${published.id}`);
     expect(gone.body).toEqual({ data: { deleted: true, id: published.id }, meta: null, error: null });
     expect(await changelogNames()).toEqual([]);
-    expect((await publicRead(ctx, p, `/features/${dark}`)).data.release).toBeNull();
+    expect((await featureOf(dark)).data.release).toBeNull();
     expect((await owner(ctx, p, "DELETE", `/releases/${published.id}`)).status).toBe(404);
   });
 });
@@ -165,7 +176,7 @@ describe("GET, PATCH, DELETE /admin/releases/{id}", () => {
 describe("scheduled publication (Rule 4)", () => {
   it("a scheduled release becomes public at its time with no write, though the old answers are cached", async () => {
     const p = await importContentProject(ctx);
-    const changelogNames = async () => (await publicRead(ctx, p, "/changelog")).data.map((r: any) => r.name);
+    const changelogNames = async () => (await changelog(p)).data.map((r) => r.name);
     const widget = idsOf(p).features.widget;
     const made = await owner(ctx, p, "POST", "/releases", {
       name: "Scheduled",
@@ -175,17 +186,17 @@ describe("scheduled publication (Rule 4)", () => {
     expect(made.body.data.status).toBe("scheduled");
     // Read (and so cache) the answers the publication changes.
     expect(await changelogNames()).toEqual([]);
-    expect((await publicRead(ctx, p, `/features/${widget}`)).data.release).toBeNull();
-    const list = await publicRead(ctx, p, "/features?board=mobile");
-    expect(list.data[0].release).toBeNull();
+    expect((await featureOf(widget, p)).data.release).toBeNull();
+    const list = await featureList("?board=mobile", p);
+    expect(list.data[0]!.release).toBeNull();
     expect(await changelogNames()).toEqual([]);
 
     const realNow = ctx.deps.now;
     ctx.deps.now = () => new Date(Date.now() + 11 * MINUTE);
     try {
       expect(await changelogNames()).toEqual(["Scheduled"]);
-      expect((await publicRead(ctx, p, `/features/${widget}`)).data.release).toEqual({ id: made.body.data.id, name: "Scheduled" });
-      expect((await publicRead(ctx, p, "/features?board=mobile")).data[0].changelog_type).toBe("new");
+      expect((await featureOf(widget, p)).data.release).toEqual({ id: made.body.data.id, name: "Scheduled" });
+      expect((await featureList("?board=mobile", p)).data[0]!.changelog_type).toBe("new");
       expect((await owner(ctx, p, "GET", `/releases/${made.body.data.id}`)).body.data.status).toBe("published");
     } finally {
       ctx.deps.now = realNow;

@@ -5,9 +5,10 @@
  * from-scratch aggregation of the votes and GET /revenue/features equals the definitions of docs/decisions.md
  * computed from scratch.
  */
-import { sql } from "kysely";
+import { type Selectable, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { body, createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./support/harness.ts";
+import type { FeatureTierVotesTable } from "../db/schema.ts";
+import { type Answer, body, createTestContext, type ImportedProject, type TestContext, uniqueSlug } from "./support/harness.ts";
 import { fromScratch, revenueSnapshot } from "./support/revenue.fixture.ts";
 
 let ctx: TestContext;
@@ -33,9 +34,12 @@ async function voterIdsOf(project: ImportedProject): Promise<(ref: string) => nu
   return (ref) => ids.get(ref)!;
 }
 
+/** A feature_tier_votes row found on one side only: missing from the stored ones, or extra. */
+type OffRow = { problem: "missing" | "extra" } & Omit<Selectable<FeatureTierVotesTable>, "project_id">;
+
 /** Stored rows that differ from a fresh aggregation of the votes (empty: exact). */
-async function storedOff(projectId: number): Promise<Json[]> {
-  const { rows } = await sql<Json>`
+async function storedOff(projectId: number): Promise<OffRow[]> {
+  const { rows } = await sql<OffRow>`
     WITH fresh AS (
       SELECT v.feature_id, vr.tier_id, count(*)::int AS votes, (count(*) FILTER (WHERE vr.churned))::int AS churned,
              (count(*) FILTER (WHERE NOT vr.churned AND vr.mrr_override_cents IS NULL))::int AS billed,
@@ -54,20 +58,28 @@ async function storedOff(projectId: number): Promise<Json[]> {
 }
 
 /** The report's figures of every feature (one page of 100), ordered by id. */
-async function reported(project: ImportedProject): Promise<Json[]> {
+type RevenueFeatures = Answer<"/api/v3/projects/{slug}/revenue/features", "get">;
+type Figures = Pick<
+  RevenueFeatures["data"][number],
+  "id" | "vote_count" | "weighted_votes" | "paying_voters" | "churned_voters" | "mrr_cents" | "top_tier"
+>;
+
+async function reported(project: ImportedProject): Promise<Figures[]> {
   const response = await ctx.get(`/api/v3/projects/${project.slug}/revenue/features?per_page=100`, project.secretKey);
   expect(response.status).toBe(200);
-  return (await body(response)).data
-    .map(({ id, vote_count, weighted_votes, paying_voters, churned_voters, mrr_cents, top_tier }: Json) => ({
-      id,
-      vote_count,
-      weighted_votes,
-      paying_voters,
-      churned_voters,
-      mrr_cents,
-      top_tier,
-    }))
-    .sort((a: Json, b: Json) => a.id - b.id);
+  return (await body<RevenueFeatures>(response)).data
+    .map(
+      ({ id, vote_count, weighted_votes, paying_voters, churned_voters, mrr_cents, top_tier }): Figures => ({
+        id,
+        vote_count,
+        weighted_votes,
+        paying_voters,
+        churned_voters,
+        mrr_cents,
+        top_tier,
+      }),
+    )
+    .sort((a, b) => a.id - b.id);
 }
 
 async function expectExact(project: ImportedProject, projectId: number) {

@@ -14,7 +14,7 @@ import { CompiledQuery, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileOnlyDatabase } from "../db/connect.ts";
 import { listRevenueFeatures } from "../src/routes/revenue/revenue.features.repository.ts";
-import { body, createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
+import { type Answer, body, createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
 import { fromScratch } from "./support/revenue.fixture.ts";
 
 const scale = Math.max(1, Number(process.env.REVENUE_SCALE ?? 1));
@@ -71,9 +71,14 @@ const tiers = () => ({
   ],
 });
 
+type RevenueFeatures = Answer<"/api/v3/projects/{slug}/revenue/features", "get">;
+type RevenueFeature = RevenueFeatures["data"][number];
+/** The figures a recomputation gives (fromScratch) for one feature. */
+type Figures = Pick<RevenueFeature, "id" | "vote_count" | "weighted_votes" | "mrr_cents">;
+
 /** Every row of every page (per_page 100) of /revenue/features?sort=, and the meta of the first. */
-async function allPages(project: ImportedProject, sort: string): Promise<{ rows: Json[]; total: number }> {
-  const rows: Json[] = [];
+async function allPages(project: ImportedProject, sort: string): Promise<{ rows: RevenueFeature[]; total: number }> {
+  const rows: RevenueFeature[] = [];
   let total = -1;
   for (let page = 1; ; page++) {
     const response = await ctx.get(
@@ -81,7 +86,7 @@ async function allPages(project: ImportedProject, sort: string): Promise<{ rows:
       project.secretKey,
     );
     expect(response.status).toBe(200);
-    const { data, meta } = await body(response);
+    const { data, meta } = await body<RevenueFeatures>(response);
     if (page === 1) total = meta.total;
     rows.push(...data);
     if (data.length < 100) return { rows, total };
@@ -89,8 +94,8 @@ async function allPages(project: ImportedProject, sort: string): Promise<{ rows:
 }
 
 /** The order each sort defines (docs/decisions.md, "Revenue reporting"), ties by id ascending. */
-function expectedOrder(sort: string, figures: Json[], effort: Map<number, number | null>): number[] {
-  const key = (row: Json): number => {
+function expectedOrder(sort: string, figures: Figures[], effort: Map<number, number | null>): number[] {
+  const key = (row: Figures): number => {
     switch (sort) {
       case "mrr":
         return row.mrr_cents;
@@ -108,7 +113,7 @@ function expectedOrder(sort: string, figures: Json[], effort: Map<number, number
 }
 
 const FIGURES = ["id", "vote_count", "weighted_votes", "paying_voters", "churned_voters", "mrr_cents", "top_tier"] as const;
-const figuresOf = (row: Json): Json => Object.fromEntries(FIGURES.map((field) => [field, row[field]]));
+const figuresOf = (row: RevenueFeature) => Object.fromEntries(FIGURES.map((field) => [field, row[field]]));
 
 describe("revenue routes on a generated dataset", () => {
   const projects: Array<{ label: string; project: ImportedProject; projectId: number }> = [];
@@ -190,7 +195,7 @@ describe("revenue routes on a generated dataset", () => {
       ] as const) {
         const response = await ctx.get(`/api/v3/projects/${project.slug}/voters${query}`, project.secretKey);
         expect(response.status).toBe(200);
-        expect((await body(response)).meta.total, `${label} ${query}`).toBe(expected);
+        expect((await body<Answer<"/api/v3/projects/{slug}/voters", "get">>(response)).meta.total, `${label} ${query}`).toBe(expected);
       }
     }
   });

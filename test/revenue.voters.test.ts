@@ -1,6 +1,6 @@
 /** GET /projects/{slug}/voters (contract, "Revenue"): objects, filters, order, votes cut, meta. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { body, createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
+import { type Answer, body, createTestContext, type ErrorAnswer, type ImportedProject, type TestContext } from "./support/harness.ts";
 import { heavyVoterSnapshot, revenueSnapshot } from "./support/revenue.fixture.ts";
 
 let ctx: TestContext;
@@ -18,13 +18,15 @@ const voterId = (ref: string) => main.ids.ids.voters[ref] as string;
 const featureId = (ref: string) => main.ids.ids.features[ref] as number;
 const tierId = (ref: string) => main.ids.ids.tiers[ref] as number;
 
-async function listVoters(query = "", project = main): Promise<Json> {
+type RevenueVoters = Answer<"/api/v3/projects/{slug}/voters", "get">;
+
+async function listVoters(query = "", project = main): Promise<RevenueVoters> {
   const response = await ctx.get(`/api/v3/projects/${project.slug}/voters${query}`, project.secretKey);
   expect(response.status).toBe(200);
-  return body(response);
+  return body<RevenueVoters>(response);
 }
 
-const names = (envelope: Json) => envelope.data.map((v: Json) => v.display_name);
+const names = (envelope: RevenueVoters) => envelope.data.map((v) => v.display_name);
 
 describe("GET /projects/{slug}/voters", () => {
   it("lists every voter in creation order with a Meta object", async () => {
@@ -65,7 +67,7 @@ describe("GET /projects/{slug}/voters", () => {
   });
 
   it("maps an override on a Paddle customer, a churned voter and voters without tier", async () => {
-    const byName = new Map((await listVoters()).data.map((v: Json) => [v.display_name, v]));
+    const byName = new Map((await listVoters()).data.map((v) => [v.display_name, v]));
     expect(byName.get("BOB")).toMatchObject({
       customer_id: "ctm_bob",
       matched_on: "paddle",
@@ -109,9 +111,9 @@ describe("GET /projects/{slug}/voters", () => {
   });
 
   it("orders votes newest first, equal timestamps by feature id descending", async () => {
-    const dee = (await listVoters()).data.find((v: Json) => v.display_name === "DEE");
-    expect(dee.votes.map((v: Json) => v.feature_id)).toEqual([featureId("f5"), featureId("f1"), featureId("f2")]);
-    expect(dee.votes[2].voted_at).toBe("2026-10-04T12:00:00.000Z");
+    const dee = (await listVoters()).data.find((v) => v.display_name === "DEE")!;
+    expect(dee.votes.map((v) => v.feature_id)).toEqual([featureId("f5"), featureId("f1"), featureId("f2")]);
+    expect(dee.votes[2]!.voted_at).toBe("2026-10-04T12:00:00.000Z");
   });
 
   it("matches customer_id against both billing columns and reports the one that matched", async () => {
@@ -121,7 +123,7 @@ describe("GET /projects/{slug}/voters", () => {
     const stripe = await listVoters("?customer_id=cus_cyd");
     expect(stripe.data[0]).toMatchObject({ voter_id: voterId("cyd"), customer_id: "cus_cyd", matched_on: "stripe" });
     const bob = await listVoters("?customer_id=ctm_bob");
-    expect(bob.data.map((v: Json) => v.voter_id)).toEqual([voterId("bob")]);
+    expect(bob.data.map((v) => v.voter_id)).toEqual([voterId("bob")]);
     expect(bob.meta.total).toBe(1);
   });
 
@@ -161,17 +163,17 @@ describe("GET /projects/{slug}/voters", () => {
   it("cuts votes at 100, newest first, while vote_count stays 105", async () => {
     const envelope = await listVoters("", heavy);
     const [heavyVoter, light] = envelope.data;
-    expect(heavyVoter.vote_count).toBe(105);
-    expect(heavyVoter.votes).toHaveLength(100);
-    expect(heavyVoter.votes[0]).toEqual({
+    expect(heavyVoter!.vote_count).toBe(105);
+    expect(heavyVoter!.votes).toHaveLength(100);
+    expect(heavyVoter!.votes[0]).toEqual({
       feature_id: heavy.ids.ids.features.h105,
       heading: "Heavy 105",
       voted_at: "2026-06-01T01:44:00.000Z",
     });
-    expect(heavyVoter.votes[99].feature_id).toBe(heavy.ids.ids.features.h6);
+    expect(heavyVoter!.votes[99]!.feature_id).toBe(heavy.ids.ids.features.h6);
     // The cut is per voter: the next voter on the same page keeps all of theirs.
-    expect(light.vote_count).toBe(2);
-    expect(light.votes.map((v: Json) => v.feature_id)).toEqual([heavy.ids.ids.features.h105, heavy.ids.ids.features.h1]);
+    expect(light!.vote_count).toBe(2);
+    expect(light!.votes.map((v) => v.feature_id)).toEqual([heavy.ids.ids.features.h105, heavy.ids.ids.features.h1]);
   });
 
   it.each([
@@ -186,7 +188,7 @@ describe("GET /projects/{slug}/voters", () => {
   ])("refuses %s with 422 naming %s", async (query, field) => {
     const response = await ctx.get(`/api/v3/projects/${main.slug}/voters${query}`, main.secretKey);
     expect(response.status).toBe(422);
-    expect(await body(response)).toEqual({
+    expect(await body<ErrorAnswer>(response)).toEqual({
       data: null,
       meta: null,
       error: { code: "validation_failed", field, message: expect.any(String) },

@@ -10,7 +10,13 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
 import type { AppDeps } from "../src/lib/http/context.ts";
-import { createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
+import { type Answer, body, createTestContext, type ErrorAnswer, type ImportedProject, type TestContext } from "./support/harness.ts";
+
+type FeatureList = Answer<"/api/v3/projects/{slug}/features", "get">;
+type FeatureAnswer = Answer<"/api/v3/projects/{slug}/features/{id}", "get">;
+type CreatedFeature = Answer<"/api/v3/projects/{slug}/features", "post", 201>;
+type Comments = Answer<"/api/v3/projects/{slug}/features/{id}/comments", "get">;
+type BoardDocument = Answer<"/api/v3/projects/{slug}", "get">;
 
 let ctx: TestContext;
 
@@ -44,10 +50,11 @@ async function boardWithTwoFeatures(): Promise<ImportedProject> {
   });
 }
 
-async function json(response: Response | Promise<Response>): Promise<Json> {
+/** The body of a 200 answer, as the answer `T` the OpenAPI document gives. */
+async function json<T>(response: Response | Promise<Response>): Promise<T> {
   const answered = await response;
   expect(answered.status).toBe(200);
-  return answered.json();
+  return body<T>(answered);
 }
 
 describe("shared read cache", () => {
@@ -56,9 +63,9 @@ describe("shared read cache", () => {
     const f2 = p.ids.ids.features.f2;
     const base = `/api/v3/projects/${p.slug}`;
     const countOf = async () => ({
-      listed: (await json(ctx.get(`${base}/features?sort=top`, p.secretKey))).data.find((f: Json) => f.id === f2).vote_count,
-      detail: (await json(ctx.get(`${base}/features/${f2}`, p.secretKey))).data.vote_count,
-      voters: (await json(ctx.get(base, p.secretKey))).data.project.voter_count,
+      listed: (await json<FeatureList>(ctx.get(`${base}/features?sort=top`, p.secretKey))).data.find((f) => f.id === f2)!.vote_count,
+      detail: (await json<FeatureAnswer>(ctx.get(`${base}/features/${f2}`, p.secretKey))).data.vote_count,
+      voters: (await json<BoardDocument>(ctx.get(base, p.secretKey))).data.project.voter_count,
     });
     // Read twice so that the second read is served from the cache.
     await countOf();
@@ -66,8 +73,8 @@ describe("shared read cache", () => {
 
     expect((await ctx.send("POST", `${base}/features/${f2}/vote`, p.secretKey, undefined, ada)).status).toBe(200);
     expect(await countOf()).toEqual({ listed: 1, detail: 1, voters: 1 });
-    const top = (await json(ctx.get(`${base}/features?sort=top`, p.secretKey))).data;
-    expect(top[0].id).toBe(f2);
+    const top = (await json<FeatureList>(ctx.get(`${base}/features?sort=top`, p.secretKey))).data;
+    expect(top[0]!.id).toBe(f2);
 
     expect((await ctx.send("DELETE", `${base}/features/${f2}/vote`, p.secretKey, undefined, ada)).status).toBe(200);
     expect(await countOf()).toEqual({ listed: 0, detail: 0, voters: 0 });
@@ -78,11 +85,11 @@ describe("shared read cache", () => {
     const f1 = p.ids.ids.features.f1;
     const base = `/api/v3/projects/${p.slug}`;
     await ctx.get(`${base}/features/${f1}/comments`, p.secretKey);
-    expect((await json(ctx.get(`${base}/features/${f1}/comments`, p.secretKey))).data).toEqual([]);
+    expect((await json<Comments>(ctx.get(`${base}/features/${f1}/comments`, p.secretKey))).data).toEqual([]);
     expect((await ctx.send("POST", `${base}/features/${f1}/comments`, p.secretKey, { content: "Cached?" }, ada)).status).toBe(201);
-    const comments = (await json(ctx.get(`${base}/features/${f1}/comments`, p.secretKey))).data;
-    expect(comments.map((comment: Json) => comment.content)).toEqual(["Cached?"]);
-    expect((await json(ctx.get(`${base}/features/${f1}`, p.secretKey))).data.comment_count).toBe(1);
+    const comments = (await json<Comments>(ctx.get(`${base}/features/${f1}/comments`, p.secretKey))).data;
+    expect(comments.map((comment) => comment.content)).toEqual(["Cached?"]);
+    expect((await json<FeatureAnswer>(ctx.get(`${base}/features/${f1}`, p.secretKey))).data.comment_count).toBe(1);
   });
 
   it("a write through another instance sharing the store is seen by this one's next read", async () => {
@@ -92,10 +99,10 @@ describe("shared read cache", () => {
     const other = createApp({ ...ctx.deps } satisfies AppDeps);
     const detail = `/api/v3/projects/${p.slug}/features/${f1}`;
     await ctx.get(detail, p.secretKey);
-    expect((await json(ctx.get(detail, p.secretKey))).data.vote_count).toBe(0);
+    expect((await json<FeatureAnswer>(ctx.get(detail, p.secretKey))).data.vote_count).toBe(0);
     const vote = await other.request(`${detail}/vote`, { method: "POST", headers: { "X-API-Key": p.secretKey, ...bob } });
     expect(vote.status).toBe(200);
-    expect((await json(ctx.get(detail, p.secretKey))).data.vote_count).toBe(1);
+    expect((await json<FeatureAnswer>(ctx.get(detail, p.secretKey))).data.vote_count).toBe(1);
   });
 
   it("reads with an identity are the voter's own: has_voted right after the vote, false for anyone else", async () => {
@@ -104,9 +111,9 @@ describe("shared read cache", () => {
     const detail = `/api/v3/projects/${p.slug}/features/${f1}`;
     await ctx.get(detail, p.secretKey);
     expect((await ctx.send("POST", `${detail}/vote`, p.secretKey, undefined, ada)).status).toBe(200);
-    expect((await json(ctx.get(detail, p.secretKey, ada))).data.has_voted).toBe(true);
-    expect((await json(ctx.get(detail, p.secretKey, bob))).data.has_voted).toBe(false);
-    expect((await json(ctx.get(detail, p.secretKey))).data.has_voted).toBe(false);
+    expect((await json<FeatureAnswer>(ctx.get(detail, p.secretKey, ada))).data.has_voted).toBe(true);
+    expect((await json<FeatureAnswer>(ctx.get(detail, p.secretKey, bob))).data.has_voted).toBe(false);
+    expect((await json<FeatureAnswer>(ctx.get(detail, p.secretKey))).data.has_voted).toBe(false);
   });
 
   it("an identity read starting from the cached anonymous page gets its own has_voted, on list and detail", async () => {
@@ -116,20 +123,20 @@ describe("shared read cache", () => {
     expect((await ctx.send("POST", `${base}/features/${f2}/vote`, p.secretKey, undefined, ada)).status).toBe(200);
     const list = `${base}/features?sort=new`;
     // Anonymous reads fill the cache for this revision; the identity reads then start from it.
-    expect((await json(ctx.get(list, p.secretKey))).data.map((f: Json) => f.has_voted)).toEqual([false, false]);
-    await json(ctx.get(`${base}/features/${f2}`, p.secretKey));
+    expect((await json<FeatureList>(ctx.get(list, p.secretKey))).data.map((f) => f.has_voted)).toEqual([false, false]);
+    await json<FeatureAnswer>(ctx.get(`${base}/features/${f2}`, p.secretKey));
     const votedIn = async (headers: Record<string, string>) =>
-      Object.fromEntries((await json(ctx.get(list, p.secretKey, headers))).data.map((f: Json) => [f.id, f.has_voted]));
+      Object.fromEntries((await json<FeatureList>(ctx.get(list, p.secretKey, headers))).data.map((f) => [f.id, f.has_voted]));
     expect(await votedIn(ada)).toEqual({ [f1]: false, [f2]: true });
     expect(await votedIn(bob)).toEqual({ [f1]: false, [f2]: false });
-    expect((await json(ctx.get(`${base}/features/${f2}`, p.secretKey, ada))).data.has_voted).toBe(true);
-    expect((await json(ctx.get(`${base}/features/${f2}`, p.secretKey, bob))).data.has_voted).toBe(false);
+    expect((await json<FeatureAnswer>(ctx.get(`${base}/features/${f2}`, p.secretKey, ada))).data.has_voted).toBe(true);
+    expect((await json<FeatureAnswer>(ctx.get(`${base}/features/${f2}`, p.secretKey, bob))).data.has_voted).toBe(false);
     // The personal answer is the anonymous one but for has_voted.
-    const anonymous = (await json(ctx.get(list, p.secretKey))).data;
-    const personal = (await json(ctx.get(list, p.secretKey, ada))).data;
-    expect(personal.map((f: Json) => ({ ...f, has_voted: false }))).toEqual(anonymous);
+    const anonymous = (await json<FeatureList>(ctx.get(list, p.secretKey))).data;
+    const personal = (await json<FeatureList>(ctx.get(list, p.secretKey, ada))).data;
+    expect(personal.map((f) => ({ ...f, has_voted: false }))).toEqual(anonymous);
     // And the anonymous cached page was not changed by personalizing it.
-    expect((await json(ctx.get(list, p.secretKey))).data.every((f: Json) => f.has_voted === false)).toBe(true);
+    expect((await json<FeatureList>(ctx.get(list, p.secretKey))).data.every((f) => f.has_voted === false)).toBe(true);
   });
 
   it("readers that all carry an identity share one cached list page, each with their own has_voted and ETag", async () => {
@@ -141,16 +148,16 @@ describe("shared read cache", () => {
     const first = await ctx.get(list, p.secretKey, ada);
     expect(first.status).toBe(200);
     expect(first.headers.get("X-RateLimit-Remaining")).not.toBeNull();
-    const adaPage = (await first.json()).data;
-    expect(adaPage.map((f: Json) => [f.id, f.has_voted])).toEqual([
+    const adaPage = (await body<FeatureList>(first)).data;
+    expect(adaPage.map((f) => [f.id, f.has_voted])).toEqual([
       [f1, false],
       [f2, false],
     ]);
     // Unannounced, so only an uncached read could show it: the next identity reads are cached.
     await ctx.db.updateTable("features").set({ heading: "Renamed behind the cache" }).where("id", "=", f1).execute();
     const second = await ctx.get(list, p.secretKey, bob);
-    const bobPage = (await second.json()).data;
-    expect(bobPage.map((f: Json) => [f.id, f.has_voted, f.heading])).toEqual([
+    const bobPage = (await body<FeatureList>(second)).data;
+    expect(bobPage.map((f) => [f.id, f.has_voted, f.heading])).toEqual([
       [f1, true, "First"],
       [f2, false, "Second"],
     ]);
@@ -167,29 +174,29 @@ describe("shared read cache", () => {
     const base = `/api/v3/projects/${p.slug}`;
     const created = await ctx.send("POST", `${base}/features`, p.secretKey, { heading: "Pending idea", description: "x" }, ada);
     expect(created.status).toBe(201);
-    const id = (await created.json()).data.id;
+    const id = (await body<CreatedFeature>(created)).data.id;
     for (let i = 0; i < 2; i++) expect((await ctx.get(`${base}/features/${id}`, p.secretKey)).status).toBe(404);
-    expect((await json(ctx.get(`${base}/features/${id}`, p.secretKey, ada))).data).toMatchObject({
+    expect((await json<FeatureAnswer>(ctx.get(`${base}/features/${id}`, p.secretKey, ada))).data).toMatchObject({
       heading: "Pending idea",
       is_approved: false,
     });
     expect((await ctx.get(`${base}/features/${id}`, p.secretKey, bob)).status).toBe(404);
-    const listed = (await json(ctx.get(`${base}/features?sort=new`, p.secretKey, ada))).data;
-    expect(listed.map((f: Json) => f.id)).not.toContain(id);
+    const listed = (await json<FeatureList>(ctx.get(`${base}/features?sort=new`, p.secretKey, ada))).data;
+    expect(listed.map((f) => f.id)).not.toContain(id);
   });
 
   it("the board document is the same for every reader: readers with an identity share its entry", async () => {
     const p = await boardWithTwoFeatures();
     const board = `/api/v3/projects/${p.slug}`;
-    const anonymous = await json(ctx.get(board, p.secretKey));
+    const anonymous = await json<BoardDocument>(ctx.get(board, p.secretKey));
     expect(anonymous.data.project.voter_count).toBe(0);
     // Unannounced, so only an uncached build of the document (voter_count is read per build) shows it.
     const projectId = (await ctx.db.selectFrom("projects").select("id").where("slug", "=", p.slug).executeTakeFirstOrThrow()).id;
     await ctx.db.insertInto("project_voter_counts").values({ project_id: projectId, shard: 0, voter_count: 42 }).execute();
-    expect(await json(ctx.get(board, p.secretKey, ada))).toEqual(anonymous);
+    expect(await json<BoardDocument>(ctx.get(board, p.secretKey, ada))).toEqual(anonymous);
     await ctx.db.deleteFrom("project_voter_counts").where("project_id", "=", projectId).execute();
     expect((await ctx.send("POST", `${board}/features/${p.ids.ids.features.f1}/vote`, p.secretKey, undefined, ada)).status).toBe(200);
-    const after = (await json(ctx.get(board, p.secretKey, bob))).data;
+    const after = (await json<BoardDocument>(ctx.get(board, p.secretKey, bob))).data;
     expect(after.project.voter_count).toBe(1);
   });
 
@@ -211,7 +218,7 @@ describe("shared read cache", () => {
     for (let i = 0; i < 2; i++) {
       const response = await ctx.get(path, p.secretKey);
       expect(response.status).toBe(422);
-      expect((await response.json()).error.field).toBe("sort");
+      expect((await body<ErrorAnswer>(response)).error.field).toBe("sort");
     }
   });
 
@@ -226,7 +233,7 @@ describe("shared read cache", () => {
     };
     const app = createApp({ ...ctx.deps, rateLimiter: blind, contentRevisions: { bump: async () => false } });
     const detail = `/api/v3/projects/${p.slug}/features/${f1}`;
-    const read = async () => (await (await app.request(detail, { headers: { "X-API-Key": p.secretKey } })).json()).data.heading;
+    const read = async () => (await body<FeatureAnswer>(await app.request(detail, { headers: { "X-API-Key": p.secretKey } }))).data.heading;
     expect(await read()).toBe("First");
     // A change no write announces: only an uncached read can see it.
     await ctx.db.updateTable("features").set({ heading: "First, renamed" }).where("id", "=", f1).execute();
@@ -238,9 +245,9 @@ describe("shared read cache", () => {
     try {
       const p = await uncached.importProject({ features: [{ ref: "f1", board: "roadmap", column: "c-open", heading: "Before" }] });
       const detail = `/api/v3/projects/${p.slug}/features/${p.ids.ids.features.f1}`;
-      expect((await json(uncached.get(detail, p.secretKey))).data.heading).toBe("Before");
+      expect((await json<FeatureAnswer>(uncached.get(detail, p.secretKey))).data.heading).toBe("Before");
       await uncached.db.updateTable("features").set({ heading: "After" }).where("id", "=", p.ids.ids.features.f1).execute();
-      expect((await json(uncached.get(detail, p.secretKey))).data.heading).toBe("After");
+      expect((await json<FeatureAnswer>(uncached.get(detail, p.secretKey))).data.heading).toBe("After");
     } finally {
       await uncached.close();
     }
@@ -253,10 +260,10 @@ describe("shared read cache", () => {
     });
     const f1 = p.ids.ids.features.f1;
     const detail = `/api/v3/projects/${p.slug}/features/${f1}`;
-    expect((await json(ctx.get(detail, p.secretKey))).data.heading).toBe("Before");
+    expect((await json<FeatureAnswer>(ctx.get(detail, p.secretKey))).data.heading).toBe("Before");
     await ctx.db.updateTable("features").set({ heading: "After" }).where("id", "=", f1).execute();
-    expect((await json(ctx.get(detail, p.secretKey))).data.heading).toBe("Before");
+    expect((await json<FeatureAnswer>(ctx.get(detail, p.secretKey))).data.heading).toBe("Before");
     expect((await ctx.send("POST", `${detail}/vote`, p.secretKey, undefined, ada)).status).toBe(200);
-    expect((await json(ctx.get(detail, p.secretKey))).data.heading).toBe("After");
+    expect((await json<FeatureAnswer>(ctx.get(detail, p.secretKey))).data.heading).toBe("After");
   });
 });

@@ -1,6 +1,6 @@
 /** Owner tag routes (owner-api-v3.md, Routes /tags; TagObject): happy paths, errors, public effect. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
+import { type Answer, createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
 import { expectInvalid, idsOf, importContentProject, owner, publicRead } from "./support/owner-content.fixture.ts";
 
 let ctx: TestContext;
@@ -16,6 +16,17 @@ afterAll(async () => {
   await ctx.close();
 });
 
+type BoardDocument = Answer<"/api/v3/projects/{slug}", "get">;
+type FeatureList = Answer<"/api/v3/projects/{slug}/features", "get">;
+type FeatureAnswer = Answer<"/api/v3/projects/{slug}/features/{id}", "get">;
+type AdminTag = Answer<"/api/v3/projects/{slug}/admin/tags", "get">["data"][number];
+/** The public board document of `p`. */
+const boardDocument = (): Promise<BoardDocument> => publicRead(ctx, p);
+/** A public feature list of `p` (`query` starts with "?"). */
+const featureList = (query: string): Promise<FeatureList> => publicRead(ctx, p, `/features${query}`);
+/** One public feature of `p`. */
+const featureOf = (id: number): Promise<FeatureAnswer> => publicRead(ctx, p, `/features/${id}`);
+
 describe("GET /admin/tags", () => {
   it("lists every tag by name with its feature count and meta", async () => {
     const result = await owner(ctx, p, "GET", "/tags");
@@ -29,7 +40,7 @@ describe("GET /admin/tags", () => {
     ]);
     expect(result.body.meta).toEqual({ page: 1, per_page: 20, total: 3, total_pages: 1, has_more: false });
     const second = await owner(ctx, p, "GET", "/tags?per_page=2&page=2");
-    expect(second.body.data.map((t: any) => t.name)).toEqual(["UI"]);
+    expect(second.body.data.map((t: AdminTag) => t.name)).toEqual(["UI"]);
     const etag = result.headers.get("etag")!;
     expect((await owner(ctx, p, "GET", "/tags", undefined, { "If-None-Match": etag })).status).toBe(304);
   });
@@ -37,11 +48,11 @@ describe("GET /admin/tags", () => {
 
 describe("POST /admin/tags", () => {
   it("creates a tag (201) that the board document lists at once", async () => {
-    await publicRead(ctx, p); // warm the shared read cache
+    await boardDocument(); // warm the shared read cache
     const created = await owner(ctx, p, "POST", "/tags", { name: "  Mobile  " });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({ data: { id: expect.any(Number), name: "Mobile", feature_count: 0 }, meta: null, error: null });
-    const doc = await publicRead(ctx, p);
+    const doc = await boardDocument();
     expect(doc.data.tags).toContainEqual({ id: created.body.data.id, name: "Mobile" });
   });
 
@@ -74,7 +85,7 @@ describe("POST /admin/tags", () => {
     expect(second.status).toBe(201);
     expect(second.headers.get("idempotent-replay")).toBe("true");
     expect(second.body).toEqual(first.body);
-    const names = (await owner(ctx, p, "GET", "/tags?per_page=100")).body.data.map((t: any) => t.name);
+    const names = (await owner(ctx, p, "GET", "/tags?per_page=100")).body.data.map((t: AdminTag) => t.name);
     expect(names.filter((n: string) => n === "Replayed")).toHaveLength(1);
   });
 
@@ -88,11 +99,11 @@ describe("PATCH /admin/tags/{tag_id}", () => {
   it("renames a tag; features on the public list show the new name at once", async () => {
     const id = idsOf(p).tags["t-api"];
     const dark = idsOf(p).features.dark;
-    await publicRead(ctx, p, `/features/${dark}`);
+    await featureOf(dark);
     const renamed = await owner(ctx, p, "PATCH", `/tags/${id}`, { name: "Public API" });
     expect(renamed.status).toBe(200);
     expect(renamed.body.data).toEqual({ id, name: "Public API", feature_count: 1 });
-    const feature = await publicRead(ctx, p, `/features/${dark}`);
+    const feature = await featureOf(dark);
     expect(feature.data.tags).toContainEqual({ id, name: "Public API" });
     // Renaming to its own name in another case is allowed; an empty patch changes nothing.
     expect((await owner(ctx, p, "PATCH", `/tags/${id}`, { name: "PUBLIC API" })).status).toBe(200);
@@ -107,7 +118,7 @@ describe("PATCH /admin/tags/{tag_id}", () => {
     expect(clash.body.error.code).toBe("already_exists");
     const foreign = await owner(ctx, p, "PATCH", `/tags/${idsOf(other).tags["t-ui"]}`, { name: "Stolen" });
     expect(foreign.status).toBe(404);
-    expect((await owner(ctx, other, "GET", "/tags")).body.data.map((t: any) => t.name)).toContain("UI");
+    expect((await owner(ctx, other, "GET", "/tags")).body.data.map((t: AdminTag) => t.name)).toContain("UI");
     expect((await owner(ctx, p, "PATCH", "/tags/999999999", { name: "Nope" })).status).toBe(404);
     expectInvalid(await owner(ctx, p, "PATCH", `/tags/${ui}`, { name: null }), "name");
     expectInvalid(await owner(ctx, p, "PATCH", `/tags/${ui}`, { id: 3 }), "id");
@@ -119,14 +130,14 @@ describe("DELETE /admin/tags/{tag_id}", () => {
   it("deletes the tag and takes it off its features, publicly at once", async () => {
     const ui = idsOf(p).tags["t-ui"];
     const dark = idsOf(p).features.dark;
-    const before = await publicRead(ctx, p, `/features?tag=${ui}`);
+    const before = await featureList(`?tag=${ui}`);
     expect(before.data.length).toBe(2);
     const deleted = await owner(ctx, p, "DELETE", `/tags/${ui}`);
     expect(deleted.status).toBe(200);
     expect(deleted.body).toEqual({ data: { deleted: true, id: ui }, meta: null, error: null });
-    expect((await publicRead(ctx, p, `/features?tag=${ui}`)).data).toEqual([]);
-    expect((await publicRead(ctx, p, `/features/${dark}`)).data.tags.map((t: any) => t.id)).not.toContain(ui);
-    expect((await publicRead(ctx, p)).data.tags.map((t: any) => t.id)).not.toContain(ui);
+    expect((await featureList(`?tag=${ui}`)).data).toEqual([]);
+    expect((await featureOf(dark)).data.tags.map((t) => t.id)).not.toContain(ui);
+    expect((await boardDocument()).data.tags.map((t) => t.id)).not.toContain(ui);
     const again = await owner(ctx, p, "DELETE", `/tags/${ui}`);
     expect(again.status).toBe(404);
     expect(again.body.error.code).toBe("not_found");
@@ -135,6 +146,6 @@ describe("DELETE /admin/tags/{tag_id}", () => {
   it("another project's tag answers 404 and stays", async () => {
     const foreign = idsOf(other).tags["t-api"];
     expect((await owner(ctx, p, "DELETE", `/tags/${foreign}`)).status).toBe(404);
-    expect((await owner(ctx, other, "GET", "/tags")).body.data.map((t: any) => t.id)).toContain(foreign);
+    expect((await owner(ctx, other, "GET", "/tags")).body.data.map((t: AdminTag) => t.id)).toContain(foreign);
   });
 });
