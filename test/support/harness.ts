@@ -10,7 +10,7 @@ import { inject } from "vitest";
 import { openDatabase, type DatabaseHandle } from "../../db/connect.ts";
 import { loadDemoSnapshot } from "../../src/admin/demo.ts";
 import { importSnapshot } from "../../src/admin/snapshot-import.ts";
-import type { IdMap } from "../../src/admin/snapshot.schema.ts";
+import type { IdMap, SnapshotInput } from "../../src/admin/snapshot.schema.ts";
 import { createApp } from "../../src/app.ts";
 import { type Config, parseConfig } from "../../src/config.ts";
 import { createLogger, type OpenedDeps, openDeps } from "../../src/deps.ts";
@@ -120,13 +120,33 @@ export function randomKey(kind: "sk" | "ek"): string {
   return `test_${kind}_${randomBytes(16).toString("hex")}`;
 }
 
+type InputBoard = NonNullable<SnapshotInput["boards"]>[number];
+/** A roadmap column as buildSnapshot writes it: every field given. */
+export type BuiltColumn = NonNullable<InputBoard["columns"]>[number] & {
+  color: string | null;
+  position: number;
+  is_votable: boolean;
+  status: string;
+};
+/**
+ * A snapshot document as buildSnapshot writes it: a secret then an embed key, the roadmap first
+ * among the boards, and the voters list present.
+ */
+export type BuiltSnapshot = Omit<SnapshotInput, "keys" | "boards" | "voters"> & {
+  keys: [{ kind: "secret"; key: string }, { kind: "embed"; key: string }, ...NonNullable<SnapshotInput["keys"]>];
+  boards: [Omit<InputBoard, "columns"> & { columns: BuiltColumn[] }, ...InputBoard[]];
+  voters: NonNullable<SnapshotInput["voters"]>;
+};
+
 /**
  * A valid snapshot with a roadmap of five columns (c-open "Suggestions" open, c-planned,
  * c-progress in_progress, c-done, c-denied denied and not votable), a secret and an embed key,
  * with `overrides` merged over the top level (project is merged one level deep).
  */
-export function buildSnapshot(overrides: SnapshotParts = {}): Json {
+export function buildSnapshot(overrides: SnapshotParts = {}): BuiltSnapshot {
   const { project, ...rest } = overrides;
+  // Typed as valid although overrides may make it invalid: tests that import an invalid one
+  // expect the importer to refuse it.
   return {
     format: "feedback-board-snapshot/1",
     project: { slug: uniqueSlug(), name: "Test project", allowed_origins: ["https://allowed.example"], ...project },
@@ -149,8 +169,9 @@ export function buildSnapshot(overrides: SnapshotParts = {}): Json {
         ],
       },
     ],
+    voters: [],
     ...rest,
-  };
+  } as BuiltSnapshot;
 }
 
 /**
@@ -162,7 +183,7 @@ export function buildSnapshot(overrides: SnapshotParts = {}): Json {
  * The bundled demo project under a fresh slug and fresh keys, its voters' anonymous tokens
  * dropped (tokens are unique across projects, and several tests import the demo).
  */
-export function demoSnapshotForTest(): { snapshot: Json; slug: string; secretKey: string; embedKey: string } {
+export function demoSnapshotForTest(): { snapshot: SnapshotInput; slug: string; secretKey: string; embedKey: string } {
   const demo = loadDemoSnapshot();
   const slug = uniqueSlug("demo");
   const secretKey = randomKey("sk");
@@ -171,8 +192,8 @@ export function demoSnapshotForTest(): { snapshot: Json; slug: string; secretKey
     ...demo,
     project: { ...demo.project, slug },
     keys: [
-      { kind: "secret", key: secretKey },
-      { kind: "embed", key: embedKey },
+      { kind: "secret" as const, key: secretKey },
+      { kind: "embed" as const, key: embedKey },
     ],
     voters: demo.voters.map((voter) => ({ ...voter, anon_token: null })),
   };
@@ -228,7 +249,7 @@ export async function createTestContext(configOverrides: Record<string, string> 
     async importProject(overrides = {}) {
       const snapshot = buildSnapshot(overrides);
       const ids = await importSnapshot(db, snapshot, {});
-      const keys = snapshot.keys as { kind: string; key: string }[];
+      const keys = snapshot.keys;
       return {
         slug: snapshot.project.slug,
         ids,
