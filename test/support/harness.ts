@@ -17,7 +17,10 @@ import { createLogger, type OpenedDeps, openDeps } from "../../src/deps.ts";
 
 import type { components, paths } from "../generated/api-types.ts";
 
-/** Untyped JSON: what a file not yet typed through the generated client reads answers as. */
+/**
+ * Untyped JSON, for files not yet converted: what they read answers and id maps as. Typed files
+ * use `Answer<...>`, `Schemas[...]` and the snapshot schema's types instead.
+ */
 export type Json = any;
 
 /**
@@ -51,7 +54,10 @@ export type Answer<P extends keyof paths, M extends HttpMethod, S extends number
 
 export interface ImportedProject {
   slug: string;
-  /** The id map import printed (snapshot spec, "Id map"). */
+  /**
+   * The id map import printed (snapshot spec, "Id map"): an `IdMap`, read as Json until the
+   * files not yet converted index it with `!` (noUncheckedIndexedAccess).
+   */
   ids: Json;
   secretKey: string;
   embedKey: string;
