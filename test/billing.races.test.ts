@@ -12,10 +12,12 @@ import {
   billingState,
   expectReceived,
   importBillingProject,
+  type PaddleSubscriptionFields,
   paddleEvent,
   paddleSubscription,
   revenueFeatures,
   revenueVoter,
+  type StripeSubscriptionFields,
   sendPaddle,
   sendStripe,
   stripeEvent,
@@ -23,7 +25,7 @@ import {
   unix,
   vendorId,
 } from "./support/billing.fixture.ts";
-import { createTestContext, type Json, type TestContext } from "./support/harness.ts";
+import { createTestContext, type TestContext } from "./support/harness.ts";
 import { counterProblems } from "./support/owner-accounts.fixture.ts";
 
 let ctx: TestContext;
@@ -50,13 +52,13 @@ function shuffled<T>(items: T[], seed: number): T[] {
 }
 
 /** What the revenue routes show of the customer's voter and the features, ids replaced by names. */
-async function revenueView(billing: BillingProject, customerId: string): Promise<Json> {
+async function revenueView(billing: BillingProject, customerId: string) {
   const { voter_id: _id, tier, votes, ...voter } = await revenueVoter(ctx, billing, customerId);
   const features = [...(await revenueFeatures(ctx, billing)).values()]
     .map(({ id: _featureId, ...feature }) => feature)
     .sort((a, b) => a.heading.localeCompare(b.heading));
   return {
-    voter: { ...voter, tier: tier?.name ?? null, votes: votes.map(({ feature_id: _f, ...vote }: Json) => vote) },
+    voter: { ...voter, tier: tier?.name ?? null, votes: votes.map(({ feature_id: _f, ...vote }) => vote) },
     features,
   };
 }
@@ -135,11 +137,11 @@ describe("out of order", () => {
 });
 
 /** A burst of distinct events for one customer, oldest first (the last one a full subscription state). */
-function stripeBurst(customer: string): Json[] {
+function stripeBurst(customer: string): ReturnType<typeof stripeEvent>[] {
   const first = vendorId("sub");
   const second = vendorId("sub");
   const t0 = unix("2026-11-01T00:00:00Z");
-  const sub = (id: string, status: string, price: string, extra: Json = {}) =>
+  const sub = (id: string, status: string, price: string, extra: Partial<StripeSubscriptionFields> = {}) =>
     stripeSubscription({ id, customer, status, price, start_date: t0, ...extra });
   const invoice = (id: string, price: string) => ({
     id: vendorId("in"),
@@ -203,7 +205,7 @@ describe("bursts", () => {
     const burst = await importBillingProject(ctx);
     const id = vendorId("sub");
     const period = { starts_at: "2026-11-01T00:00:00Z", ends_at: "2026-11-15T00:00:00Z" };
-    const sub = (status: string, price: string, extra: Json = {}) =>
+    const sub = (status: string, price: string, extra: Partial<PaddleSubscriptionFields> = {}) =>
       paddleSubscription({ id, customer_id: "ctm_bob", status, price, current_billing_period: period, trial_dates: period, ...extra });
     const events = [
       paddleEvent("subscription.created", sub("trialing", "pri_biz"), "2026-11-01T00:00:00.000001Z"),

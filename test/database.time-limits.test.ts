@@ -12,13 +12,13 @@ import postgres from "postgres";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { TIME_LIMIT_MESSAGE } from "../src/app.ts";
 import { LOCK_CLASS } from "../src/lib/data/project-write-lock.ts";
-import { createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./support/harness.ts";
+import { createTestContext, type ImportedProject, type SnapshotParts, type TestContext, uniqueSlug } from "./support/harness.ts";
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
 const LOCK_MS = 400;
 
 /** A project with one open feature and two anonymous voters. */
-function snapshot(): Json {
+function snapshot(): SnapshotParts {
   const slug = uniqueSlug("limits");
   return {
     project: { slug },

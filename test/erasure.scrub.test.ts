@@ -21,7 +21,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebhookWorker } from "../src/events/webhook-worker.ts";
 import { postStripe, signStripe, stripeEvent, stripeSubscription, unix } from "./support/billing.fixture.ts";
 import { adminPath, allEvents, expectStatus, publicPath } from "./support/events.fixture.ts";
-import { createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
+import { type Answer, createTestContext, type ImportedProject, type Schemas, type TestContext } from "./support/harness.ts";
+
+type Delivery = Schemas["DeliveryObject"];
+
 import { type ReceivedRequest, startWebhookReceiver, type WebhookReceiver } from "./support/webhook-receiver.ts";
 
 const SSO_SECRET = `erasure-sso-${randomBytes(16).toString("hex")}`;
@@ -48,17 +51,17 @@ let ctx: TestContext;
 let receiver: WebhookReceiver;
 let worker: WebhookWorker;
 let project: ImportedProject;
-let all: Json;
-let echo: Json;
+let all: Schemas["WebhookWithSecretObject"];
+let echo: Schemas["WebhookWithSecretObject"];
 let eveId: string;
 /** Where the receiver's list stood when the erasure was answered. */
 let mark: number;
-let logBefore: Json[];
+let logBefore: Delivery[];
 /** /echo's log right after the erasure, its failed attempts not yet made again. */
-let logErased: Json[];
+let logErased: Delivery[];
 /** The event of /all's delivery redelivered after the erasure (Eve's first comment). */
 let redeliveredEventId: string;
-let eveBefore: Json;
+let eveBefore: Schemas["AdminVoterObject"];
 
 const annToken = `anon_${randomBytes(18).toString("base64url")}`;
 let eveToken: string;
@@ -71,7 +74,7 @@ const asEve = () => ({ "X-VF-Token": eveToken });
 const asAnn = () => ({ "X-VF-Anon": annToken });
 const publicSend = async (method: string, path: string, headers: Record<string, string>, payload: unknown, status: number) =>
   (await expectStatus(await ctx.send(method, publicPath(project, path), project.secretKey, payload, headers), status)).data;
-const deliveryLog = (webhookId: number): Promise<Json[]> => adminGet(`/webhooks/${webhookId}/deliveries?per_page=100`);
+const deliveryLog = (webhookId: number): Promise<Delivery[]> => adminGet(`/webhooks/${webhookId}/deliveries?per_page=100`);
 /** The personal strings `value` still holds once serialized. */
 const leaks = (value: unknown) => PERSONAL.filter((text) => JSON.stringify(value).includes(text));
 
@@ -196,7 +199,7 @@ beforeAll(async () => {
   await adminSend("PATCH", `/webhooks/${echo.id}`, { enabled: true });
   // A delivery of /all made before the erasure, asked again after it.
   const allLog = await deliveryLog(all.id);
-  const commentDelivery = allLog.find((d) => d.event_id === events.find((e) => e.type === "comment.created")!.id);
+  const commentDelivery = allLog.find((d) => d.event_id === events.find((e) => e.type === "comment.created")!.id)!;
   redeliveredEventId = commentDelivery.event_id;
   await adminSend("POST", `/webhooks/${all.id}/deliveries/${commentDelivery.id}/redeliver`, undefined, 202);
 
@@ -323,7 +326,7 @@ describe("erasure scrubs the voter from stored events and deliveries (Rules 3)",
     expect(await adminGet(`/voters?q=${encodeURIComponent(EVE.email)}`)).toEqual([]);
     const comments = await adminGet("/comments?per_page=100");
     expect(leaks(comments)).toEqual([]);
-    expect(comments.map((c: Json) => c.content)).toEqual([ANN_TOPIC]);
+    expect(comments.map((c: Answer<"/api/v3/projects/{slug}/admin/comments", "get">["data"][number]) => c.content)).toEqual([ANN_TOPIC]);
   });
 });
 

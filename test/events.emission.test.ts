@@ -17,7 +17,10 @@ import {
   publicPath,
   voterId,
 } from "./support/events.fixture.ts";
-import { buildSnapshot, createTestContext, type Json, type TestContext } from "./support/harness.ts";
+import { type Answer, buildSnapshot, createTestContext, type Schemas, type TestContext } from "./support/harness.ts";
+
+type ListedEvent = Answer<"/api/v3/projects/{slug}/admin/events", "get">["data"][number];
+type ListedComment = Answer<"/api/v3/projects/{slug}/admin/comments", "get">["data"][number];
 
 let ctx: TestContext;
 
@@ -33,7 +36,7 @@ const adminGet = async (project: EventsProject, path: string) =>
   (await expectStatus(await ctx.get(adminPath(project, path), project.secretKey), 200)).data;
 const adminSend = async (project: EventsProject, method: string, path: string, payload: unknown, status = 200) =>
   (await expectStatus(await ctx.send(method, adminPath(project, path), project.secretKey, payload), status)).data;
-const types = (events: Json[]) => events.map((event) => event.type);
+const types = (events: { type: string }[]) => events.map((event) => event.type);
 
 describe("an import", () => {
   it("records no event", async () => {
@@ -133,7 +136,7 @@ describe("feature events", () => {
     const events = await allEvents(ctx, project, 3);
     expect(types(events)).toEqual(["feature.updated", "feature.status_changed", "feature.approved"]);
     for (const event of events) expect(event.data.object).toEqual(after);
-    const columnOf = (feature: Json) => feature.column.id;
+    const columnOf = (feature: Schemas["AdminFeatureObject"]) => feature.column!.id;
     expect(events[0].data.changes).toEqual({
       status: { from: "open", to: "in_progress" },
       is_approved: { from: false, to: true },
@@ -206,7 +209,7 @@ describe("comment events", () => {
       201,
     );
     const listed = await adminGet(project, `/comments?feature_id=${plain}`);
-    const asListed = (id: number) => listed.find((comment: Json) => comment.id === id);
+    const asListed = (id: number) => listed.find((comment: ListedComment) => comment.id === id);
     expect(reply.author_role).toBe("editor");
     // The author deletes the thread: the comment, then its reply.
     const deleted = await ctx.send(
@@ -217,7 +220,7 @@ describe("comment events", () => {
       as(project, "cy"),
     );
     expect(deleted.status).toBe(200);
-    const c1 = listed.find((comment: Json) => comment.content === "First");
+    const c1 = listed.find((comment: ListedComment) => comment.content === "First");
     await adminSend(project, "DELETE", `/comments/${c1.id}`, undefined);
     const events = await allEvents(ctx, project, 5);
     expect(events.map((event) => [event.type, event.data.object.id])).toEqual([
@@ -313,7 +316,7 @@ describe("voter events", () => {
       "paddle_customer_id",
       "subscription_id",
     ];
-    const scrubbed = (object: Json) => ({ ...object, ...Object.fromEntries(personal.map((field) => [field, null])) });
+    const scrubbed = (object: object) => ({ ...object, ...Object.fromEntries(personal.map((field) => [field, null])) });
     const erased = await allEvents(ctx, project, 4);
     expect(types(erased)).toEqual(["voter.banned", "voter.unbanned", "voter.billing_changed", "voter.deleted"]);
     expect(erased.slice(0, 3).map((event) => event.data)).toEqual(
@@ -359,13 +362,13 @@ describe("GET /events", () => {
       await ctx.get(adminPath(project, `/events?after=${all[1].id}&per_page=2`), project.secretKey),
       200,
     );
-    expect(afterSecond.data.map((event: Json) => event.id)).toEqual([all[2].id, all[3].id]);
+    expect(afterSecond.data.map((event: ListedEvent) => event.id)).toEqual([all[2].id, all[3].id]);
     expect(afterSecond.meta).toEqual({ page: 1, per_page: 2, total: 3, total_pages: 2, has_more: true });
     const page2 = await expectStatus(
       await ctx.get(adminPath(project, `/events?after=${all[1].id}&per_page=2&page=2`), project.secretKey),
       200,
     );
-    expect(page2.data.map((event: Json) => event.id)).toEqual([all[4].id]);
+    expect(page2.data.map((event: ListedEvent) => event.id)).toEqual([all[4].id]);
     const afterLast = await expectStatus(await ctx.get(adminPath(project, `/events?after=${all[4].id}`), project.secretKey), 200);
     expect(afterLast.data).toEqual([]);
   });

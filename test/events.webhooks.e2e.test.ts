@@ -26,7 +26,21 @@ import {
   publicPath,
   voterId,
 } from "./support/events.fixture.ts";
-import { createTestContext, type Json, type TestContext } from "./support/harness.ts";
+import { type Answer, createTestContext, type Schemas, type TestContext } from "./support/harness.ts";
+
+/**
+ * An event as GET /events lists it (the document's union of event schemas), its object and
+ * changes read as plain JSON (the union's objects share no field the test could index), its type
+ * any string (the test checks that ping is never listed).
+ */
+type ListedEvent = Omit<Answer<"/api/v3/projects/{slug}/admin/events", "get">["data"][number], "type" | "data"> & {
+  type: string;
+  data: { object: Record<string, unknown>; changes: Record<string, { from: unknown; to: unknown }> | null };
+};
+type Delivery = Schemas["DeliveryObject"];
+/** An answer kept to compare with an event's object: a feature, comment, release or voter. */
+type Seen = Record<string, unknown> & { id: number | string };
+
 import { type ReceivedRequest, startWebhookReceiver, type WebhookReceiver } from "./support/webhook-receiver.ts";
 
 /** Every type of the Events table but ping (which GET /events never lists). */
@@ -55,14 +69,33 @@ let ctx: TestContext;
 let receiver: WebhookReceiver;
 let worker: WebhookWorker;
 let project: EventsProject;
-let all: Json;
-let filtered: Json;
+let all: Schemas["WebhookWithSecretObject"];
+let filtered: Schemas["WebhookWithSecretObject"];
 /** Every event of the project as GET /events lists it, once the scenario is over. */
-let events: Json[];
+let events: ListedEvent[];
 /** What the routes answered during the scenario, to compare with the events' objects. */
-const seen: Record<string, Json> = {};
+const seen = {} as Record<
+  | "approved"
+  | "banned"
+  | "deletedBefore"
+  | "hotAt10"
+  | "merged"
+  | "overridden"
+  | "ownerComment"
+  | "ownerCreated"
+  | "pendingBefore"
+  | "releasedNow"
+  | "scheduled"
+  | "suggested"
+  | "unbanned"
+  | "unmerged"
+  | "untiered"
+  | "voterBefore"
+  | "voterComment",
+  Seen
+>; // filled by beforeAll
 /** The DeliveryObjects POST /webhooks/{id}/test answered. */
-const pings: Record<"all" | "filtered", Json> = { all: undefined, filtered: undefined };
+const pings: Partial<Record<"all" | "filtered", Delivery>> = {};
 
 const as = (voter: string) => ({ "X-VF-Anon": project.tokens[voter]! });
 const adminGet = async (path: string) => (await expectStatus(await ctx.get(adminPath(project, path), project.secretKey), 200)).data;
@@ -83,7 +116,7 @@ async function until<T>(check: () => Promise<T | undefined | false>, what: strin
   }
 }
 
-async function deliveryLog(webhookId: number): Promise<Json[]> {
+async function deliveryLog(webhookId: number): Promise<Delivery[]> {
   return adminGet(`/webhooks/${webhookId}/deliveries?per_page=100`);
 }
 
@@ -183,7 +216,7 @@ beforeAll(async () => {
   // Every delivery settled (recorded after the receiver answered), so every request is in.
   await until(async () => {
     const [toAll, toFiltered] = await Promise.all([deliveryLog(all.id), deliveryLog(filtered.id)]);
-    const settled = (log: Json[]) => log.every((delivery) => delivery.status !== "pending");
+    const settled = (log: Delivery[]) => log.every((delivery) => delivery.status !== "pending");
     // At least: a webhook sent more than it should fails the tests below, naming what.
     return toAll.length >= events.length + 1 && toFiltered.length >= expectFiltered + 1 && settled(toAll) && settled(toFiltered);
   }, "every delivery made");
@@ -227,17 +260,17 @@ describe("events to webhooks, end to end", () => {
     const dup = featureId(project, "dup");
     const created = ofType("feature.created");
     expect(created.map((event) => event.data.object.id)).toEqual([seen.suggested.id, seen.ownerCreated.id]);
-    expect(created[0].data.object).toMatchObject({ heading: "Idea", is_approved: false, author_voter_id: voterId(project, "cy") });
-    expect(created[1].data).toEqual({ object: seen.ownerCreated, changes: null });
+    expect(created[0]!.data.object).toMatchObject({ heading: "Idea", is_approved: false, author_voter_id: voterId(project, "cy") });
+    expect(created[1]!.data).toEqual({ object: seen.ownerCreated, changes: null });
 
     const [updated] = ofType("feature.updated");
-    expect(updated.data.object).toEqual(seen.approved);
-    expect(updated.data.changes).toMatchObject({
+    expect(updated!.data.object).toEqual(seen.approved);
+    expect(updated!.data.changes).toMatchObject({
       status: { from: "open", to: "in_progress" },
       is_approved: { from: false, to: true },
     });
     const statusChanged = ofType("feature.status_changed");
-    expect(statusChanged[0].data).toEqual({ object: seen.approved, changes: { status: { from: "open", to: "in_progress" } } });
+    expect(statusChanged[0]!.data).toEqual({ object: seen.approved, changes: { status: { from: "open", to: "in_progress" } } });
     // The merge archives the duplicate and the unmerge restores it: status_changed each time.
     expect(statusChanged.slice(1).map((event) => [event.data.object.id, event.data.changes])).toEqual([
       [dup, { status: { from: "planned", to: "archived" } }],
@@ -248,16 +281,16 @@ describe("events to webhooks, end to end", () => {
     ]);
 
     const [merged] = ofType("feature.merged");
-    expect(merged.data.object).toEqual(seen.merged);
-    expect(merged.data.changes.merged_into).toEqual({ from: null, to: hot });
+    expect(merged!.data.object).toEqual(seen.merged);
+    expect(merged!.data.changes!.merged_into).toEqual({ from: null, to: hot });
     const [unmerged] = ofType("feature.unmerged");
-    expect(unmerged.data.object).toEqual(seen.unmerged);
-    expect(unmerged.data.changes.merged_into).toEqual({ from: hot, to: null });
+    expect(unmerged!.data.object).toEqual(seen.unmerged);
+    expect(unmerged!.data.changes!.merged_into).toEqual({ from: hot, to: null });
     expect(ofType("feature.deleted").map((event) => event.data)).toEqual([{ object: seen.deletedBefore, changes: null }]);
 
     // 8 imported votes + 2: 10 reached; the merge then carries hot from 10 to 26: 25 reached.
     const milestones = ofType("feature.vote_milestone");
-    expect(milestones[0].data).toEqual({ object: seen.hotAt10, changes: { vote_count: { from: 9, to: 10 } } });
+    expect(milestones[0]!.data).toEqual({ object: seen.hotAt10, changes: { vote_count: { from: 9, to: 10 } } });
     expect(milestones.slice(1).map((event) => [event.data.object.id, event.data.changes])).toEqual([
       [hot, { vote_count: { from: 24, to: 25 } }],
     ]);
@@ -275,8 +308,8 @@ describe("events to webhooks, end to end", () => {
 
     const commentsCreated = ofType("comment.created");
     expect(commentsCreated.map((event) => event.data.object.id)).toEqual([seen.voterComment.id, seen.ownerComment.id]);
-    expect(commentsCreated[0].data.object).toMatchObject({ content: "Hello", author_role: null });
-    expect(commentsCreated[1].data).toEqual({ object: seen.ownerComment, changes: null });
+    expect(commentsCreated[0]!.data.object).toMatchObject({ content: "Hello", author_role: null });
+    expect(commentsCreated[1]!.data).toEqual({ object: seen.ownerComment, changes: null });
     expect(seen.ownerComment.author_role).toBe("editor");
     expect(ofType("comment.deleted").map((event) => [event.data.object.id, event.data.changes])).toEqual([
       [seen.voterComment.id, null],
@@ -298,8 +331,8 @@ describe("events to webhooks, end to end", () => {
     ]);
     const billing = ofType("voter.billing_changed");
     expect(billing.map((event) => event.data.object)).toEqual([seen.overridden, seen.untiered]);
-    expect(billing[0].data.changes).toMatchObject({ mrr_override_cents: { from: null, to: 1200 } });
-    expect(billing[1].data.changes).toMatchObject({ tier: { from: project.ids.ids.tiers.pro, to: null } });
+    expect(billing[0]!.data.changes).toMatchObject({ mrr_override_cents: { from: null, to: 1200 } });
+    expect(billing[1]!.data.changes).toMatchObject({ tier: { from: project.ids.ids.tiers.pro, to: null } });
     // As it was, with the personal fields null (Rules 3); voter_id kept.
     const scrubbed = Object.fromEntries(
       ["display_name", "email", "company", "sso_id", "customer_id", "stripe_customer_id", "paddle_customer_id", "subscription_id"].map(
@@ -307,7 +340,7 @@ describe("events to webhooks, end to end", () => {
       ),
     );
     expect(ofType("voter.deleted").map((event) => event.data)).toEqual([{ object: { ...seen.voterBefore, ...scrubbed }, changes: null }]);
-    expect(ofType("voter.deleted")[0].data.object.voter_id).toBe(voterId(project, "v29"));
+    expect(ofType("voter.deleted")[0]!.data.object.voter_id).toBe(voterId(project, "v29"));
   });
 
   it("honours a webhook's events filter: only vote.created and feature.deleted, each once", async () => {
@@ -341,7 +374,7 @@ describe("events to webhooks, end to end", () => {
       expect(received).toHaveLength(1);
       const [ping] = received;
       expect(ping!.verifiedBy).toEqual([webhook.secret]);
-      expect(ping!.id).toBe(delivery.event_id);
+      expect(ping!.id).toBe(delivery!.event_id);
       expect(ping!.id).toMatch(/^evt_[0-9a-hjkmnp-tv-z]{26}$/);
       expect(ping!.payload).toEqual({
         id: ping!.id,

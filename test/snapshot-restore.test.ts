@@ -6,12 +6,19 @@
  * same objects and their deliveries verify with the secrets receivers already hold; a merge
  * restored can be unmerged exactly (owner Rule 2).
  */
-import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportSnapshot } from "../src/admin/snapshot-export.ts";
 import { importSnapshot } from "../src/admin/snapshot-import.ts";
 import { WebhookWorker } from "../src/events/webhook-worker.ts";
-import { type Answer, body, createTestContext, type ImportedProject, type Json, type TestContext, uniqueSlug } from "./support/harness.ts";
+import {
+  type Answer,
+  body,
+  createTestContext,
+  type ImportedProject,
+  type Schemas,
+  type TestContext,
+  uniqueSlug,
+} from "./support/harness.ts";
 import { counterProblems, expectStatus } from "./support/owner-accounts.fixture.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "./support/webhook-receiver.ts";
 
@@ -104,9 +111,12 @@ describe("export -> import --replace", () => {
 });
 
 /** A restore as `npm run admin -- import --replace` makes it on a configuration that allows http webhooks. */
-async function restore(exported: Json) {
+async function restore(exported: unknown) {
   await importSnapshot(ctx.db, JSON.parse(JSON.stringify(exported)), { replace: true, allowPrivateWebhookUrls: true });
 }
+
+/** A webhook create body: the document lists the defaulted fields as present; a client may leave them out. */
+type WebhookFields = Pick<Schemas["CreateWebhookBody"], "url"> & Partial<Schemas["CreateWebhookBody"]>;
 
 const admin = (p: ImportedProject, path: string) => `/api/v3/projects/${p.slug}/admin${path}`;
 
@@ -118,7 +128,8 @@ describe("export -> import --replace with webhooks", () => {
       voters: [{ ref: "ada", anon_token: `anon-ada-${slug}` }],
       features: [{ ref: "f", board: "roadmap", column: "c-open", heading: "F" }],
     });
-    const create = async (body: Json) => (await expectStatus(await ctx.send("POST", admin(p, "/webhooks"), p.secretKey, body), 201)).data;
+    const create = async (body: WebhookFields) =>
+      (await expectStatus(await ctx.send("POST", admin(p, "/webhooks"), p.secretKey, body), 201)).data;
     const votes = await create({ url: `${receiver.url}/${slug}/votes`, events: ["vote.created"], description: "votes only" });
     const rotated = await create({ url: `${receiver.url}/${slug}/rotated` });
     const rotation = await expectStatus(await ctx.send("POST", admin(p, `/webhooks/${rotated.id}/rotate-secret`), p.secretKey), 200);
@@ -129,7 +140,7 @@ describe("export -> import --replace with webhooks", () => {
     await ctx.db.updateTable("webhooks").set({ enabled: false, disabled_reason: "gone" }).where("id", "=", gone.id).execute();
     const list = async () => (await expectStatus(await ctx.get(admin(p, "/webhooks?per_page=100"), p.secretKey), 200)).data;
     const before = await list();
-    expect(before.map((w: Json) => w.id)).toEqual([votes.id, rotated.id, paused.id, gone.id]);
+    expect(before.map((w: Schemas["WebhookObject"]) => w.id)).toEqual([votes.id, rotated.id, paused.id, gone.id]);
 
     const exported = await exportSnapshot(ctx.db, p.slug);
     // Changed after the export: the restore takes it back.
@@ -198,8 +209,13 @@ describe("export -> import --replace with a merged feature", () => {
         const { updated_at: _updated, ...rest } = (await expectStatus(await ctx.get(admin(p, `/features/${id}`), p.secretKey), 200)).data;
         return rest;
       };
-      const { rows: votes } = await sql<Json>`SELECT feature_id, voter_id, weight, created_at FROM votes
-        WHERE project_id = ${projectRow.id} ORDER BY feature_id, voter_id`.execute(ctx.db);
+      const votes = await ctx.db
+        .selectFrom("votes")
+        .select(["feature_id", "voter_id", "weight", "created_at"])
+        .where("project_id", "=", projectRow.id)
+        .orderBy("feature_id")
+        .orderBy("voter_id")
+        .execute();
       const voters = await ctx.db
         .selectFrom("voters")
         .select(["id", "vote_count"])

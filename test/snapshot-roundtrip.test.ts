@@ -8,7 +8,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportSnapshot, portableSnapshot } from "../src/admin/snapshot-export.ts";
 import { importSnapshot } from "../src/admin/snapshot-import.ts";
-import { createTestContext, demoSnapshotForTest, type Json, randomKey, type TestContext, uniqueSlug } from "./support/harness.ts";
+import { type Answer, body, createTestContext, demoSnapshotForTest, randomKey, type TestContext, uniqueSlug } from "./support/harness.ts";
+
+type FeatureList = Answer<"/api/v3/projects/{slug}/features", "get">;
+/** An answer of any read the round trip compares: a list, or one document (no length). */
+type AnyAnswer = { data: { length?: number } };
 
 let ctx: TestContext;
 const original = { slug: "", key: "" };
@@ -21,9 +25,9 @@ beforeAll(async () => {
   original.key = demo.secretKey;
   await importSnapshot(ctx.db, demo.snapshot, {});
   // Merge the third most voted feature into the second: voters of both and of one only.
-  const top = (await (await ctx.get(`/api/v3/projects/${original.slug}/features?sort=top&per_page=3`, original.key)).json()).data;
-  const merged = await ctx.send("POST", `/api/v3/projects/${original.slug}/admin/features/${top[2].id}/merge`, original.key, {
-    into_id: top[1].id,
+  const top = (await body<FeatureList>(await ctx.get(`/api/v3/projects/${original.slug}/features?sort=top&per_page=3`, original.key))).data;
+  const merged = await ctx.send("POST", `/api/v3/projects/${original.slug}/admin/features/${top[2]!.id}/merge`, original.key, {
+    into_id: top[1]!.id,
   });
   expect(merged.status).toBe(200);
   // A copy next to the original: without the restore fields (ids, key and token digests).
@@ -40,8 +44,8 @@ afterAll(() => ctx.close());
  * Blanks every id-valued field (a new import assigns ids afresh; the archived column's -1 and
  * the roadmap's 0 stay) and the project slug, so two imports of one project compare equal.
  */
-function withoutIds(value: Json): Json {
-  const walk = (node: Json, key?: string): Json => {
+function withoutIds(value: unknown): unknown {
+  const walk = (node: unknown, key?: string): unknown => {
     if (Array.isArray(node)) return node.map((item) => walk(item, key));
     if (key === "voter_id" && typeof node === "string") return "#voter";
     if (node && typeof node === "object") return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, walk(v, k)]));
@@ -54,12 +58,13 @@ function withoutIds(value: Json): Json {
   return walk(value);
 }
 
-async function readBoth(path: (slug: string) => string): Promise<[Json, Json]> {
+/** Both projects' answers at `path`, ids blanked (read as `T`: the shape, with markers for ids). */
+async function readBoth<T = AnyAnswer>(path: (slug: string) => string): Promise<[T, T]> {
   const a = await ctx.get(path(original.slug), original.key);
   const b = await ctx.get(path(copy.slug), copy.key);
   expect(a.status).toBe(200);
   expect(b.status).toBe(200);
-  return [withoutIds(await a.json()), withoutIds(await b.json())];
+  return [withoutIds(await body<unknown>(a)) as T, withoutIds(await body<unknown>(b)) as T];
 }
 
 describe("snapshot round trip", () => {
@@ -82,10 +87,14 @@ describe("snapshot round trip", () => {
 
   it("carries the merge: unmerging it in the copy gives what unmerging it in the original gives", async () => {
     const unmerge = async (slug: string, key: string) => {
-      const all = (await (await ctx.get(`/api/v3/projects/${slug}/admin/features?per_page=100`, key)).json()).data;
-      const merged = all.filter((feature: Json) => feature.merged_into !== null);
+      const all = (
+        await body<Answer<"/api/v3/projects/{slug}/admin/features", "get">>(
+          await ctx.get(`/api/v3/projects/${slug}/admin/features?per_page=100`, key),
+        )
+      ).data;
+      const merged = all.filter((feature) => feature.merged_into !== null);
       expect(merged).toHaveLength(1);
-      const response = await ctx.send("POST", `/api/v3/projects/${slug}/admin/features/${merged[0].id}/unmerge`, key);
+      const response = await ctx.send("POST", `/api/v3/projects/${slug}/admin/features/${merged[0]!.id}/unmerge`, key);
       expect(response.status).toBe(200);
     };
     await unmerge(original.slug, original.key);
@@ -96,21 +105,22 @@ describe("snapshot round trip", () => {
       (s: string) => `/api/v3/projects/${s}/voters?per_page=100`,
     ]) {
       // Each unmerge stamps updated_at with its own time.
-      const [a, b] = (await readBoth(path)).map((page) => page.data.map(({ updated_at: _at, ...rest }: Json) => rest));
+      const pages = await readBoth<{ data: { updated_at: unknown }[] }>(path);
+      const [a, b] = pages.map((page) => page.data.map(({ updated_at: _at, ...rest }) => rest));
       expect(b).toEqual(a);
     }
   });
 
   it("gives the same comment threads on the most discussed feature", async () => {
     const top = async (slug: string, key: string) =>
-      (await (await ctx.get(`/api/v3/projects/${slug}/features?sort=comments&scope=project&per_page=1`, key)).json()).data[0].id;
+      (await body<FeatureList>(await ctx.get(`/api/v3/projects/${slug}/features?sort=comments&scope=project&per_page=1`, key))).data[0]!.id;
     const a = await ctx.get(
       `/api/v3/projects/${original.slug}/features/${await top(original.slug, original.key)}/comments?per_page=100`,
       original.key,
     );
     const b = await ctx.get(`/api/v3/projects/${copy.slug}/features/${await top(copy.slug, copy.key)}/comments?per_page=100`, copy.key);
-    const [left, right] = [withoutIds(await a.json()), withoutIds(await b.json())];
-    expect(left.data.length).toBeGreaterThan(0);
+    const [left, right] = [withoutIds(await body<unknown>(a)), withoutIds(await body<unknown>(b))] as { data: unknown[] }[];
+    expect(left!.data.length).toBeGreaterThan(0);
     expect(right).toEqual(left);
   });
 });

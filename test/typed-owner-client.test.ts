@@ -12,8 +12,23 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest"
 import { EVENT_TYPES } from "../src/contract/enums.ts";
 import { EventObject } from "../src/routes/events/events.owner.schemas.ts";
 import type { components, paths, webhooks } from "./generated/api-types.ts";
+import { body, createTestContext, type TestContext } from "./support/harness.ts";
+
+/** The parts of the served OpenAPI document the webhook test reads. */
+interface WebhooksDocument {
+  webhooks: Record<
+    string,
+    {
+      post: {
+        requestBody: { content: { "application/json": { schema: { $ref: string } } } };
+        parameters: { name: string }[];
+      };
+    }
+  >;
+  components: { schemas: Record<string, { properties: { type: { enum: string[] } } }> };
+}
+
 import { type EventsProject, featureId, importEventsProject, voterId } from "./support/events.fixture.ts";
-import { createTestContext, type TestContext } from "./support/harness.ts";
 
 type Schemas = components["schemas"];
 type Query<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Q } } } ? NonNullable<Q> : never;
@@ -132,12 +147,12 @@ describe("webhooks", () => {
       "webhook-signature": string;
     }>();
 
-    const document = await (await ctx.app.request("/api/v3/openapi.json")).json();
+    const document = await body<WebhooksDocument>(await ctx.app.request("/api/v3/openapi.json"));
     expect(Object.keys(document.webhooks).sort()).toEqual([...EVENT_TYPES, "ping"].sort());
-    for (const [type, item] of Object.entries<any>(document.webhooks)) {
-      const body = item.post.requestBody.content["application/json"].schema;
-      expect(document.components.schemas[body.$ref.split("/").at(-1)].properties.type.enum, type).toEqual([type]);
-      expect(item.post.parameters.map((parameter: any) => parameter.name).sort()).toEqual([
+    for (const [type, item] of Object.entries(document.webhooks)) {
+      const schema = item.post.requestBody.content["application/json"].schema;
+      expect(document.components.schemas[schema.$ref.split("/").at(-1)!]!.properties.type.enum, type).toEqual([type]);
+      expect(item.post.parameters.map((parameter) => parameter.name).sort()).toEqual([
         "webhook-id",
         "webhook-signature",
         "webhook-timestamp",

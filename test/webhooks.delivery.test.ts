@@ -16,7 +16,7 @@ import type { ClaimedDelivery } from "../src/events/deliveries.repository.ts";
 import { type NewEvent, recordEvents } from "../src/events/outbox.ts";
 import { generateWebhookSecret } from "../src/events/signing.ts";
 import { WebhookWorker } from "../src/events/webhook-worker.ts";
-import { createTestContext, type ImportedProject, type Json, type Schemas, type TestContext } from "./support/harness.ts";
+import { createTestContext, type ImportedProject, type Schemas, type TestContext } from "./support/harness.ts";
 import { expectStatus } from "./support/owner-accounts.fixture.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "./support/webhook-receiver.ts";
 
@@ -481,7 +481,7 @@ describe("the dispatcher's cursor", () => {
       .where("webhook_id", "=", created.id)
       .orderBy("webhook_deliveries.id")
       .execute();
-    const objectId = (data: unknown) => (typeof data === "string" ? JSON.parse(data) : (data as Json)).object.id;
+    const objectId = (data: unknown) => (typeof data === "string" ? JSON.parse(data) : (data as { object: { id: number } })).object.id;
     expect(rows.map((row) => objectId(row.data))).toEqual(Array.from({ length: 12 }, (_, i) => i));
     expect(receiver.on("/ordered")).toHaveLength(12);
   });

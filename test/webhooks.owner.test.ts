@@ -9,7 +9,7 @@ import { sql } from "kysely";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventPosition } from "../src/events/outbox.ts";
-import { createTestContext, type ImportedProject, type Json, type TestContext } from "./support/harness.ts";
+import { createTestContext, type ImportedProject, type Schemas, type TestContext } from "./support/harness.ts";
 import { expectStatus } from "./support/owner-accounts.fixture.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "./support/webhook-receiver.ts";
 
@@ -28,9 +28,17 @@ afterAll(async () => {
   await strict.close();
 });
 
+type Delivery = Schemas["DeliveryObject"];
+/** A create body: the document lists the defaulted fields as present; a client may leave them out. */
+type WebhookFields = Pick<Schemas["CreateWebhookBody"], "url"> & Partial<Schemas["CreateWebhookBody"]>;
+
 const admin = (project: ImportedProject, path: string) => `/api/v3/projects/${project.slug}/admin${path}`;
 
-async function createWebhook(project: ImportedProject, body: Json, on: TestContext = ctx): Promise<Json> {
+async function createWebhook(
+  project: ImportedProject,
+  body: WebhookFields,
+  on: TestContext = ctx,
+): Promise<Schemas["WebhookWithSecretObject"]> {
   return (await expectStatus(await on.send("POST", admin(project, "/webhooks"), project.secretKey, body), 201)).data;
 }
 
@@ -321,13 +329,13 @@ describe("owner webhooks: ping, delivery log, redeliver", () => {
         .execute();
     }
     const all = await expectStatus(await ctx.get(`${path}/deliveries`, project.secretKey), 200);
-    expect(all.data.map((d: Json) => d.event_id)).toEqual(["evt_test4", "evt_test3", "evt_test2", "evt_test1", "evt_test0"]);
+    expect(all.data.map((d: Delivery) => d.event_id)).toEqual(["evt_test4", "evt_test3", "evt_test2", "evt_test1", "evt_test0"]);
     expect(all.meta).toMatchObject({ total: 5, page: 1 });
     const failed = await expectStatus(await ctx.get(`${path}/deliveries?status=failed`, project.secretKey), 200);
-    expect(failed.data.map((d: Json) => d.event_id)).toEqual(["evt_test4", "evt_test1"]);
-    expect(failed.data.every((d: Json) => d.status === "failed" && d.last_status_code === 503)).toBe(true);
+    expect(failed.data.map((d: Delivery) => d.event_id)).toEqual(["evt_test4", "evt_test1"]);
+    expect(failed.data.every((d: Delivery) => d.status === "failed" && d.last_status_code === 503)).toBe(true);
     const paged = await expectStatus(await ctx.get(`${path}/deliveries?per_page=2&page=2`, project.secretKey), 200);
-    expect(paged.data.map((d: Json) => d.event_id)).toEqual(["evt_test2", "evt_test1"]);
+    expect(paged.data.map((d: Delivery) => d.event_id)).toEqual(["evt_test2", "evt_test1"]);
     expect(paged.meta).toMatchObject({ total: 5, total_pages: 3, has_more: true });
     const badStatus = await expectStatus(await ctx.get(`${path}/deliveries?status=lost`, project.secretKey), 422);
     expect(badStatus.error).toMatchObject({ code: "validation_failed", field: "status" });

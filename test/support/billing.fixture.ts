@@ -15,12 +15,14 @@ import { sql } from "kysely";
 import Stripe from "stripe";
 import { expect } from "vitest";
 import type { Db } from "../../db/connect.ts";
-import type { ImportedProject, Json, TestContext } from "./harness.ts";
+// Json stays on the two readers billing.stripe and billing.paddle index without checks.
+import type { ImportedProject, Json, Schemas, TestContext } from "./harness.ts";
 import { accountsSnapshot, expectStatus } from "./owner-accounts.fixture.ts";
 
 export interface BillingProject {
   project: ImportedProject;
-  ids: Json;
+  /** The id map's inner maps (read loosely until every billing test reads ids typed). */
+  ids: ImportedProject["ids"]["ids"];
   projectId: number;
   stripeSecret: string;
   paddleSecret: string;
@@ -85,7 +87,7 @@ export interface StripeSubscriptionFields {
 }
 
 /** A Stripe subscription object as webhooks carry it (fields the sync reads, and some it ignores). */
-export function stripeSubscription(fields: StripeSubscriptionFields): Json {
+export function stripeSubscription(fields: StripeSubscriptionFields) {
   return {
     id: fields.id,
     object: "subscription",
@@ -110,7 +112,7 @@ export function stripeSubscription(fields: StripeSubscriptionFields): Json {
 }
 
 /** A Stripe event envelope around `object`. */
-export function stripeEvent(type: string, object: Json, created: number, id = vendorId("evt")): Json {
+export function stripeEvent(type: string, object: unknown, created: number, id = vendorId("evt")) {
   return {
     id,
     object: "event",
@@ -130,7 +132,7 @@ export function signStripe(payload: string, secret: string, timestamp?: number):
 }
 
 /** A Paddle event envelope. */
-export function paddleEvent(eventType: string, data: Json, occurredAt: string, eventId = vendorId("evt")): Json {
+export function paddleEvent(eventType: string, data: unknown, occurredAt: string, eventId = vendorId("evt")) {
   return { event_id: eventId, event_type: eventType, occurred_at: occurredAt, notification_id: vendorId("ntf"), data };
 }
 
@@ -147,7 +149,7 @@ export interface PaddleSubscriptionFields {
 }
 
 /** A Paddle subscription notification object. */
-export function paddleSubscription(fields: PaddleSubscriptionFields): Json {
+export function paddleSubscription(fields: PaddleSubscriptionFields) {
   return {
     id: fields.id,
     status: fields.status,
@@ -198,13 +200,13 @@ export async function postPaddle(ctx: TestContext, slug: string, body: string, s
 }
 
 /** Sends `event` to the project's Stripe route, signed with its secret; returns the response. */
-export function sendStripe(ctx: TestContext, billing: BillingProject, event: Json): Promise<Response> {
+export function sendStripe(ctx: TestContext, billing: BillingProject, event: unknown): Promise<Response> {
   const body = JSON.stringify(event);
   return postStripe(ctx, billing.project.slug, body, signStripe(body, billing.stripeSecret));
 }
 
 /** Sends `event` to the project's Paddle route, signed with its secret; returns the response. */
-export function sendPaddle(ctx: TestContext, billing: BillingProject, event: Json): Promise<Response> {
+export function sendPaddle(ctx: TestContext, billing: BillingProject, event: unknown): Promise<Response> {
   const body = JSON.stringify(event);
   return postPaddle(ctx, billing.project.slug, body, signPaddle(body, billing.paddleSecret));
 }
@@ -215,7 +217,7 @@ export async function expectReceived(response: Response | Promise<Response>): Pr
 }
 
 /** The RevenueVoterObject of the voter carrying `customerId` (public revenue route, secret key). */
-export async function revenueVoter(ctx: TestContext, billing: BillingProject, customerId: string): Promise<Json> {
+export async function revenueVoter(ctx: TestContext, billing: BillingProject, customerId: string): Promise<Schemas["RevenueVoterObject"]> {
   const envelope = await expectStatus(
     await ctx.get(`/api/v3/projects/${billing.project.slug}/voters?customer_id=${customerId}`, billing.project.secretKey),
     200,
@@ -225,7 +227,7 @@ export async function revenueVoter(ctx: TestContext, billing: BillingProject, cu
 }
 
 /** The AdminVoterObject of voter `voterId` (owner route). */
-export async function adminVoter(ctx: TestContext, billing: BillingProject, voterId: string): Promise<Json> {
+export async function adminVoter(ctx: TestContext, billing: BillingProject, voterId: string): Promise<Schemas["AdminVoterObject"]> {
   return (
     await expectStatus(await ctx.get(`/api/v3/projects/${billing.project.slug}/admin/voters/${voterId}`, billing.project.secretKey), 200)
   ).data;
@@ -252,7 +254,7 @@ export async function billingChangedEvents(db: Db, projectId: number): Promise<J
  * voter's AdminVoterObject fields (as rows), the revenue aggregates, the events and the sync's
  * own tables.
  */
-export async function billingState(db: Db, projectId: number): Promise<Json> {
+export async function billingState(db: Db, projectId: number) {
   const voters = await db.selectFrom("voters").selectAll().where("project_id", "=", projectId).orderBy("id").execute();
   const aggregates = await db
     .selectFrom("feature_tier_votes")

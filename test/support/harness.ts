@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { inject } from "vitest";
 import { type DatabaseHandle, openDatabase } from "../../db/connect.ts";
 import { loadDemoSnapshot } from "../../src/admin/demo.ts";
-import type { IdMap } from "../../src/admin/snapshot.schema.ts";
+import type { IdMap, SnapshotInput } from "../../src/admin/snapshot.schema.ts";
 import { importSnapshot } from "../../src/admin/snapshot-import.ts";
 import { createApp } from "../../src/app.ts";
 import { type Config, parseConfig } from "../../src/config.ts";
@@ -17,7 +17,10 @@ import { createLogger, type OpenedDeps, openDeps } from "../../src/deps.ts";
 
 import type { components, paths } from "../generated/api-types.ts";
 
-/** Untyped JSON: what a file not yet typed through the generated client reads answers as. */
+/**
+ * Untyped JSON, for files not yet converted: what they read answers and id maps as. Typed files
+ * use `Answer<...>`, `Schemas[...]` and the snapshot schema's types instead.
+ */
 export type Json = any;
 
 /**
@@ -51,7 +54,10 @@ export type Answer<P extends keyof paths, M extends HttpMethod, S extends number
 
 export interface ImportedProject {
   slug: string;
-  /** The id map import printed (snapshot spec, "Id map"). */
+  /**
+   * The id map import printed (snapshot spec, "Id map"): an `IdMap`, read as Json until the
+   * files not yet converted index it with `!` (noUncheckedIndexedAccess).
+   */
   ids: Json;
   secretKey: string;
   embedKey: string;
@@ -120,13 +126,33 @@ export function randomKey(kind: "sk" | "ek"): string {
   return `test_${kind}_${randomBytes(16).toString("hex")}`;
 }
 
+type InputBoard = NonNullable<SnapshotInput["boards"]>[number];
+/** A roadmap column as buildSnapshot writes it: every field given. */
+export type BuiltColumn = NonNullable<InputBoard["columns"]>[number] & {
+  color: string | null;
+  position: number;
+  is_votable: boolean;
+  status: string;
+};
+/**
+ * A snapshot document as buildSnapshot writes it: a secret then an embed key, the roadmap first
+ * among the boards, and the voters list present.
+ */
+export type BuiltSnapshot = Omit<SnapshotInput, "keys" | "boards" | "voters"> & {
+  keys: [{ kind: "secret"; key: string }, { kind: "embed"; key: string }, ...NonNullable<SnapshotInput["keys"]>];
+  boards: [Omit<InputBoard, "columns"> & { columns: BuiltColumn[] }, ...InputBoard[]];
+  voters: NonNullable<SnapshotInput["voters"]>;
+};
+
 /**
  * A valid snapshot with a roadmap of five columns (c-open "Suggestions" open, c-planned,
  * c-progress in_progress, c-done, c-denied denied and not votable), a secret and an embed key,
  * with `overrides` merged over the top level (project is merged one level deep).
  */
-export function buildSnapshot(overrides: SnapshotParts = {}): Json {
+export function buildSnapshot(overrides: SnapshotParts = {}): BuiltSnapshot {
   const { project, ...rest } = overrides;
+  // Typed as valid although overrides may make it invalid: tests that import an invalid one
+  // expect the importer to refuse it.
   return {
     format: "feedback-board-snapshot/1",
     project: { slug: uniqueSlug(), name: "Test project", allowed_origins: ["https://allowed.example"], ...project },
@@ -149,8 +175,9 @@ export function buildSnapshot(overrides: SnapshotParts = {}): Json {
         ],
       },
     ],
+    voters: [],
     ...rest,
-  };
+  } as BuiltSnapshot;
 }
 
 /**
@@ -162,7 +189,7 @@ export function buildSnapshot(overrides: SnapshotParts = {}): Json {
  * The bundled demo project under a fresh slug and fresh keys, its voters' anonymous tokens
  * dropped (tokens are unique across projects, and several tests import the demo).
  */
-export function demoSnapshotForTest(): { snapshot: Json; slug: string; secretKey: string; embedKey: string } {
+export function demoSnapshotForTest(): { snapshot: SnapshotInput; slug: string; secretKey: string; embedKey: string } {
   const demo = loadDemoSnapshot();
   const slug = uniqueSlug("demo");
   const secretKey = randomKey("sk");
@@ -171,8 +198,8 @@ export function demoSnapshotForTest(): { snapshot: Json; slug: string; secretKey
     ...demo,
     project: { ...demo.project, slug },
     keys: [
-      { kind: "secret", key: secretKey },
-      { kind: "embed", key: embedKey },
+      { kind: "secret" as const, key: secretKey },
+      { kind: "embed" as const, key: embedKey },
     ],
     voters: demo.voters.map((voter) => ({ ...voter, anon_token: null })),
   };
@@ -228,7 +255,7 @@ export async function createTestContext(configOverrides: Record<string, string> 
     async importProject(overrides = {}) {
       const snapshot = buildSnapshot(overrides);
       const ids = await importSnapshot(db, snapshot, {});
-      const keys = snapshot.keys as { kind: string; key: string }[];
+      const keys = snapshot.keys;
       return {
         slug: snapshot.project.slug,
         ids,

@@ -16,6 +16,7 @@ import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
 import { expect } from "vitest";
 import type { Db } from "../../db/connect.ts";
+import type { SnapshotInput } from "../../src/admin/snapshot.schema.ts";
 import { voteExponent } from "../../src/lib/rules/trending.ts";
 import { counterMismatches } from "../resilience/support/invariants.ts";
 import { body, type ImportedProject, type Json, type TestContext } from "./harness.ts";
@@ -29,9 +30,14 @@ export interface AccountsTokens {
 }
 
 /** Snapshot overrides of the accounts project, and the anonymous tokens it carries. */
-export function accountsSnapshot(): { overrides: Json; tokens: AccountsTokens } {
+/** The accounts project's snapshot parts (every section it writes present, to be added to). */
+export type AccountsOverrides = { project: Partial<SnapshotInput["project"]> } & Required<
+  Pick<SnapshotInput, "tiers" | "voters" | "features" | "votes" | "comments" | "likes" | "messages" | "dismissals">
+>;
+
+export function accountsSnapshot(): { overrides: AccountsOverrides; tokens: AccountsTokens } {
   const tokens = { ada: anon(), cyd: anon(), dee: anon() };
-  const overrides: Json = {
+  const overrides: AccountsOverrides = {
     project: { sso_secret: SSO_SECRET, currency_symbol: "€" },
     tiers: [
       { ref: "pro", name: "Pro", mrr_cents: 4900, multiplier: 3, stripe_price_ids: ["price_pro_m"] },

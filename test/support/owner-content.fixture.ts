@@ -4,7 +4,13 @@
  * board and features to attach them to. Each test file imports its own projects (unique slugs).
  */
 import { expect } from "vitest";
-import { body, type ImportedProject, type Json, type TestContext } from "./harness.ts";
+import type { SnapshotInput } from "../../src/admin/snapshot.schema.ts";
+import { body, type ImportedProject, type Json, type OwnerErrorAnswer, type SnapshotParts, type TestContext } from "./harness.ts";
+
+/** contentSnapshot's parts: snapshot sections, and the custom board to add after the roadmap. */
+export type ContentParts = Required<Pick<SnapshotInput, "tags" | "voters" | "features" | "votes">> & {
+  extraBoards: NonNullable<SnapshotInput["boards"]>;
+};
 
 export const idsOf = (project: ImportedProject): Json => project.ids.ids ?? project.ids;
 
@@ -37,14 +43,16 @@ export async function publicRead(ctx: TestContext, project: ImportedProject, pat
 }
 
 /** Asserts a 422 validation_failed naming `field`. */
-export function expectInvalid(result: { status: number; body: Json }, field: string): void {
+export function expectInvalid(result: { status: number; body: unknown }, field: string): void {
   expect(result.status, JSON.stringify(result.body)).toBe(422);
-  expect(result.body.error).toMatchObject({ code: "validation_failed", field });
-  expect(result.body.data).toBeNull();
+  // A 422 answer is the owner error envelope; what it holds is what is checked.
+  const envelope = result.body as OwnerErrorAnswer;
+  expect(envelope.error).toMatchObject({ code: "validation_failed", field });
+  expect(envelope.data).toBeNull();
 }
 
 /** Snapshot parts: three tags, a custom board "mobile" with two columns, features on both boards. */
-export function contentSnapshot(): Json {
+export function contentSnapshot(): ContentParts {
   return {
     tags: [
       { ref: "t-ui", name: "UI" },
@@ -82,7 +90,7 @@ export function contentSnapshot(): Json {
 }
 
 /** Imports contentSnapshot() (with the harness's roadmap plus the custom board) and `extra` over it. */
-export async function importContentProject(ctx: TestContext, extra: Json = {}): Promise<ImportedProject> {
+export async function importContentProject(ctx: TestContext, extra: SnapshotParts = {}): Promise<ImportedProject> {
   const { extraBoards, ...parts } = contentSnapshot();
   const { buildSnapshot } = await import("./harness.ts");
   const roadmap = buildSnapshot().boards;

@@ -23,15 +23,39 @@
  */
 import { sql } from "kysely";
 import type { Db } from "../../db/connect.ts";
-import type { Json } from "./harness.ts";
+import type { SnapshotInput } from "../../src/admin/snapshot.schema.ts";
+
+type SnapshotVoter = NonNullable<SnapshotInput["voters"]>[number];
+type SnapshotFeature = NonNullable<SnapshotInput["features"]>[number];
+
+/** Snapshot parts of a revenue project: every section it writes present. */
+export type RevenueParts = { project?: Partial<SnapshotInput["project"]> } & Required<
+  Pick<SnapshotInput, "tiers" | "voters" | "features" | "votes">
+>;
+
+/** A feature's figures as fromScratch computes them (ids and counts as ints, top tier's name). */
+export interface FeatureFigures {
+  id: number;
+  vote_count: number;
+  weighted_votes: number;
+  paying_voters: number;
+  churned_voters: number;
+  mrr_cents: number;
+  top_tier: string | null;
+}
 
 export const FEATURE_REFS = ["f1", "f2", "f3", "f4", "f5", "f6", "f7"] as const;
 
 const at = (day: number, hour = 0) => `2026-10-${String(day).padStart(2, "0")}T${String(hour).padStart(2, "0")}:00:00Z`;
 
-const voter = (ref: string, fields: Json = {}): Json => ({ ref, kind: "anonymous", display_name: ref.toUpperCase(), ...fields });
+const voter = (ref: string, fields: Partial<SnapshotVoter> = {}): SnapshotVoter => ({
+  ref,
+  kind: "anonymous",
+  display_name: ref.toUpperCase(),
+  ...fields,
+});
 
-const feature = (ref: string, heading: string, column: string | null, fields: Json = {}): Json => ({
+const feature = (ref: string, heading: string, column: string | null, fields: Partial<SnapshotFeature> = {}): SnapshotFeature => ({
   ref,
   board: "roadmap",
   heading,
@@ -40,7 +64,7 @@ const feature = (ref: string, heading: string, column: string | null, fields: Js
 });
 
 /** Snapshot overrides of the main revenue project. */
-export function revenueSnapshot(project: Json = {}): Json {
+export function revenueSnapshot(project: Partial<SnapshotInput["project"]> = {}): RevenueParts {
   return {
     project: { currency_symbol: "€", ...project },
     tiers: [
@@ -119,7 +143,7 @@ export function revenueSnapshot(project: Json = {}): Json {
 }
 
 /** A project with one voter holding 105 votes (one per feature) and a light voter with two. */
-export function heavyVoterSnapshot(): Json {
+export function heavyVoterSnapshot(): RevenueParts {
   const features = Array.from({ length: 105 }, (_, i) => feature(`h${i + 1}`, `Heavy ${i + 1}`, "c-open"));
   const base = Date.parse("2026-06-01T00:00:00Z");
   const votes = features.map((f, i) => ({ voter: "heavy", feature: f.ref, created_at: new Date(base + i * 60_000).toISOString() }));
@@ -134,8 +158,8 @@ export function heavyVoterSnapshot(): Json {
 }
 
 /** Every feature's figures by the definitions of docs/decisions.md, straight from votes, voters and tiers. */
-export async function fromScratch(db: Db, projectId: number): Promise<Json[]> {
-  const { rows } = await sql<Json>`
+export async function fromScratch(db: Db, projectId: number): Promise<FeatureFigures[]> {
+  const { rows } = await sql<FeatureFigures>`
     SELECT f.id, count(v.voter_id)::int AS vote_count,
            coalesce(sum(coalesce(t.multiplier, 1)) FILTER (WHERE v.voter_id IS NOT NULL), 0)::int AS weighted_votes,
            count(t.id)::int AS paying_voters,

@@ -4,6 +4,7 @@
  */
 import { expect } from "vitest";
 import { errorStatus } from "../../../src/contract/errors.ts";
+import type { ErrorAnswer } from "../../support/harness.ts";
 
 /** Every body has exactly data, meta and error (contract, "Response envelope"). */
 export function expectEnvelope(body: unknown): void {
@@ -13,8 +14,10 @@ export function expectEnvelope(body: unknown): void {
 }
 
 /** An error envelope with `code`, whose status is the contract's for that code. */
-export function expectError(status: number, body: any, code?: string): void {
-  expectEnvelope(body);
+export function expectError(status: number, answer: unknown, code?: string): void {
+  expectEnvelope(answer);
+  // The envelope's keys were just checked; what the error holds is checked below.
+  const body = answer as ErrorAnswer;
   expect(body.data).toBeNull();
   expect(body.meta).toBeNull();
   expect(body.error).toBeTypeOf("object");

@@ -5,13 +5,18 @@
  */
 import { randomBytes } from "node:crypto";
 import { type DatabaseHandle, migrateToLatest, openDatabase } from "../../../db/connect.ts";
+import type { SnapshotInput } from "../../../src/admin/snapshot.schema.ts";
 import { importSnapshot } from "../../../src/admin/snapshot-import.ts";
-import { buildSnapshot, type ImportedProject, type Json } from "../../support/harness.ts";
+import { buildSnapshot, type ImportedProject, type SnapshotParts } from "../../support/harness.ts";
+
+type SnapshotVoter = NonNullable<SnapshotInput["voters"]>[number];
+type SnapshotFeature = NonNullable<SnapshotInput["features"]>[number];
+
 import type { WorkloadProject } from "./workload.ts";
 
 export interface Seeder {
   handle: DatabaseHandle;
-  importProject(overrides?: Partial<Json>): Promise<ImportedProject>;
+  importProject(overrides?: SnapshotParts): Promise<ImportedProject>;
   close(): Promise<void>;
 }
 
@@ -24,12 +29,12 @@ export async function openSeeder(url: string): Promise<Seeder> {
     async importProject(overrides = {}) {
       const snapshot = buildSnapshot(overrides);
       const ids = await importSnapshot(handle.db, snapshot, {});
-      const keys = snapshot.keys as { kind: string; key: string }[];
+      const keys = snapshot.keys;
       return {
         slug: snapshot.project.slug,
         ids,
-        secretKey: keys.find((k) => k.kind === "secret")!.key,
-        embedKey: keys.find((k) => k.kind === "embed")!.key,
+        secretKey: keys.find((k) => k.kind === "secret")!.key!,
+        embedKey: keys.find((k) => k.kind === "embed")!.key!,
       };
     },
     close: () => handle.close(),
@@ -42,14 +47,19 @@ export function anonToken(): string {
 }
 
 /** `count` anonymous voters v0..v<count-1> with known tokens, for snapshot `voters`. */
-export function anonVoters(count: number, prefix = "v"): { voters: Json[]; tokens: string[] } {
+export function anonVoters(count: number, prefix = "v"): { voters: SnapshotVoter[]; tokens: string[] } {
   const tokens = Array.from({ length: count }, anonToken);
-  const voters = tokens.map((token, i) => ({ ref: `${prefix}${i}`, kind: "anonymous", anon_token: token, display_name: `Voter ${i}` }));
+  const voters = tokens.map((token, i) => ({
+    ref: `${prefix}${i}`,
+    kind: "anonymous" as const,
+    anon_token: token,
+    display_name: `Voter ${i}`,
+  }));
   return { voters, tokens };
 }
 
 /** `count` approved features f0.. in the votable Suggestions column. */
-export function openFeatures(count: number, prefix = "f"): Json[] {
+export function openFeatures(count: number, prefix = "f"): SnapshotFeature[] {
   return Array.from({ length: count }, (_, i) => ({
     ref: `${prefix}${i}`,
     board: "roadmap",
@@ -60,7 +70,7 @@ export function openFeatures(count: number, prefix = "f"): Json[] {
 }
 
 /** The inner id map ({features: {ref: id}, ...}) of an imported project. */
-export function idsOf(project: { ids: Json }): Json {
+export function idsOf(project: Pick<ImportedProject, "ids">): ImportedProject["ids"]["ids"] {
   return project.ids.ids ?? project.ids;
 }
 
@@ -73,7 +83,7 @@ export async function importVotingProject(
   seeder: Seeder,
   voters: number,
   features: number,
-  extra: Partial<Json> = {},
+  extra: SnapshotParts = {},
 ): Promise<WorkloadProject> {
   const { voters: voterRows, tokens } = anonVoters(voters);
   const imported = await seeder.importProject({ voters: voterRows, features: openFeatures(features), ...extra });
