@@ -24,6 +24,18 @@ export interface ProjectSettings {
   show_votes: boolean;
 }
 
+/** The owner's `notifications` settings as stored; `from_name` null: the project's name. */
+export interface NotificationSettings {
+  email_enabled: boolean;
+  from_name: string | null;
+  from_address: string | null;
+  reply_to: string | null;
+  /** 0 to 1440; 0 sends each notification on its own. */
+  digest_minutes: number;
+  /** An http(s) URL holding `{feature_id}`, or null. */
+  board_url: string | null;
+}
+
 export interface ThemeColors {
   accent: string;
   background: string;
@@ -58,6 +70,8 @@ export interface ProjectsTable {
   allowed_origins: Generated<string[]>;
   settings: Json<ProjectSettings>;
   theme: Json<ProjectTheme>;
+  /** The owner's `notifications` settings (engagement-api-v3.md, "Email notifications"). */
+  notification_settings: ColumnType<NotificationSettings, string | undefined, string>;
   created_at: TimestampDefault;
   updated_at: TimestampDefault;
 }
@@ -149,6 +163,8 @@ export interface VotersTable {
   churned_at: NullableTimestamp;
   churn_source: string | null;
   vote_count: Generated<number>;
+  /** Unsubscribed from the project's emails (engagement-api-v3.md, "Unsubscribe"). */
+  email_unsubscribed: Generated<boolean>;
   created_at: TimestampDefault;
   updated_at: TimestampDefault;
 }
@@ -417,6 +433,44 @@ export interface WebhookDispatchCursorTable {
   seq: string;
 }
 
+/** Reasons a voter follows a feature (engagement-api-v3.md, SubscriptionObject). */
+export type SubscriptionReason = "author" | "vote" | "comment" | "manual" | "merge";
+
+/** A voter's subscription to a feature, or their opt-out (migration 2026-11-25T02-00-00-engagement). */
+export interface SubscriptionsTable {
+  feature_id: number;
+  voter_id: number;
+  project_id: number;
+  reason: SubscriptionReason;
+  /** A DELETE's opt-out: not subscribed, and votes and comments do not subscribe again. */
+  opted_out: Generated<boolean>;
+  created_at: TimestampDefault;
+}
+
+/** One inbox entry (engagement-api-v3.md, NotificationObject); unique per (event_seq, type, voter_id). */
+export interface NotificationsTable {
+  /** bigint, as a decimal string. */
+  id: Generated<string>;
+  project_id: number;
+  voter_id: number;
+  feature_id: number;
+  /** The events row (seq) it was made from, as a decimal string. */
+  event_seq: string;
+  type: string;
+  data: Json<Record<string, unknown>>;
+  read_at: NullableTimestamp;
+  created_at: TimestampDefault;
+}
+
+/** Where the notification consumer stands in the event feed: one row (id 1). */
+export interface NotificationCursorTable {
+  id: number;
+  /** xid8, as a decimal string. */
+  txid: string;
+  /** bigint, as a decimal string. */
+  seq: string;
+}
+
 export interface Database {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -445,4 +499,7 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_dispatch_cursor: WebhookDispatchCursorTable;
+  subscriptions: SubscriptionsTable;
+  notifications: NotificationsTable;
+  notification_cursor: NotificationCursorTable;
 }
