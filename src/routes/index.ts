@@ -8,6 +8,7 @@ import { createBillingRouter } from "./billing/index.ts";
 import { createBoardRouter } from "./board/index.ts";
 import { createChangelogRouter } from "./changelog/index.ts";
 import { createCommentsRouter } from "./comments/index.ts";
+import { createEmailsRouter } from "./emails/index.ts";
 import { createEventsRouter, registerEventWebhooks } from "./events/index.ts";
 import { createFeaturesRouter } from "./features/index.ts";
 import { createIdentityRouter } from "./identity/index.ts";
@@ -38,6 +39,7 @@ export function registerApiRouters(app: OpenAPIHono<AppEnv>, prefix: string): vo
   app.route(prefix, createBillingRouter());
   app.route(prefix, createWebhooksRouter());
   app.route(prefix, createEventsRouter());
+  app.route(prefix, createEmailsRouter());
   // On the app's own registry: a sub-router's webhooks would be keyed under the prefix.
   registerEventWebhooks(app.openAPIRegistry);
 }
