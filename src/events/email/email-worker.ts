@@ -99,7 +99,9 @@ export class EmailWorker {
     const counts = await sendDueEmails(db, this.transport, this.now, {
       publicBaseUrl: publicBaseUrl(config),
       retrySchedule: config.EMAIL_RETRY_SCHEDULE_SECONDS,
-      concurrency: config.EMAIL_CONCURRENCY * 4,
+      // Claimed per round: enough to keep every pooled connection busy while the round's
+      // context is read, well inside the claim's lease.
+      concurrency: config.EMAIL_CONCURRENCY * 10,
       onError: (error, emailId) => logger.error({ err: error, email_id: emailId }, "email attempt could not be recorded"),
     });
     if (counts.retried + counts.failed > 0) logger.warn(counts, "email worker: some emails were not accepted");

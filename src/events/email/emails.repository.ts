@@ -11,9 +11,9 @@
  * SMTP server's acceptance and the record may send an email twice (when the lease ends).
  */
 import { randomUUID } from "node:crypto";
-import { type Selectable, sql } from "kysely";
+import { type InsertObject, type Selectable, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
-import type { EmailsTable, NotificationSettings } from "../../../db/schema.ts";
+import type { Database, EmailsTable, NotificationSettings } from "../../../db/schema.ts";
 import { inTransaction } from "../../lib/data/transaction.ts";
 import { type EmailNotification, emailSubject } from "./render.ts";
 
@@ -27,8 +27,9 @@ export const STALE_AFTER_MINUTES = 24 * 60;
 /** Seconds a claim lasts: past nodemailer's connection, greeting and socket timeouts together. */
 export const CLAIM_LEASE_SECONDS = 120;
 
-/** Voters whose window is looked at per gathering pass. */
-const GATHER_VOTERS_PER_PASS = 500;
+/** Voters whose window is looked at per gathering pass, and per transaction of it. */
+const GATHER_VOTERS_PER_PASS = 2000;
+const GATHER_VOTERS_PER_TRANSACTION = 200;
 
 /**
  * Marks `skipped` every `new` notification that gets no email (engagement-api-v3.md: email
@@ -65,6 +66,7 @@ async function votersDue(db: Db, now: Date): Promise<number[]> {
 
 interface LockedNotification {
   id: string;
+  voter_id: number;
   created_at: Date;
   read_at: Date | null;
   feature_id: number;
@@ -78,28 +80,29 @@ export function newMessageId(fromAddress: string): string {
 }
 
 /**
- * Turns voter `voterId`'s `new` notifications whose window has closed by `now` into emails, in
- * one transaction: the notifications are locked and read again, the window is the first one's
- * time plus digest_minutes, and those inside it that are unread go into one email (with
- * digest_minutes 0, one email each) and become `queued`; read ones become `skipped`. Returns the
- * number of emails made (0 when another instance got there first or the voter is no longer
- * eligible: skipIneligible takes those on its next pass).
+ * Turns the `new` notifications of `voterIds` whose window has closed by `now` into emails, in
+ * one transaction: the notifications are locked (in voter and id order, so instances gathering
+ * at once cannot deadlock) and read again, each voter's window is its first one's time plus
+ * digest_minutes, and those inside it that are unread go into one email (with digest_minutes 0,
+ * one email each) and become `queued`; read ones become `skipped`. Returns the number of emails
+ * made (none for a voter another instance got first, or no longer eligible: skipIneligible takes
+ * those on its next pass).
  */
-async function gatherVoter(db: Db, voterId: number, now: Date): Promise<number> {
+async function gatherVoters(db: Db, voterIds: readonly number[], now: Date): Promise<number> {
+  if (voterIds.length === 0) return 0;
   return inTransaction(db, async (trx) => {
-    const rows = await sql<LockedNotification>`
-      SELECT n.id::text AS id, n.created_at, n.read_at, f.id AS feature_id, f.heading
+    const locked = await sql<LockedNotification>`
+      SELECT n.id::text AS id, n.voter_id, n.created_at, n.read_at, f.id AS feature_id, f.heading
       FROM notifications n JOIN features f ON f.id = n.feature_id
-      WHERE n.voter_id = ${voterId} AND n.email_state = 'new'
-      ORDER BY n.created_at, n.id
+      WHERE n.voter_id = ANY(${[...voterIds]}::int[]) AND n.email_state = 'new'
+      ORDER BY n.voter_id, n.id
       FOR UPDATE OF n`.execute(trx);
-    const locked = rows.rows;
-    const first = locked[0];
-    if (!first) return 0;
-    const context = await trx
+    if (locked.rows.length === 0) return 0;
+    const contexts = await trx
       .selectFrom("voters")
       .innerJoin("projects", "projects.id", "voters.project_id")
       .select([
+        "voters.id",
         "voters.project_id",
         "voters.email",
         "voters.kind",
@@ -107,44 +110,55 @@ async function gatherVoter(db: Db, voterId: number, now: Date): Promise<number> 
         "projects.name",
         "projects.notification_settings",
       ])
-      .where("voters.id", "=", voterId)
-      .executeTakeFirst();
-    const settings = context?.notification_settings;
-    if (!context || !settings || !eligible(settings, context) || context.email === null || settings.from_address === null) return 0;
-    const windowMs = settings.digest_minutes * 60_000;
-    const windowEnd = first.created_at.getTime() + windowMs;
-    if (windowEnd > now.getTime()) return 0;
-    // digest_minutes 0: every notification made by now, each its own window.
-    const until = windowMs === 0 ? now.getTime() : windowEnd;
-    const inWindow = locked.filter((row) => row.created_at.getTime() <= until);
-    const unread = inWindow.filter((row) => row.read_at === null);
-    const read = inWindow.filter((row) => row.read_at !== null);
-    if (read.length > 0) await setState(trx, read, "skipped");
-    if (unread.length === 0) return 0;
-    // digest_minutes 0: each notification on its own; else the window's notifications together.
-    const groups = windowMs === 0 ? unread.map((row) => [row]) : [unread];
-    const toAddress = context.email;
-    const fromAddress = settings.from_address;
-    await trx
-      .insertInto("emails")
-      .values(
-        groups.map((group) => ({
+      .where("voters.id", "in", [...voterIds])
+      .execute();
+    const byVoter = new Map<number, LockedNotification[]>();
+    for (const row of locked.rows) {
+      const list = byVoter.get(row.voter_id) ?? [];
+      list.push(row);
+      byVoter.set(row.voter_id, list);
+    }
+    const emails: InsertObject<Database, "emails">[] = [];
+    const queued: LockedNotification[] = [];
+    const skipped: LockedNotification[] = [];
+    for (const context of contexts) {
+      const settings = context.notification_settings;
+      const rows = (byVoter.get(context.id) ?? []).sort(
+        (a, b) => a.created_at.getTime() - b.created_at.getTime() || Number(BigInt(a.id) - BigInt(b.id)),
+      );
+      const first = rows[0];
+      if (!first || !eligible(settings, context) || context.email === null || settings.from_address === null) continue;
+      const windowMs = settings.digest_minutes * 60_000;
+      const windowEnd = first.created_at.getTime() + windowMs;
+      if (windowEnd > now.getTime()) continue;
+      // digest_minutes 0: every notification made by now, each its own window.
+      const until = windowMs === 0 ? now.getTime() : windowEnd;
+      const inWindow = rows.filter((row) => row.created_at.getTime() <= until);
+      const unread = inWindow.filter((row) => row.read_at === null);
+      skipped.push(...inWindow.filter((row) => row.read_at !== null));
+      if (unread.length === 0) continue;
+      queued.push(...unread);
+      const groups = windowMs === 0 ? unread.map((row) => [row]) : [unread];
+      for (const group of groups) {
+        emails.push({
           project_id: context.project_id,
-          voter_id: voterId,
-          to_address: toAddress,
+          voter_id: context.id,
+          to_address: context.email,
           subject: emailSubject(
             context.name,
             group.map((row) => ({ feature: { id: row.feature_id, heading: row.heading } })),
           ),
           notification_ids: bigintArray(group.map((row) => row.id)),
           next_attempt_at: now,
-          message_id: newMessageId(fromAddress),
+          message_id: newMessageId(settings.from_address),
           created_at: now,
-        })),
-      )
-      .execute();
-    await setState(trx, unread, "queued");
-    return groups.length;
+        });
+      }
+    }
+    await setState(trx, skipped, "skipped");
+    await setState(trx, queued, "queued");
+    if (emails.length > 0) await trx.insertInto("emails").values(emails).execute();
+    return emails.length;
   });
 }
 
@@ -154,15 +168,8 @@ function bigintArray(ids: readonly string[]) {
 }
 
 async function setState(trx: Db, rows: readonly { id: string }[], state: "skipped" | "queued"): Promise<void> {
-  await trx
-    .updateTable("notifications")
-    .set({ email_state: state })
-    .where(
-      "id",
-      "in",
-      rows.map((row) => row.id),
-    )
-    .execute();
+  if (rows.length === 0) return;
+  await sql`UPDATE notifications SET email_state = ${state} WHERE id = ANY(${rows.map((row) => row.id)}::bigint[])`.execute(trx);
 }
 
 /** Whether the project and voter allow an email now (engagement-api-v3.md, "Email notifications"). */
@@ -182,7 +189,10 @@ export function eligible(
 export async function gatherDigests(db: Db, now: Date): Promise<number> {
   await skipIneligible(db, now);
   let made = 0;
-  for (const voterId of await votersDue(db, now)) made += await gatherVoter(db, voterId, now);
+  const due = await votersDue(db, now);
+  for (let i = 0; i < due.length; i += GATHER_VOTERS_PER_TRANSACTION) {
+    made += await gatherVoters(db, due.slice(i, i + GATHER_VOTERS_PER_TRANSACTION), now);
+  }
   return made;
 }
 
@@ -223,12 +233,18 @@ export interface EmailContext {
   notifications: EmailNotification[];
 }
 
-/** The context of a claimed email, or undefined when its voter is gone. */
-export async function loadEmailContext(db: Db, email: EmailRow): Promise<EmailContext | undefined> {
-  const head = await db
+/**
+ * The context of each claimed email (by email id), read in two statements whatever their
+ * number; an email whose voter is gone has none.
+ */
+export async function loadEmailContexts(db: Db, emails: readonly EmailRow[]): Promise<Map<string, EmailContext>> {
+  const contexts = new Map<string, EmailContext>();
+  if (emails.length === 0) return contexts;
+  const heads = await db
     .selectFrom("voters")
     .innerJoin("projects", "projects.id", "voters.project_id")
     .select([
+      "voters.id",
       "voters.public_id",
       "voters.kind",
       "voters.email",
@@ -237,29 +253,46 @@ export async function loadEmailContext(db: Db, email: EmailRow): Promise<EmailCo
       "projects.name",
       "projects.notification_settings",
     ])
-    .where("voters.id", "=", email.voter_id)
-    .executeTakeFirst();
-  if (!head) return undefined;
-  const notifications = await db
-    .selectFrom("notifications")
-    .innerJoin("features", "features.id", "notifications.feature_id")
-    .select(["notifications.id", "notifications.type", "notifications.data", "features.id as feature_id", "features.heading"])
-    .where("notifications.id", "in", email.notification_ids.length > 0 ? email.notification_ids : ["0"])
-    .where("notifications.voter_id", "=", email.voter_id)
-    .where("notifications.read_at", "is", null)
-    .orderBy("notifications.created_at")
-    .orderBy("notifications.id")
+    .where("voters.id", "in", [...new Set(emails.map((email) => email.voter_id))])
     .execute();
-  return {
-    voter: { public_id: head.public_id, kind: head.kind, email: head.email, email_unsubscribed: head.email_unsubscribed },
-    project: { slug: head.slug, name: head.name, notification_settings: head.notification_settings },
-    notifications: notifications.map((row) => ({
-      id: String(row.id),
-      type: row.type,
-      data: row.data ?? {},
-      feature: { id: row.feature_id, heading: row.heading },
-    })),
-  };
+  const ids = emails.flatMap((email) => email.notification_ids);
+  const notifications =
+    ids.length === 0
+      ? []
+      : await sql<{
+          id: string;
+          voter_id: number;
+          type: string;
+          data: Record<string, unknown> | null;
+          feature_id: number;
+          heading: string;
+        }>`
+          SELECT n.id::text AS id, n.voter_id, n.type, n.data, f.id AS feature_id, f.heading
+          FROM notifications n JOIN features f ON f.id = n.feature_id
+          WHERE n.id = ANY(${ids}::bigint[]) AND n.read_at IS NULL
+          ORDER BY n.created_at, n.id`
+          .execute(db)
+          .then((result) => result.rows);
+  const byId = new Map(notifications.map((row) => [row.id, row]));
+  for (const email of emails) {
+    const head = heads.find((row) => row.id === email.voter_id);
+    if (!head) continue;
+    const own = new Set(email.notification_ids);
+    contexts.set(email.id, {
+      voter: { public_id: head.public_id, kind: head.kind, email: head.email, email_unsubscribed: head.email_unsubscribed },
+      project: { slug: head.slug, name: head.name, notification_settings: head.notification_settings },
+      // In creation order (the statement's), only this email's and only its voter's.
+      notifications: notifications
+        .filter((row) => own.has(row.id) && row.voter_id === email.voter_id && byId.has(row.id))
+        .map((row) => ({
+          id: row.id,
+          type: row.type,
+          data: row.data ?? {},
+          feature: { id: row.feature_id, heading: row.heading },
+        })),
+    });
+  }
+  return contexts;
 }
 
 /** The outcome of one attempt, as recorded. */

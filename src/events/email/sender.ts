@@ -9,7 +9,15 @@
 import type { Db } from "../../../db/connect.ts";
 import { serviceSecret } from "../../lib/data/service-secrets.ts";
 import { signUnsubscribeToken } from "../../lib/rules/unsubscribe-token.ts";
-import { type ClaimedEmail, claimDueEmails, type EmailOutcome, eligible, loadEmailContext, recordOutcome } from "./emails.repository.ts";
+import {
+  type ClaimedEmail,
+  claimDueEmails,
+  type EmailContext,
+  type EmailOutcome,
+  eligible,
+  loadEmailContexts,
+  recordOutcome,
+} from "./emails.repository.ts";
 import { emailSubject, type RenderedEmail, renderEmail } from "./render.ts";
 
 /** What the sender needs of a nodemailer transporter (tests may pass their own). */
@@ -45,16 +53,19 @@ export function unsubscribeUrl(baseUrl: string, secret: string, slug: string, vo
   return `${baseUrl}/api/v3/unsubscribe/${signUnsubscribeToken(secret, slug, voterPublicId)}`;
 }
 
-/** Makes one attempt of `claimed` and returns its outcome (nothing recorded yet); `now` is the clock. */
+/**
+ * Makes one attempt of `claimed` with its `context` (undefined: its voter is gone) and returns
+ * its outcome (nothing recorded yet); `now` is the clock.
+ */
 async function attempt(
   db: Db,
   transport: MailTransport,
   claimed: ClaimedEmail,
+  context: EmailContext | undefined,
   now: () => Date,
   options: SendOptions,
 ): Promise<EmailOutcome> {
   const { row } = claimed;
-  const context = await loadEmailContext(db, row);
   if (!context || context.notifications.length === 0) return { kind: "dropped" };
   const settings = context.project.notification_settings;
   if (!eligible(settings, context.voter) || context.voter.email === null || settings.from_address === null) return { kind: "dropped" };
@@ -104,10 +115,14 @@ export async function sendDueEmails(
   for (;;) {
     const claimed = await claimDueEmails(db, now(), options.concurrency);
     if (claimed.length === 0) return counts;
+    const contexts = await loadEmailContexts(
+      db,
+      claimed.map((email) => email.row),
+    );
     await Promise.all(
       claimed.map(async (email) => {
         try {
-          const outcome = await attempt(db, transport, email, now, options);
+          const outcome = await attempt(db, transport, email, contexts.get(email.row.id), now, options);
           if (!(await recordOutcome(db, email, outcome))) return;
           if (outcome.kind === "sent") counts.sent++;
           else if (outcome.kind === "retry") counts.retried++;
