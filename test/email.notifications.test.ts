@@ -13,7 +13,7 @@ import { type DatabaseHandle, openDatabase } from "../db/connect.ts";
 import { exportSnapshot } from "../src/admin/snapshot-export.ts";
 import { importSnapshot } from "../src/admin/snapshot-import.ts";
 import { SnapshotValidationError } from "../src/admin/snapshot-validate.ts";
-import { parseConfig } from "../src/config.ts";
+import { parseConfig, publicBaseUrl } from "../src/config.ts";
 import { EmailWorker, startEmailWorker } from "../src/events/email/email-worker.ts";
 import { createServer } from "../src/http-server.ts";
 import { type Answer, body, buildSnapshot, createTestContext, type OwnerErrorAnswer, type TestContext } from "./support/harness.ts";
@@ -156,6 +156,27 @@ function nextBase(): number {
   clockBase += 3 * 24 * 60 * MINUTE;
   return clockBase;
 }
+
+describe("configuration", () => {
+  it("takes smtp:// and smtps:// URLs with optional credentials and refuses anything else at start", () => {
+    for (const url of ["smtp://mail.example.com", "smtps://user:p%40ss@mail.example.com:465", "smtp://127.0.0.1:2525"]) {
+      expect(parseConfig({ SMTP_URL: url }).SMTP_URL).toBe(url);
+    }
+    expect(parseConfig({ SMTP_URL: "" }).SMTP_URL).toBeUndefined();
+    for (const url of ["http://mail.example.com", "smtp://", "mail.example.com:25", "smtp:mail"]) {
+      expect(() => parseConfig({ SMTP_URL: url }), url).toThrow(/SMTP_URL/);
+    }
+  });
+
+  it("PUBLIC_BASE_URL defaults to http://{HOST}:{PORT} and refuses a non-http address", () => {
+    expect(publicBaseUrl(parseConfig({ HOST: "127.0.0.1", PORT: "9090" }))).toBe("http://127.0.0.1:9090");
+    expect(publicBaseUrl(parseConfig({ HOST: "::1", PORT: "8080" }))).toBe("http://[::1]:8080");
+    expect(publicBaseUrl(parseConfig({ PUBLIC_BASE_URL: "https://feedback.example.com/board/" }))).toBe(
+      "https://feedback.example.com/board",
+    );
+    expect(() => parseConfig({ PUBLIC_BASE_URL: "ftp://x.example" })).toThrow(/PUBLIC_BASE_URL/);
+  });
+});
 
 describe("settings", () => {
   it("GET shows the defaults, from_name as the project's name; PATCH merges key by key", async () => {

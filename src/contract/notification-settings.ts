@@ -43,7 +43,7 @@ export const notificationSettingsShape = {
     .min(1)
     .max(100)
     // A display name goes into the From header: no control characters (CR/LF would start a header).
-    .regex(/^[^\p{Cc}]*$/u, "must not contain control characters")
+    .refine((name) => !/\p{Cc}/u.test(name), { message: "must not contain control characters" })
     .openapi({ description: "Sender name shown in From; the project's name until set", example: "Lumen" }),
   from_address: emailAddress("Sender address (From); required while email_enabled is true", "updates@lumen.example"),
   reply_to: emailAddress("Reply-To address, or null for none", "support@lumen.example"),
