@@ -24,6 +24,8 @@ export const getUnsubscribe: AppRouteHandler<typeof routes.getUnsubscribe> = asy
   const { slug, voterPublicId } = await verified(db, c.req.valid("param").token);
   const unsubscribed = await readUnsubscribed(db, slug, voterPublicId);
   if (unsubscribed === undefined) throw unknownToken();
+  // The state changes with a POST on the same URL: revalidate (ETag) rather than reuse for a minute.
+  c.header("Cache-Control", "private, max-age=0");
   return c.json(success({ project: slug, unsubscribed }), 200);
 };
 
