@@ -595,6 +595,51 @@ describe("delivery", () => {
   });
 });
 
+describe("locks", () => {
+  // Two connections are needed: only with a Postgres server.
+  it.runIf(process.env.DATABASE_URL)("gathering never waits on a notification another writer holds (a voter marking it read)", async () => {
+    const b = await board({ digest_minutes: 5 });
+    const t = nextBase();
+    const held = await notify(b, "ada", "night", t);
+    const free = await notify(b, "ada", "export", t + 1000);
+    const other = await openDatabase({ DATABASE_URL: ctx.deps.config.DATABASE_URL!, poolSize: 1 });
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked: () => void = () => {};
+    const isLocked = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const holder = other.db.transaction().execute(async (trx) => {
+      await trx.selectFrom("notifications").select("id").where("id", "=", held).forUpdate().execute();
+      locked();
+      await released;
+      await trx
+        .updateTable("notifications")
+        .set({ read_at: new Date(t + 6 * MINUTE) })
+        .where("id", "=", held)
+        .execute();
+    });
+    try {
+      await isLocked;
+      const started = Date.now();
+      await passAt(t + 5 * MINUTE + 1000);
+      expect(Date.now() - started).toBeLessThan(3000);
+      const log = await emailLog(b);
+      expect(log.data.map((email) => email.notification_ids)).toEqual([[`ntf_${free}`]]);
+    } finally {
+      release();
+      await holder;
+      await other.close();
+    }
+    // Read in the meantime: the held one is skipped, never mailed.
+    await passAt(t + 20 * MINUTE);
+    expect(sink.to(b.voters.ada!.email!)).toHaveLength(1);
+    expect((await emailLog(b)).data).toHaveLength(1);
+  });
+});
+
 describe("the owner's log", () => {
   it("lists newest first with the status filter and paging; another project's emails are not shown", async () => {
     const b = await board({ digest_minutes: 0 });

@@ -3,12 +3,14 @@
  * gathering notifications into emails (digests), claiming due emails, and recording each
  * attempt's outcome. Times are the caller's `now` (the worker's clock; tests pass their own).
  *
- * Exactness across instances: a voter's `new` notifications are row-locked (FOR UPDATE, waiting)
- * while they are gathered and re-read under the lock, so two instances never put one
- * notification into two emails; a due email is claimed (FOR UPDATE SKIP LOCKED, then a claim
- * token and a lease in next_attempt_at) in its own committed statement before any SMTP, and an
- * outcome is recorded only while the claim token is still the row's. Only a crash between the
- * SMTP server's acceptance and the record may send an email twice (when the lease ends).
+ * Exactness across instances: one gatherer at a time holds a voter (a transaction-level advisory
+ * lock, tried, never waited for) and locks that voter's `new` notifications while it groups
+ * them, so two instances never put one notification into two emails; rows another writer holds
+ * (a voter marking them read) are skipped, so gathering never waits and never deadlocks. A due
+ * email is claimed (FOR UPDATE SKIP LOCKED, then a claim token and a lease in next_attempt_at)
+ * in its own committed statement before any SMTP, and an outcome is recorded only while the
+ * claim token is still the row's. Only a crash between the SMTP server's acceptance and the
+ * record may send an email twice (when the lease ends).
  */
 import { randomUUID } from "node:crypto";
 import { type InsertObject, type Selectable, sql } from "kysely";
@@ -24,6 +26,9 @@ import { type EmailNotification, emailSubject } from "./render.ts";
  */
 export const STALE_AFTER_MINUTES = 24 * 60;
 
+/** First half of the gatherers' per-voter advisory lock key ("em" + 1), apart from every other use. */
+const GATHER_LOCK_CLASS = 0x656d0001;
+
 /** Seconds a claim lasts: past nodemailer's connection, greeting and socket timeouts together. */
 export const CLAIM_LEASE_SECONDS = 120;
 
@@ -37,10 +42,15 @@ const GATHER_VOTERS_PER_TRANSACTION = 200;
  * read already; or stale, see STALE_AFTER_MINUTES). Returns how many.
  */
 export async function skipIneligible(db: Db, now: Date): Promise<number> {
+  // Rows locked elsewhere (being marked read, or gathered) are left for the next pass: this
+  // statement never waits on a row, so it cannot deadlock with those writes.
   const result = await sql`
-    UPDATE notifications n SET email_state = 'skipped'
-    FROM projects p, voters v
-    WHERE n.email_state = 'new' AND p.id = n.project_id AND v.id = n.voter_id
+    UPDATE notifications SET email_state = 'skipped'
+    WHERE id IN (
+      SELECT n.id FROM notifications n
+      JOIN projects p ON p.id = n.project_id
+      JOIN voters v ON v.id = n.voter_id
+      WHERE n.email_state = 'new'
       AND (
         coalesce((p.notification_settings->>'email_enabled')::boolean, false) IS NOT TRUE
         OR p.notification_settings->>'from_address' IS NULL
@@ -48,7 +58,9 @@ export async function skipIneligible(db: Db, now: Date): Promise<number> {
         OR n.read_at IS NOT NULL
         OR n.created_at < ${now}::timestamptz
              - ((coalesce((p.notification_settings->>'digest_minutes')::int, 0) + ${STALE_AFTER_MINUTES}) * interval '1 minute')
-      )`.execute(db);
+      )
+      FOR UPDATE OF n SKIP LOCKED)
+      AND email_state = 'new'`.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
 
@@ -81,22 +93,28 @@ export function newMessageId(fromAddress: string): string {
 
 /**
  * Turns the `new` notifications of `voterIds` whose window has closed by `now` into emails, in
- * one transaction: the notifications are locked (in voter and id order, so instances gathering
- * at once cannot deadlock) and read again, each voter's window is its first one's time plus
- * digest_minutes, and those inside it that are unread go into one email (with digest_minutes 0,
- * one email each) and become `queued`; read ones become `skipped`. Returns the number of emails
- * made (none for a voter another instance got first, or no longer eligible: skipIneligible takes
- * those on its next pass).
+ * one transaction: it takes the voters no other gatherer holds (advisory lock), locks their
+ * notifications that no other writer holds, and reads them again. Each voter's window is its
+ * first notification's time plus digest_minutes; those inside it that are unread go into one
+ * email (with digest_minutes 0, one email each) and become `queued`, read ones `skipped`.
+ * Returns the number of emails made (none for a voter another instance holds or that is no
+ * longer eligible: skipIneligible takes those on its next pass).
  */
 async function gatherVoters(db: Db, voterIds: readonly number[], now: Date): Promise<number> {
   if (voterIds.length === 0) return 0;
   return inTransaction(db, async (trx) => {
+    // One gatherer per voter (the others skip that voter this pass), and rows being marked read
+    // right now are skipped (they are left out anyway): gathering never waits on a lock.
+    const mine = await sql<{ voter_id: number }>`
+      SELECT u.voter_id FROM unnest(${[...voterIds]}::int[]) AS u(voter_id)
+      WHERE pg_try_advisory_xact_lock(${GATHER_LOCK_CLASS}::int, u.voter_id)`.execute(trx);
+    if (mine.rows.length === 0) return 0;
     const locked = await sql<LockedNotification>`
       SELECT n.id::text AS id, n.voter_id, n.created_at, n.read_at, f.id AS feature_id, f.heading
       FROM notifications n JOIN features f ON f.id = n.feature_id
-      WHERE n.voter_id = ANY(${[...voterIds]}::int[]) AND n.email_state = 'new'
+      WHERE n.voter_id = ANY(${mine.rows.map((row) => row.voter_id)}::int[]) AND n.email_state = 'new'
       ORDER BY n.voter_id, n.id
-      FOR UPDATE OF n`.execute(trx);
+      FOR UPDATE OF n SKIP LOCKED`.execute(trx);
     if (locked.rows.length === 0) return 0;
     const contexts = await trx
       .selectFrom("voters")
