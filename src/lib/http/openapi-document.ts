@@ -39,6 +39,7 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>) {
       { name: "Changelog", description: "Published releases" },
       { name: "Messages", description: "In-app messages" },
       { name: "Identity", description: "Voter identities" },
+      { name: "Notifications", description: "The voter's in-app notification inbox" },
       { name: "Revenue", description: "Revenue reporting (secret key only)" },
       {
         name: "owner",
