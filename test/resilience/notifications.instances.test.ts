@@ -8,10 +8,12 @@
  * notification row waits for), and the other instance makes every notification: each subscriber
  * ends with exactly one per change.
  */
+
+import { fileURLToPath } from "node:url";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { json, send } from "./support/http.ts";
-import { waitUntil } from "./support/processes.ts";
+import { spawnTracked, stopChild, waitUntil } from "./support/processes.ts";
 import { anonVoters, idsOf } from "./support/seed.ts";
 import { type ServerInstance, startServer } from "./support/server.ts";
 import { type Stack, startStack } from "./support/stack.ts";
@@ -126,5 +128,52 @@ describe("two instances consume the events into notifications", () => {
       headers: { "X-API-Key": project.embedKey, "X-VF-Anon": tokens[1]! },
     });
     expect(json(count).data).toEqual({ unread_count: changes.length });
+  }, 120_000);
+
+  it("WEBHOOK_WORKER=off: the server makes no notification, npm run worker makes them", async () => {
+    const db = stack.seeder.handle.db;
+    for (const instance of [stack.server, b]) await instance.stop().catch(() => {});
+    const server = await startServer({ ...stack.env, WEBHOOK_WORKER: "off" });
+    let worker: ReturnType<typeof spawnTracked> | undefined;
+    try {
+      const { voters, tokens } = anonVoters(1);
+      const project = await stack.seeder.importProject({
+        voters,
+        features: [{ ref: "f0", board: "roadmap", column: "c-planned", heading: "Followed" }],
+      });
+      const featureId = idsOf(project).features.f0 as number;
+      const { id: projectId } = await db.selectFrom("projects").select("id").where("slug", "=", project.slug).executeTakeFirstOrThrow();
+      await sql`INSERT INTO subscriptions (feature_id, voter_id, project_id, reason)
+        SELECT ${featureId}, id, ${projectId}, 'vote' FROM voters WHERE project_id = ${projectId}`.execute(db);
+      const changed = await send(server.origin, {
+        method: "PATCH",
+        path: `/api/v3/projects/${project.slug}/admin/features/${featureId}`,
+        headers: { "X-API-Key": project.secretKey, "Content-Type": "application/json" },
+        body: JSON.stringify({ status: "done" }),
+      });
+      expect(changed.status, changed.text).toBe(200);
+      const unread = async () =>
+        json(
+          await send(server.origin, {
+            path: `/api/v3/projects/${project.slug}/notifications/unread-count`,
+            headers: { "X-API-Key": project.embedKey, "X-VF-Anon": tokens[0]! },
+          }),
+        ).data.unread_count as number;
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      expect(await unread()).toBe(0);
+      let output = "";
+      worker = spawnTracked(process.execPath, ["--import", "tsx", "scripts/worker.ts"], {
+        cwd: fileURLToPath(new URL("../../", import.meta.url)),
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "info", ...stack.env },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      worker.stdout!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+      worker.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+      await waitUntil("the worker to make the notification", async () => (await unread()) === 1, 20_000, 100);
+      expect(output).toMatch(/webhook worker started/);
+    } finally {
+      if (worker) await stopChild(worker, "SIGTERM", 10_000);
+      await server.stop();
+    }
   }, 120_000);
 });
