@@ -8,7 +8,12 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../db/connect.ts";
-import { consumeNotificationBatch, consumePendingNotifications, excerptOf } from "../src/events/notification-consumer.ts";
+import {
+  consumeNotificationBatch,
+  consumePendingNotifications,
+  deleteExpiredNotifications,
+  excerptOf,
+} from "../src/events/notification-consumer.ts";
 import { createTestContext, type TestContext } from "./support/harness.ts";
 import {
   drainNotifications,
@@ -341,5 +346,25 @@ describe("rule 4 and replays", () => {
     } finally {
       await other?.close();
     }
+  });
+
+  it("notifications older than 90 days are deleted, younger ones stay", async () => {
+    const project = await followedProject();
+    await ownerWrite(ctx, project, "PATCH", `/features/${project.features.f1}`, { status: "in_progress" });
+    await ownerWrite(ctx, project, "PATCH", `/features/${project.features.f1}`, { status: "planned" });
+    const rows = await settled(project);
+    expect(rows).toHaveLength(4);
+    const now = new Date();
+    await ctx.db
+      .updateTable("notifications")
+      .set({ created_at: new Date(now.getTime() - 91 * 86_400_000) })
+      .where("project_id", "=", project.id)
+      .where("event_seq", "=", rows[0]!.event_seq)
+      .execute();
+    expect(await deleteExpiredNotifications(ctx.db, now, 90, 1)).toBeGreaterThanOrEqual(2);
+    expect((await notificationsOf(ctx.db, project.id)).map((row) => row.data)).toEqual([
+      { from: "in_progress", to: "planned" },
+      { from: "in_progress", to: "planned" },
+    ]);
   });
 });

@@ -203,3 +203,21 @@ describe("POST /notifications/read", () => {
     expect(await unreadCount(project, "ada")).toBe(3);
   });
 });
+
+describe("erasure", () => {
+  it("erasing a voter removes their notifications and no one else's", async () => {
+    const project = await inboxProject();
+    const count = async (voterId: number) =>
+      (
+        await ctx.db
+          .selectFrom("notifications")
+          .select(ctx.db.fn.countAll<number>().as("n"))
+          .where("voter_id", "=", voterId)
+          .executeTakeFirstOrThrow()
+      ).n;
+    expect(Number(await count(project.voters.ada))).toBe(4);
+    await ownerWrite(ctx, project, "DELETE", `/voters/${project.ids.ids.voters.ada}`);
+    expect(Number(await count(project.voters.ada))).toBe(0);
+    expect(await unreadCount(project, "bob")).toBe(4);
+  });
+});
