@@ -49,6 +49,8 @@ export const NotificationReadBody = z
   .object({
     ids: z
       .array(z.string().max(200))
+      .min(1)
+      .max(MAX_READ_IDS)
       .optional()
       .openapi({
         description: "1 to 100 notification ids to mark read; ids that are not the voter's own unread notifications are ignored",
@@ -61,9 +63,6 @@ export const NotificationReadBody = z
     const byAll = body.all === true;
     if (byIds && byAll) ctx.addIssue({ code: "custom", path: ["ids"], message: "send either ids or all: true, not both" });
     else if (!byIds && !byAll) ctx.addIssue({ code: "custom", path: ["ids"], message: "send ids (1 to 100) or all: true" });
-    else if (byIds && (body.ids!.length === 0 || body.ids!.length > MAX_READ_IDS)) {
-      ctx.addIssue({ code: "custom", path: ["ids"], message: `send 1 to ${MAX_READ_IDS} ids` });
-    }
   })
   .openapi("NotificationReadBody");
 export type NotificationReadBody = z.infer<typeof NotificationReadBody>;
