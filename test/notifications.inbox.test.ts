@@ -5,6 +5,7 @@
  * under concurrent calls, Idempotency-Key), one voter never seeing or changing another's rows,
  * and a notification listed while its feature exists whatever its visibility.
  */
+import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Answer, body, createTestContext, type ErrorAnswer, type TestContext } from "./support/harness.ts";
 import {
@@ -76,6 +77,25 @@ describe("identity", () => {
       expect(bad.status).toBe(401);
       expect((await body<ErrorAnswer>(bad)).error.code).toBe("identity_invalid");
     }
+  });
+});
+
+describe("an SSO user with no voter yet", () => {
+  it("reads an empty inbox and a zero count; marking all read answers 0", async () => {
+    const secret = "notify-sso-secret-0123456789abcdef";
+    const project = await ctx.importProject({ project: { sso_secret: secret } });
+    const token = await new SignJWT({ sub: "never-seen", name: "New" })
+      .setProtectedHeader({ alg: "HS256" })
+      .setExpirationTime(Math.floor(Date.now() / 1000) + 600)
+      .sign(new TextEncoder().encode(secret));
+    const headers = { "X-VF-Token": token };
+    const listed = await ctx.get(`/api/v3/projects/${project.slug}/notifications`, project.embedKey, headers);
+    expect(listed.status).toBe(200);
+    expect((await body<ListAnswer>(listed)).data).toEqual([]);
+    const count = await ctx.get(`/api/v3/projects/${project.slug}/notifications/unread-count`, project.embedKey, headers);
+    expect((await body<CountAnswer>(count)).data).toEqual({ unread_count: 0 });
+    const read = await ctx.send("POST", `/api/v3/projects/${project.slug}/notifications/read`, project.embedKey, { all: true }, headers);
+    expect((await body<ReadAnswer>(read)).data).toEqual({ updated: 0 });
   });
 });
 
