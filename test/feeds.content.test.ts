@@ -3,6 +3,7 @@
  * the entries, order, the 50-entry limit, which releases and status changes are listed, and board
  * texts escaped as XML requires. Parsed by a real XML parser (test/support/feeds.fixture.ts).
  */
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AtomFeed, htmlText, readFeed } from "./support/feeds.fixture.ts";
 import { type Answer, body, createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
@@ -212,7 +213,7 @@ describe("roadmap.atom", () => {
     };
     await ctx.db
       .updateTable("projects")
-      .set({ notification_settings: JSON.stringify(settings) })
+      .set({ notification_settings: sql<string>`${JSON.stringify(settings)}::text::jsonb` })
       .where("slug", "=", p.slug)
       .execute();
     await patchFeature(p, "a", { status: "done" });
