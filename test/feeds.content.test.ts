@@ -201,6 +201,30 @@ describe("roadmap.atom", () => {
     expect([...updated].sort().reverse()).toEqual(updated);
   });
 
+  it("finds public changes behind hundreds of hidden ones", async () => {
+    const p = await ctx.importProject({
+      project: { settings: { show_denied: false, show_archived: false } },
+      features: [
+        { ref: "pub", board: "roadmap", column: "c-planned", heading: "Public" },
+        { ref: "hid", board: "roadmap", column: "c-denied", heading: "Hidden" },
+      ],
+    });
+    await patchFeature(p, "pub", { status: "in_progress" });
+    await patchFeature(p, "hid", { status: "archived" });
+    // 450 more changes of the hidden feature (hidden before and after), copies of the real one.
+    await sql`INSERT INTO events (project_id, type, data, created_at)
+      SELECT e.project_id, e.type, e.data, e.created_at + g * interval '1 millisecond'
+      FROM events e, generate_series(1, 450) g
+      WHERE e.project_id = (SELECT id FROM projects WHERE slug = ${p.slug}) AND e.type = 'feature.status_changed'
+        AND e.data->'object'->>'id' = ${String(p.ids.ids.features.hid)}`.execute(ctx.db);
+    await patchFeature(p, "pub", { status: "done" });
+    const events = await statusChangeIds(p);
+    expect(events).toHaveLength(453);
+    const feed = await feedOf(p, "roadmap");
+    expect(feed.entries.map((entry) => entry.id)).toEqual([events[0], events[452]].map((id) => `urn:feedback-board:${p.slug}:event:${id}`));
+    expect(feed.entries.map((entry) => htmlText(entry.title))).toEqual(["Public: done", "Public: in_progress"]);
+  });
+
   it("links entries to the owner's board page when board_url is set", async () => {
     const p = await ctx.importProject({ features: [{ ref: "a", board: "roadmap", column: "c-planned", heading: "A" }] });
     const settings = {
