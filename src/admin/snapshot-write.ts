@@ -361,6 +361,22 @@ export async function writeProject(
 
   await writeWebhooks(trx, doc, projectId, now, progress);
 
+  // Only this list subscribes anyone: the votes, comments and suggestions above made none.
+  await insertUnnest(
+    trx,
+    "subscriptions",
+    { feature_id: "int", voter_id: "int", project_id: "int", reason: "text", opted_out: "bool", created_at: "timestamptz" },
+    doc.subscriptions.map((s) => ({
+      feature_id: need(featureIds, s.feature).id,
+      voter_id: need(voterIds, s.voter).id,
+      project_id: projectId,
+      reason: s.reason,
+      opted_out: s.opted_out,
+      created_at: s.created_at ?? now,
+    })),
+    progress,
+  );
+
   progress("counters", 0, 1);
   await computeCounters(trx, projectId);
 

@@ -32,3 +32,6 @@ export const EVENT_TYPES = [
   "voter.billing_changed",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Why a voter follows a feature (engagement-api-v3.md, SubscriptionObject.reason; may grow). */
+export const SUBSCRIPTION_REASONS = ["author", "vote", "comment", "manual", "merge"] as const;

@@ -15,6 +15,7 @@ import { createKeysRouter } from "./keys/index.ts";
 import { createMessagesRouter } from "./messages/index.ts";
 import { createRevenueRouter } from "./revenue/index.ts";
 import { createSettingsRouter } from "./settings/index.ts";
+import { createSubscriptionsRouter } from "./subscriptions/index.ts";
 import { createTagsRouter } from "./tags/index.ts";
 import { createTiersRouter } from "./tiers/index.ts";
 import { createVotersRouter } from "./voters/index.ts";
@@ -38,6 +39,7 @@ export function registerApiRouters(app: OpenAPIHono<AppEnv>, prefix: string): vo
   app.route(prefix, createBillingRouter());
   app.route(prefix, createWebhooksRouter());
   app.route(prefix, createEventsRouter());
+  app.route(prefix, createSubscriptionsRouter());
   // On the app's own registry: a sub-router's webhooks would be keyed under the prefix.
   registerEventWebhooks(app.openAPIRegistry);
 }

@@ -39,6 +39,7 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>) {
       { name: "Changelog", description: "Published releases" },
       { name: "Messages", description: "In-app messages" },
       { name: "Identity", description: "Voter identities" },
+      { name: "Subscriptions", description: "Features a voter follows (engagement-api-v3.md)" },
       { name: "Revenue", description: "Revenue reporting (secret key only)" },
       {
         name: "owner",
