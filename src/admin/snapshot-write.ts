@@ -10,7 +10,7 @@ import { generateHandle } from "../lib/rules/handles.ts";
 import { renderMarkdown } from "../lib/rules/markdown.ts";
 import { generateVoterId, keyHint } from "../lib/rules/secrets.ts";
 import type { IdMap, SnapshotDocument } from "./snapshot.schema.ts";
-import { chunks, insertByRef, insertUnnest, need, type ProgressSink, type Trx } from "./snapshot-chunks.ts";
+import { chunks, insertByRef, insertInChunks, insertUnnest, need, type ProgressSink, type Trx } from "./snapshot-chunks.ts";
 import { computeCounters } from "./snapshot-counters.ts";
 import { anonTokenDigest, keyDigest, rowsWithIds } from "./snapshot-rules.ts";
 
@@ -362,10 +362,7 @@ export async function writeProject(
   await writeWebhooks(trx, doc, projectId, now, progress);
 
   // Only this list subscribes anyone: the votes, comments and suggestions above made none.
-  await insertUnnest(
-    trx,
-    "subscriptions",
-    { feature_id: "int", voter_id: "int", project_id: "int", reason: "text", opted_out: "bool", created_at: "timestamptz" },
+  await insertInChunks(
     doc.subscriptions.map((s) => ({
       feature_id: need(featureIds, s.feature).id,
       voter_id: need(voterIds, s.voter).id,
@@ -374,7 +371,13 @@ export async function writeProject(
       opted_out: s.opted_out,
       created_at: s.created_at ?? now,
     })),
-    progress,
+    (chunk) =>
+      trx
+        .insertInto("subscriptions")
+        .values(chunk)
+        .execute()
+        .then(() => chunk),
+    (done) => progress("subscriptions", done, doc.subscriptions.length),
   );
 
   progress("counters", 0, 1);
