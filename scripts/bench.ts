@@ -11,7 +11,8 @@
  * Env: BENCH_PG (server URL, default postgres://postgres@127.0.0.1:5432), BENCH_DB (fb_bench),
  * BENCH_REDIS (redis://127.0.0.1:6379), BENCH_SERVER_NODE_ARGS (node flags for the server on top
  * of those `npm start` uses, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it),
- * BENCH_BASELINE_DIR (a source tree to A/B the vote cycle against: scripts/bench/baseline-ab.ts).
+ * BENCH_BASELINE_DIR (a source tree to A/B the vote cycle against: scripts/bench/baseline-ab.ts;
+ * BENCH_AB_ROUNDS alternating rounds per side, default 4).
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -401,7 +402,13 @@ async function main(): Promise<void> {
       };
       const common = { baselineDir, env: serverEnv, nodeArgs, headers, connections, warmupSeconds, seconds, reset };
       const ab = await runBaselineAb(
-        { ...common, route: "POST+DELETE vote (cycle)", requests: () => voteCycle(fx), rounds: 4, databasePids: cpu.database },
+        {
+          ...common,
+          route: "POST+DELETE vote (cycle)",
+          requests: () => voteCycle(fx),
+          rounds: Number(process.env.BENCH_AB_ROUNDS ?? 4),
+          databasePids: cpu.database,
+        },
         log,
       );
       checks.push(describeAb("POST+DELETE vote (cycle)", ab));
