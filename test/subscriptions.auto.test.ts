@@ -129,6 +129,13 @@ describe("rule 1: changes subscribe their author", () => {
     expect(brief(await rows(project))).toEqual([[withAuthor.body.data.id, "eve", "author", false]]);
   });
 
+  it("an owner's PATCH naming an author subscribes nobody (only a new feature does)", async () => {
+    const project = await ctx.importProject(board());
+    const patched = await admin(project, "PATCH", `/features/${fid(project, "planned")}`, { author_voter_id: project.ids.ids.voters.eve });
+    expect(patched.status).toBe(200);
+    expect(await rows(project)).toEqual([]);
+  });
+
   it("an owner's comment subscribes the voter named by author_voter_id (comment)", async () => {
     const project = await ctx.importProject(board());
     const open = fid(project, "open");

@@ -173,6 +173,15 @@ describe("PUT and DELETE /features/{id}/subscription", () => {
     expect(await rows(project)).toEqual([]);
   });
 
+  it("lets a banned voter subscribe and opt out (only their notifications are withheld)", async () => {
+    const parts = board();
+    const slug = (parts.project as { slug: string }).slug;
+    (parts.voters as object[]).push({ ref: "ben", anon_token: `anon-ben-${slug}`, banned: true });
+    const project = await ctx.importProject(parts);
+    expect((await put(project, fid(project, "open"), as(project, "ben"))).status).toBe(200);
+    expect((await del(project, fid(project, "open"), as(project, "ben"))).status).toBe(200);
+  });
+
   it("lets a voter subscribe to their own suggestion awaiting review and lists it to them only", async () => {
     const project = await ctx.importProject(board());
     const own = fid(project, "cy-pending");
