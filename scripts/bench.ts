@@ -10,7 +10,9 @@
  * it), --seconds=N, --connections=N, --no-readme.
  * Env: BENCH_PG (server URL, default postgres://postgres@127.0.0.1:5432), BENCH_DB (fb_bench),
  * BENCH_REDIS (redis://127.0.0.1:6379), BENCH_SERVER_NODE_ARGS (node flags for the server on top
- * of those `npm start` uses, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it).
+ * of those `npm start` uses, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it),
+ * BENCH_BASELINE_DIR (a source tree to A/B the vote cycle against: scripts/bench/baseline-ab.ts;
+ * BENCH_AB_ROUNDS alternating rounds per side, default 4).
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -20,6 +22,7 @@ import type { RequestSpec } from "autocannon";
 import postgres, { type Sql } from "postgres";
 import { migrateToLatest, openDatabase } from "../db/connect.ts";
 import { hashSecret } from "../src/lib/rules/secrets.ts";
+import { describeAb, runBaselineAb } from "./bench/baseline-ab.ts";
 import { checkCounters } from "./bench/counters.ts";
 import { benchKeys, LARGE, type ProjectSpec, SEARCH_TERM, SMALL } from "./bench/dataset.ts";
 import { type Fixtures, loadFixtures } from "./bench/fixtures.ts";
@@ -244,25 +247,22 @@ async function main(): Promise<void> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const limit = "1000000000";
-  const server = await startChild(
-    "src/server.ts",
-    {
-      NODE_ENV: "production",
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: redisUrl,
-      REDIS_KEY_PREFIX: `fbbench:${randomBytes(4).toString("hex")}:`,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DEMO: "off",
-      LOG_LEVEL: "warn",
-      RATE_LIMIT_READS_PER_MINUTE: limit,
-      RATE_LIMIT_WRITES_PER_MINUTE: limit,
-      RATE_LIMIT_EMBED_READS_PER_MINUTE: limit,
-      RATE_LIMIT_EMBED_WRITES_PER_MINUTE: limit,
-    },
-    `${base}/api/v3/health`,
-    [...serverNodeArgs(), ...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean)],
-  );
+  const serverEnv = {
+    NODE_ENV: "production",
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: `fbbench:${randomBytes(4).toString("hex")}:`,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    DEMO: "off",
+    LOG_LEVEL: "warn",
+    RATE_LIMIT_READS_PER_MINUTE: limit,
+    RATE_LIMIT_WRITES_PER_MINUTE: limit,
+    RATE_LIMIT_EMBED_READS_PER_MINUTE: limit,
+    RATE_LIMIT_EMBED_WRITES_PER_MINUTE: limit,
+  };
+  const nodeArgs = [...serverNodeArgs(), ...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean)];
+  const server = await startChild("src/server.ts", serverEnv, `${base}/api/v3/health`, nodeArgs);
   const rss = new RssSampler(server.pid);
   const rows: Row[] = [];
   const checks: string[] = [];
@@ -390,6 +390,29 @@ async function main(): Promise<void> {
             ? "; trending_score within 1e-6 of a recomputation everywhere"
             : `; trending_score off a recomputation on ${check.trendingOff} features (float log-sum-exp; e.g. ${check.trendingExamples[0]})`),
       );
+    }
+    const baselineDir = process.env.BENCH_BASELINE_DIR;
+    if (baselineDir && only("POST+DELETE vote (cycle)")) {
+      // Each run starts from no vote of the pool and no subscription: the current side pays for
+      // creating every subscription (the insert path, not the cheaper conflict of a re-vote).
+      const { fx, headers } = targets[0]!;
+      const reset = async (at: string) => {
+        await withdrawLeftovers(sql, at, fx, headers);
+        await sql`DELETE FROM subscriptions WHERE project_id = ${fx.projectId}`;
+        await vacuumVotedTables(sql);
+      };
+      const common = { baselineDir, env: serverEnv, nodeArgs, headers, connections, warmupSeconds, seconds, reset };
+      const ab = await runBaselineAb(
+        {
+          ...common,
+          route: "POST+DELETE vote (cycle)",
+          requests: () => voteCycle(fx),
+          rounds: Number(process.env.BENCH_AB_ROUNDS ?? 4),
+          databasePids: cpu.database,
+        },
+        log,
+      );
+      checks.push(describeAb("POST+DELETE vote (cycle)", ab));
     }
     for (const { fx, project, headers } of targets) {
       const route = "PATCH admin/features/{id} status (owner)";

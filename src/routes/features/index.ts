@@ -25,4 +25,4 @@ export function createFeaturesRouter() {
 export { adminFeatureJsonSql } from "./features.events.ts";
 export { scoreOf } from "./features.mapper.ts";
 export { AdminFeatureObject } from "./features.owner.schemas.ts";
-export { findVisibleFeature, publiclyListed, visibilityShapeKey, visibleFeatureQuery } from "./features.visibility.ts";
+export { findVisibleFeature, publiclyListed, visibilityShapeKey, visibleFeatureQuery, visibleTo } from "./features.visibility.ts";
