@@ -109,6 +109,10 @@ describe("GET /openapi.json", () => {
       // engagement-api-v3.md, "Feeds".
       "get /projects/{slug}/changelog.atom",
       "get /projects/{slug}/roadmap.atom",
+      // engagement-api-v3.md, "Notifications (in-app inbox)".
+      "get /projects/{slug}/notifications",
+      "get /projects/{slug}/notifications/unread-count",
+      "post /projects/{slug}/notifications/read",
       // engagement-api-v3.md, "Subscriptions"
       "get /projects/{slug}/subscriptions",
       "put /projects/{slug}/features/{id}/subscription",
