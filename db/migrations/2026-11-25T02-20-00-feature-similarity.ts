@@ -77,6 +77,8 @@ const statements = [
   END $$`,
   `CREATE TRIGGER features_similarity_sync AFTER INSERT OR UPDATE OF heading, description ON features
     FOR EACH ROW EXECUTE FUNCTION feature_similarity_sync()`,
+  // Planner statistics for the new table now, not whenever autovacuum gets to it.
+  "ANALYZE feature_similarity",
   // The bench generator and any load that skips triggers already call this one after loading.
   `CREATE OR REPLACE FUNCTION rebuild_feature_search(p_project integer) RETURNS void LANGUAGE plpgsql AS $$
   BEGIN

@@ -13,18 +13,16 @@
  *   transposition of adjacent characters, sharing at least one trigram);
  * - otherwise a partial match, at most 0.8: 0.8 x (1 - (1 - H) x (1 - D / 2)) where H, the
  *   heading's match, is the larger of the trigram similarity (counted from 0.3) and the Jaccard
- *   index of the lexemes, and D, the description's, is the larger of the share of q's lexemes
- *   it contains and its trigram word similarity with q (counted from 0.6).
+ *   index of the lexemes, and D, the description's, is the share of q's lexemes it contains.
  * A feature sharing no lexeme and no trigram with q scores 0. Listed: a score of at least 0.3.
  *
  * Two passes keep the common case cheap: the near-duplicates are looked up by exact keys
  * (btree on the heading and on the lexeme key, GIN on the typo keys); when they fill the
  * answer, nothing scoring less can enter it (a partial match never exceeds 0.8). Otherwise a
- * second pass scores every feature the indexes can match at all: heading trigrams (GIN `%`, the
- * 0.3 default threshold), shared lexemes of heading or description (GIN `&&`), and description
- * trigrams (feature_search's GIN, `<%`, the 0.6 default word threshold).
+ * second pass scores every feature the indexes can match at all: heading trigrams (GIN `%`,
+ * pg_trgm's default threshold 0.3, H's) and shared lexemes of heading or description (GIN `&&`).
  */
-import { type Expression, type ExpressionBuilder, type SqlBool, sql } from "kysely";
+import { type ExpressionBuilder, type RawBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { Database, ProjectSettings } from "../../../db/schema.ts";
 import type { AdminFeatureRow } from "./features.owner.repository.ts";
@@ -67,84 +65,99 @@ async function inputOf(db: Db, text: string): Promise<SimilarityInput> {
   return { norm: row.norm, words, key: words.join(" "), typoKeys: row.typo_keys ?? [] };
 }
 
-/** The score of the joined row `s` (feature_similarity) and `features` for `input`, unrounded. */
-function scoreOf(input: SimilarityInput) {
+/** How many of q's lexemes the lexeme array `column` holds: one containment test per word. */
+function sharedWords(column: string, words: string[]) {
+  return sql<number>`(${sql.join(
+    words.map((word) => sql`(${sql.ref(column)} @> ARRAY[${word}]::text[])::int`),
+    sql` + `,
+  )})`;
+}
+
+/**
+ * The components of the score of a row of feature_similarity joined with its features row, for
+ * `input`, each computed once (a LATERAL subquery kept apart by OFFSET 0, or the planner would
+ * inline and repeat them): ts heading trigram similarity, near (a near-duplicate key matches),
+ * hw heading lexemes' Jaccard index, dw share of q's lexemes in the description.
+ */
+interface Components {
+  ts: number;
+  near: boolean;
+  hw: number;
+  dw: number;
+}
+
+function componentsOf(input: SimilarityInput): RawBuilder<Components> {
   const { norm, words, key, typoKeys } = input;
-  const wordCount = words.length;
-  const trigram = sql<number>`similarity(feature_similarity.heading_norm, ${norm})`;
-  const shared = (column: string) =>
-    sql<number>`cardinality(ARRAY(SELECT unnest(${sql.ref(column)}) INTERSECT SELECT unnest(${words}::text[])))`;
+  const ts = sql<number>`similarity(feature_similarity.heading_norm, ${norm})`;
   // levenshtein counts a transposition as two edits; an adjacent swap is one typo.
-  const oneTypo = sql<boolean>`(feature_similarity.typo_keys && ${typoKeys}::int[] AND ${trigram} > 0 AND length(feature_similarity.heading_norm) <= 255 AND CASE
+  const oneTypo = sql<boolean>`(feature_similarity.typo_keys && ${typoKeys}::int[] AND length(feature_similarity.heading_norm) <= 255 AND CASE
       WHEN levenshtein(feature_similarity.heading_norm, ${norm}) <= 1 THEN true
       WHEN length(feature_similarity.heading_norm) = length(${norm}) AND levenshtein(feature_similarity.heading_norm, ${norm}) = 2 THEN EXISTS (
         SELECT 1 FROM generate_series(1, length(${norm}) - 1) AS i
         WHERE overlay(${norm} placing substr(${norm}, i + 1, 1) || substr(${norm}, i, 1) from i for 2) = feature_similarity.heading_norm)
       ELSE false END)`;
-  const headingWords =
-    wordCount === 0
-      ? sql<number>`0`
-      : sql<number>`(${shared("feature_similarity.heading_words")}::float8 / nullif(cardinality(ARRAY(SELECT unnest(feature_similarity.heading_words) UNION SELECT unnest(${words}::text[]))), 0))`;
-  const descriptionWords =
-    wordCount === 0 ? sql<number>`0` : sql<number>`(${shared("feature_similarity.description_words")}::float8 / ${wordCount})`;
-  const descriptionTrigrams = sql<number>`word_similarity(${norm}, lower(coalesce(features.description, '')))`;
-  const heading = sql<number>`greatest(CASE WHEN ${trigram} >= 0.3 THEN ${trigram} ELSE 0 END, coalesce(${headingWords}, 0))`;
-  const description = sql<number>`greatest(${descriptionWords}, CASE WHEN ${descriptionTrigrams} >= 0.6 THEN ${descriptionTrigrams} ELSE 0 END)`;
+  const near = sql<boolean>`((${key} <> '' AND feature_similarity.word_key = ${key}) OR ${oneTypo})`;
+  if (words.length === 0) {
+    return sql<Components>`(SELECT ${ts} AS ts, ${near} AS near, 0::float8 AS hw, 0::float8 AS dw OFFSET 0)`;
+  }
+  const headingShared = sharedWords("feature_similarity.heading_words", words);
+  return sql<Components>`(SELECT ${ts} AS ts, ${near} AS near,
+      -- Jaccard index: shared / (|heading's| + |q's| - shared).
+      ${headingShared}::float8 / (cardinality(feature_similarity.heading_words) + ${words.length} - ${headingShared}) AS hw,
+      ${sharedWords("feature_similarity.description_words", words)}::float8 / ${words.length} AS dw
+    OFFSET 0)`;
+}
+
+/** The score from componentsOf (alias c), unrounded. */
+function scoreOf(input: SimilarityInput) {
+  const heading = sql<number>`greatest(CASE WHEN c.ts >= 0.3 THEN c.ts ELSE 0 END, c.hw)`;
+  const description = sql<number>`c.dw`;
+  // A one-typo match must also share a trigram: two one-letter headings share none.
   return sql<number>`CASE
-    WHEN feature_similarity.heading_norm = ${norm} THEN 1.0
-    WHEN (${key} <> '' AND feature_similarity.word_key = ${key}) OR ${oneTypo} THEN ${NEAR_DUPLICATE_MIN} + 0.1 * ${trigram}
+    WHEN feature_similarity.heading_norm = ${input.norm} THEN 1.0
+    WHEN c.near AND c.ts > 0 THEN ${NEAR_DUPLICATE_MIN} + 0.1 * c.ts
     ELSE 0.8 * (1 - (1 - ${heading}) * (1 - ${description} / 2)) END`;
 }
 
-type Scope = ExpressionBuilder<Database, "features" | "feature_similarity">;
-
-/** The near-duplicate lookups (exact keys only). */
-function nearDuplicate(input: SimilarityInput) {
-  return (eb: Scope): Expression<SqlBool> => {
-    const conditions: Expression<SqlBool>[] = [eb("feature_similarity.heading_norm", "=", input.norm)];
-    if (input.key !== "") conditions.push(eb("feature_similarity.word_key", "=", input.key));
-    if (input.typoKeys.length > 0) conditions.push(sql<SqlBool>`feature_similarity.typo_keys && ${input.typoKeys}::int[]`);
-    return eb.or(conditions);
-  };
+/**
+ * The ids of the project's features the indexes match for `input`: the near-duplicate keys
+ * only, or (`everything`) also heading trigrams (`%`) and shared lexemes of heading or
+ * description, one index-backed branch each. Visibility is applied when they are scored.
+ */
+async function candidateIds(db: Db, projectId: number, input: SimilarityInput, everything: boolean): Promise<number[]> {
+  const matching = (condition: RawBuilder<SqlBool>) =>
+    db.selectFrom("feature_similarity").select("feature_id").where("project_id", "=", projectId).where(condition);
+  const near = [sql`heading_norm = ${input.norm}`];
+  if (input.key !== "") near.push(sql`word_key = ${input.key}`);
+  if (input.typoKeys.length > 0) near.push(sql`typo_keys && ${input.typoKeys}::int[]`);
+  let query = matching(sql<SqlBool>`(${sql.join(near, sql` OR `)})`);
+  if (everything) query = query.union(matching(sql<SqlBool>`heading_norm % ${input.norm}`));
+  if (everything && input.words.length > 0) {
+    query = query
+      .union(matching(sql<SqlBool>`heading_words && ${input.words}::text[]`))
+      .union(matching(sql<SqlBool>`description_words && ${input.words}::text[]`));
+  }
+  return (await query.execute()).map((row) => row.feature_id);
 }
 
-/** Every feature any component can score above 0 (see the module comment). */
-function anyMatch(input: SimilarityInput) {
-  return (eb: Scope): Expression<SqlBool> => {
-    const conditions: Expression<SqlBool>[] = [
-      nearDuplicate(input)(eb),
-      sql<SqlBool>`feature_similarity.heading_norm % ${input.norm}`,
-      eb(
-        "feature_similarity.feature_id",
-        "in",
-        eb
-          .selectFrom("feature_search")
-          .select("feature_search.feature_id")
-          .where(sql<SqlBool>`${input.norm} <% feature_search.search_text`),
-      ),
-    ];
-    if (input.words.length > 0) {
-      conditions.push(sql<SqlBool>`feature_similarity.heading_words && ${input.words}::text[]`);
-      conditions.push(sql<SqlBool>`feature_similarity.description_words && ${input.words}::text[]`);
-    }
-    return eb.or(conditions);
-  };
-}
-
+/** The `limit` best of `ids` that `scope` may see, scored for `input`, of at least the threshold. */
 async function rank(
   db: Db,
   project: Project,
   scope: SimilarityScope,
   input: SimilarityInput,
-  candidates: (eb: Scope) => Expression<SqlBool>,
+  ids: number[],
   limit: number,
 ): Promise<RankedFeature[]> {
+  if (ids.length === 0) return [];
   let scored = db
-    .selectFrom("feature_similarity")
-    .innerJoin("features", "features.id", "feature_similarity.feature_id")
-    .where("feature_similarity.project_id", "=", project.id)
+    .selectFrom("features")
+    .innerJoin("feature_similarity", "feature_similarity.feature_id", "features.id")
+    .innerJoinLateral(componentsOf(input).as("c"), (join) => join.onTrue())
+    // On both sides, so that each is read through its primary key rather than scanned whole.
+    .where("features.id", "=", sql<number>`any(${ids}::int[])`)
+    .where("feature_similarity.feature_id", "=", sql<number>`any(${ids}::int[])`)
     .where("features.project_id", "=", project.id)
-    .where(candidates)
     .where(({ not, exists, selectFrom }) =>
       not(exists(selectFrom("feature_merges").select("feature_merges.id").whereRef("feature_merges.source_id", "=", "features.id"))),
     );
@@ -182,10 +195,10 @@ export async function rankSimilarFeatures(
 ): Promise<RankedFeature[]> {
   const input = await inputOf(db, text);
   if (input.norm === "" && input.words.length === 0) return [];
-  const near = await rank(db, project, scope, input, nearDuplicate(input), limit);
+  const near = await rank(db, project, scope, input, await candidateIds(db, project.id, input, false), limit);
   // Every partial match scores below NEAR_DUPLICATE_MIN: a full page of near-duplicates is final.
   if (near.length === limit && near.every((feature) => feature.similarity >= NEAR_DUPLICATE_MIN)) return near;
-  return rank(db, project, scope, input, anyMatch(input), limit);
+  return rank(db, project, scope, input, await candidateIds(db, project.id, input, true), limit);
 }
 
 /** The public rows (FeatureRow, has_voted for `voterId`) of `ids`, in the order given. */
