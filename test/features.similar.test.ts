@@ -8,6 +8,7 @@
  * freshness after a write.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findSimilarAdminFeatures } from "../src/routes/features/index.ts";
 import {
   type Answer,
   createTestContext,
@@ -322,5 +323,25 @@ describe("owner: GET /admin/features/{id}/similar", () => {
   it("is refused with the embed key", async () => {
     const response = await ctx.get(`/api/v3/projects/${main.slug}/admin/features/${fid(main, "e-case")}/similar`, main.embedKey);
     expect(response.status).toBe(403);
+  });
+});
+
+describe("findSimilarAdminFeatures (the owner rule for a feature id or a free text)", () => {
+  async function projectRow(project: ImportedProject) {
+    return ctx.db.selectFrom("projects").select(["id", "settings"]).where("slug", "=", project.slug).executeTakeFirstOrThrow();
+  }
+
+  it("ranks every feature, public or not, for a text; merged ones never", async () => {
+    const found = new Map(scores(main, await findSimilarAdminFeatures(ctx.db, await projectRow(main), { q: "export to CSV" }, 20)));
+    for (const ref of ["e-case", "e-pending", "e-denied", "e-archived"]) expect(found.get(ref), ref).toBe(1);
+    expect(found.has("e-merged")).toBe(false);
+  });
+
+  it("for a feature id answers what the owner route answers, and throws not_found for an unknown one", async () => {
+    const project = await projectRow(main);
+    const direct = await findSimilarAdminFeatures(ctx.db, project, { featureId: fid(main, "e-typo") }, 5, ctx.clock.now());
+    const response = await ctx.get(`/api/v3/projects/${main.slug}/admin/features/${fid(main, "e-typo")}/similar`, main.secretKey);
+    expect(direct).toEqual((await parse<AdminSimilar>(response)).data);
+    await expect(findSimilarAdminFeatures(ctx.db, project, { featureId: 2147483647 }, 5)).rejects.toMatchObject({ code: "not_found" });
   });
 });

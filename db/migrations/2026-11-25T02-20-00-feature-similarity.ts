@@ -14,7 +14,9 @@
  *   always share a key (the symmetric-deletion method).
  *
  * Loads that bypass triggers call rebuild_feature_search(project_id), which now rebuilds these
- * rows too. fuzzystrmatch gives levenshtein(), used to confirm a one-typo match. The score is in
+ * rows too. fuzzystrmatch gives levenshtein(), used to confirm a one-typo match; btree_gin lets
+ * the GIN indexes lead with project_id (measured on the bench: a trigram lookup in the 1,000-
+ * feature project next to the 100,000-feature one, 35 ms with a GIN on the heading alone, 1.2 ms). The score is in
  * src/routes/features/features.similar.repository.ts and docs/decisions.md. Frozen once shipped.
  */
 import { type Kysely, sql } from "kysely";
@@ -22,6 +24,8 @@ import { type Kysely, sql } from "kysely";
 const statements = [
   "CREATE EXTENSION IF NOT EXISTS pg_trgm",
   "CREATE EXTENSION IF NOT EXISTS fuzzystrmatch",
+  // GIN indexes that lead with project_id: a small project's lookups skip the big ones' entries.
+  "CREATE EXTENSION IF NOT EXISTS btree_gin",
   // Typographic quotes, dashes and ellipses count as punctuation whatever the database's locale.
   `CREATE FUNCTION feature_similarity_norm(input text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT regexp_replace(regexp_replace(lower(coalesce(input, '')), '\\s+', ' ', 'g'),
@@ -64,10 +68,10 @@ const statements = [
     FROM features f
     CROSS JOIN LATERAL (SELECT feature_similarity_norm(f.heading) AS norm) n
     CROSS JOIN LATERAL (SELECT feature_similarity_words(f.heading) AS words) w`,
-  "CREATE INDEX feature_similarity_heading_trgm_idx ON feature_similarity USING gin (heading_norm gin_trgm_ops)",
-  "CREATE INDEX feature_similarity_heading_words_idx ON feature_similarity USING gin (heading_words)",
-  "CREATE INDEX feature_similarity_description_words_idx ON feature_similarity USING gin (description_words)",
-  "CREATE INDEX feature_similarity_typo_keys_idx ON feature_similarity USING gin (typo_keys)",
+  "CREATE INDEX feature_similarity_heading_trgm_idx ON feature_similarity USING gin (project_id, heading_norm gin_trgm_ops)",
+  "CREATE INDEX feature_similarity_heading_words_idx ON feature_similarity USING gin (project_id, heading_words)",
+  "CREATE INDEX feature_similarity_description_words_idx ON feature_similarity USING gin (project_id, description_words)",
+  "CREATE INDEX feature_similarity_typo_keys_idx ON feature_similarity USING gin (project_id, typo_keys)",
   "CREATE INDEX feature_similarity_exact_idx ON feature_similarity (project_id, heading_norm)",
   "CREATE INDEX feature_similarity_word_key_idx ON feature_similarity (project_id, word_key)",
   `CREATE FUNCTION feature_similarity_sync() RETURNS trigger LANGUAGE plpgsql AS $$

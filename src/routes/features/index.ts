@@ -28,6 +28,8 @@ export function createFeaturesRouter() {
 export { adminFeatureJsonSql } from "./features.events.ts";
 export { scoreOf } from "./features.mapper.ts";
 export { AdminFeatureObject, SimilarAdminFeatureObject, SimilarAdminFeaturesQuery } from "./features.owner.schemas.ts";
-// The owner's similar-features rule for a feature id or a free text (MCP find_similar_features).
+// The owner's similar-features rule for a feature id or a free text (MCP find_similar_features),
+// and the query definitions its arguments derive from (q, limit).
+export { SimilarFeaturesQuery } from "./features.schemas.ts";
 export { findSimilarAdminFeatures } from "./features.similar.ts";
 export { findVisibleFeature, publiclyListed, visibilityShapeKey, visibleFeatureQuery } from "./features.visibility.ts";
