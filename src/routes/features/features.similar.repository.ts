@@ -124,7 +124,7 @@ function scoreOf(input: SimilarityInput) {
  * only, or (`everything`) also heading trigrams (`%`) and shared lexemes of heading or
  * description, one index-backed branch each. Visibility is applied when they are scored.
  */
-async function candidateIds(db: Db, projectId: number, input: SimilarityInput, everything: boolean): Promise<number[]> {
+function candidates(db: Db, projectId: number, input: SimilarityInput, everything: boolean) {
   const matching = (condition: RawBuilder<SqlBool>) =>
     db.selectFrom("feature_similarity").select("feature_id").where("project_id", "=", projectId).where(condition);
   const near = [sql`heading_norm = ${input.norm}`];
@@ -137,26 +137,34 @@ async function candidateIds(db: Db, projectId: number, input: SimilarityInput, e
       .union(matching(sql<SqlBool>`heading_words && ${input.words}::text[]`))
       .union(matching(sql<SqlBool>`description_words && ${input.words}::text[]`));
   }
-  return (await query.execute()).map((row) => row.feature_id);
+  return query;
 }
 
-/** The `limit` best of `ids` that `scope` may see, scored for `input`, of at least the threshold. */
+/**
+ * The `limit` best of the candidates (ids, or the candidates query itself: thousands of ids are
+ * cheaper joined in Postgres than carried to the server and back) that `scope` may see, scored for `input`, of at least the threshold. */
 async function rank(
   db: Db,
   project: Project,
   scope: SimilarityScope,
   input: SimilarityInput,
-  ids: number[],
+  ids: number[] | ReturnType<typeof candidates>,
   limit: number,
 ): Promise<RankedFeature[]> {
-  if (ids.length === 0) return [];
+  if (Array.isArray(ids) && ids.length === 0) return [];
   let scored = db
     .selectFrom("features")
     .innerJoin("feature_similarity", "feature_similarity.feature_id", "features.id")
     .innerJoinLateral(componentsOf(input).as("c"), (join) => join.onTrue())
     // On both sides, so that each is read through its primary key rather than scanned whole.
-    .where("features.id", "=", sql<number>`any(${ids}::int[])`)
-    .where("feature_similarity.feature_id", "=", sql<number>`any(${ids}::int[])`)
+    .where((eb) =>
+      Array.isArray(ids)
+        ? eb.and([
+            eb("features.id", "=", sql<number>`any(${ids}::int[])`),
+            eb("feature_similarity.feature_id", "=", sql<number>`any(${ids}::int[])`),
+          ])
+        : eb("features.id", "in", ids),
+    )
     .where("features.project_id", "=", project.id)
     .where(({ not, exists, selectFrom }) =>
       not(exists(selectFrom("feature_merges").select("feature_merges.id").whereRef("feature_merges.source_id", "=", "features.id"))),
@@ -195,10 +203,11 @@ export async function rankSimilarFeatures(
 ): Promise<RankedFeature[]> {
   const input = await inputOf(db, text);
   if (input.norm === "" && input.words.length === 0) return [];
-  const near = await rank(db, project, scope, input, await candidateIds(db, project.id, input, false), limit);
+  const nearIds = (await candidates(db, project.id, input, false).execute()).map((row) => row.feature_id);
+  const near = await rank(db, project, scope, input, nearIds, limit);
   // Every partial match scores below NEAR_DUPLICATE_MIN: a full page of near-duplicates is final.
   if (near.length === limit && near.every((feature) => feature.similarity >= NEAR_DUPLICATE_MIN)) return near;
-  return rank(db, project, scope, input, await candidateIds(db, project.id, input, true), limit);
+  return rank(db, project, scope, input, candidates(db, project.id, input, true), limit);
 }
 
 /** The public rows (FeatureRow, has_voted for `voterId`) of `ids`, in the order given. */
