@@ -30,6 +30,7 @@ import { generateProject } from "./bench/generate.ts";
 import { freePort, RssSampler, runLoad, startChild } from "./bench/load.ts";
 import { benchNotifications, NOTIFICATION_ROUTES } from "./bench/notifications.ts";
 import { type Row, renderReport, writeReadme } from "./bench/report.ts";
+import { similarCases } from "./bench/similar.ts";
 
 /** The reference row: the ceiling app plus the one Redis round trip of every keyed request. */
 const REDIS_REFERENCE_ROUTE = "reference: bare Hono + rate-limit Redis round trip";
@@ -119,6 +120,7 @@ function readCases(fx: Fixtures): ReadCase[] {
     // Every request a query string never seen before (an ignored parameter): the shared read
     // cache never hits, so this is the database path of the row above it.
     { route: "GET features?sort=top, uncached", paths: uniqueQueries(`${p}/features?sort=top&nocache=`) },
+    ...similarCases(fx),
   ];
 }
 

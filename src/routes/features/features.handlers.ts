@@ -10,6 +10,7 @@ import { requireVoter } from "../../middleware/voter.ts";
 import { toFeatureObject } from "./features.mapper.ts";
 import { type FeatureListFilter, findFeature, listFeatures as listFeatureRows } from "./features.repository.ts";
 import type * as routes from "./features.routes.ts";
+import { findSimilarFeatures } from "./features.similar.ts";
 import { findSuggestionColumn, insertSuggestion } from "./features.suggest.repository.ts";
 import { findListTarget } from "./features.targets.repository.ts";
 
@@ -108,4 +109,11 @@ export const createFeature: AppRouteHandler<typeof routes.createFeature> = async
   const row = await findFeature(db, project, id, { voterId: voter.id, now: at });
   if (!row) throw new ApiError("internal", "the new suggestion could not be read back");
   return c.json(success(toFeatureObject(row, project.settings)), 201);
+};
+
+export const listSimilarFeatures: AppRouteHandler<typeof routes.listSimilarFeatures> = async (c) => {
+  const { q, limit } = c.req.valid("query");
+  const { db, now } = c.get("deps");
+  const data = await findSimilarFeatures(db, c.get("project"), q, { voterId: c.get("voter")?.id ?? null, limit, now: now() });
+  return c.json(success(data), 200);
 };
