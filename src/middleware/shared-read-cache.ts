@@ -94,6 +94,7 @@ export function sharedReadCache(options: SharedReadCacheOptions = {}): Middlewar
       try {
         entry = await cache.remember(key, async () => {
           ranRoute = true;
+          deps.caches.readStats.builds++;
           // Taken before the route reads the clock, so the entry never outlives what it showed.
           const builtAt = deps.now();
           await next();
@@ -111,6 +112,7 @@ export function sharedReadCache(options: SharedReadCacheOptions = {}): Middlewar
       // Nothing to share (an error): c.res is the route's own answer.
       if (!entry) return;
     }
+    if (!ranRoute) deps.caches.readStats.hits++;
     if (voter === null) {
       if (ranRoute) return;
       return c.body(entry.body, 200, { "Content-Type": entry.contentType, ETag: entry.etag });

@@ -232,6 +232,11 @@ export interface AppCaches {
   readonly responses: LocalCache | null;
   /** The lookups revision this app last saw per project (see SeenLookupRevisions). */
   readonly seenLookupRevisions: SeenLookupRevisions;
+  /**
+   * Counts of the shared read cache since start: answers served from an entry (`hits`) and
+   * answers built by running the route to fill one (`builds`). Read by the bench's mixed load.
+   */
+  readonly readStats: { hits: number; builds: number };
   /** Forgets every looked-up value (all namespaces), keeping cached answers. */
   clearLookups(): void;
   /** Forgets everything, answers included. */
@@ -266,6 +271,7 @@ export function createAppCaches(config: Pick<Config, "PROJECT_CACHE_SECONDS" | "
     nextPublication: new CacheNamespace(lookups, "next-publication"),
     responses,
     seenLookupRevisions: new SeenLookupRevisions(),
+    readStats: { hits: 0, builds: 0 },
     clearLookups: () => lookups.clear(),
     clearAll: () => {
       lookups.clear();
