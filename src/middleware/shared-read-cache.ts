@@ -24,6 +24,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { CachedRead } from "../lib/data/app-caches.ts";
 import { nextPublicationAfter } from "../lib/data/next-publication.ts";
+import { changes, parseRevision, type ReadDependencies } from "../lib/data/read-dependencies.ts";
 import { BooleanFieldOverlay, itemsOf } from "../lib/http/boolean-field-overlay.ts";
 import type { AppDeps, AppEnv, VoterContext } from "../lib/http/context.ts";
 import { cachedStringBody } from "../lib/runtime/runtime-adapter.ts";
@@ -77,29 +78,32 @@ export function sharedReadCache(options: SharedReadCacheOptions = {}): Middlewar
     if (voter !== null && options.personalize === undefined) return next();
     const url = c.req.url;
     const queryAt = url.indexOf("?");
-    const key = `${c.get("project").id}\n${revision}\n${c.req.path}${queryAt < 0 ? "" : url.slice(queryAt)}`;
+    const projectId = c.get("project").id;
+    const key = `${projectId}\n${c.req.path}${queryAt < 0 ? "" : url.slice(queryAt)}`;
     const deps = c.get("deps");
     let entry = cache.get<CachedRead>(key);
     if (entry?.expiresAt != null && deps.now().getTime() >= entry.expiresAt) {
       cache.delete(key);
       entry = undefined;
     }
+    if (entry && !(await currentAt(entry, revision, projectId, deps))) entry = undefined;
     let ranRoute = false;
     if (!entry) {
       if (voter !== null && !options.personalizeAlways) return next();
-      // Built as the anonymous reader would get it, whoever asks; concurrent misses of the key
-      // wait for one build (a build that keeps nothing leaves each to run the route itself).
+      // Built as the anonymous reader would get it, whoever asks; concurrent misses at the same
+      // revision wait for one build (a build that keeps nothing leaves each to run the route
+      // itself). A build started at an older revision may miss a write this request must see.
       const reader = c.get("voter");
       c.set("voter", null);
       try {
-        entry = await cache.remember(key, async () => {
+        entry = await cache.loadOnce(`${key}\n${revision}`, key, async () => {
           ranRoute = true;
           deps.caches.readStats.builds++;
           // Taken before the route reads the clock, so the entry never outlives what it showed.
           const builtAt = deps.now();
           await next();
-          const shared = await shareable(c.res);
-          if (shared) shared.expiresAt = await nextPublicationAfter(deps, c.get("project").id, builtAt);
+          const shared = await shareable(c.res, revision, c.get("readDependencies") ?? { kind: "all" });
+          if (shared) shared.expiresAt = await nextPublicationAfter(deps, projectId, builtAt);
           return shared;
         });
         if (!entry && !ranRoute) {
@@ -158,14 +162,39 @@ async function personalized(
 }
 
 /**
- * What a route's answer leaves in the cache: a 200 answer's body, ETag (also set on the answer,
- * so the read-cache middleware does not hash it again) and type; undefined for anything else.
+ * Whether `entry` still shows the project as of content revision `revision`: built at it or
+ * later, or every change since its build leaves it as it is (read-dependencies.ts). An entry
+ * found current is stamped with `revision`, so the next reader checks only newer changes.
  */
-async function shareable(response: Response): Promise<CachedRead | undefined> {
+async function currentAt(entry: CachedRead, revision: string, projectId: number, deps: AppDeps): Promise<boolean> {
+  if (entry.revision === revision) return true;
+  const now = parseRevision(revision);
+  const built = parseRevision(entry.revision);
+  if (!now || !built || now.epoch !== built.epoch) return false;
+  if (built.seq >= now.seq) return true;
+  const since = await deps.caches.contentChanges.between(deps.contentRevisions, projectId, built, now);
+  if (since === null || since.some((change) => changes(change, entry.dependencies))) return false;
+  // Another reader may have stamped it further meanwhile.
+  if ((parseRevision(entry.revision)?.seq ?? 0) < now.seq) entry.revision = revision;
+  return true;
+}
+
+/**
+ * What a route's answer leaves in the cache: a 200 answer's body, ETag (also set on the answer,
+ * so the read-cache middleware does not hash it again) and type, the revision its build started
+ * at and what it shows; undefined for anything else.
+ */
+async function shareable(response: Response, revision: string, dependencies: ReadDependencies): Promise<CachedRead | undefined> {
   if (response.status !== 200) return undefined;
   // Outside @hono/node-server (in-process requests) the body is a stream: read a copy.
   const body = cachedStringBody(response) ?? (await response.clone().text());
-  const entry = { body, etag: etagOf(body), contentType: response.headers.get("Content-Type") ?? "application/json" };
+  const entry = {
+    body,
+    etag: etagOf(body),
+    contentType: response.headers.get("Content-Type") ?? "application/json",
+    revision,
+    dependencies,
+  };
   response.headers.set("ETag", entry.etag);
   return entry;
 }
@@ -184,7 +213,8 @@ export function contentRevisionMiddleware(): MiddlewareHandler<AppEnv> {
     // An owner write may change what instances cache beyond content (keys, settings, voters).
     const lookups = c.get("access") === "owner";
     const deps = c.get("deps");
-    const bumped = await deps.contentRevisions.bump(c.get("project").id, { lookups });
+    const change = c.get("contentChange") ?? { kind: "all" };
+    const bumped = await deps.contentRevisions.bump(c.get("project").id, { lookups, change });
     if (!bumped) deps.caches.responses?.clear();
   };
 }

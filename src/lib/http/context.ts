@@ -6,8 +6,9 @@ import type { Logger } from "pino";
 import type { Db } from "../../../db/connect.ts";
 import type { ProjectSettings, ProjectTheme } from "../../../db/schema.ts";
 import type { Config } from "../../config.ts";
-import type { ContentRevisions, IdempotencyStore, RateLimiter } from "../../store/store.types.ts";
+import type { ContentChange, ContentRevisions, IdempotencyStore, RateLimiter } from "../../store/store.types.ts";
 import type { AppCaches } from "../data/app-caches.ts";
+import type { ReadDependencies } from "../data/read-dependencies.ts";
 import type { Readiness } from "../data/readiness.ts";
 
 /**
@@ -93,6 +94,10 @@ export interface AppEnv {
     contentRevision: string | null;
     /** Set by a write handler that changed nothing any read shows (no new content revision). */
     contentUnchanged: boolean;
+    /** Set by a write handler whose change is narrower than `all` (see read-dependencies.ts). */
+    contentChange: ContentChange;
+    /** Set by a cached read's handler: what its answer shows (default `all`). */
+    readDependencies: ReadDependencies;
     /** Scope of idempotency records: the voter, or the presented token digest on /identity. */
     idempotencyScope: string;
   };
