@@ -255,10 +255,11 @@ export function renderMixed(rows: MixedRow[]): string {
     "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|",
   ];
   const variants = [...new Set(rows.map((row) => row.variant))];
+  const same = (r: MixedRow, row: MixedRow) => r.project === row.project && r.setup === row.setup && r.targetRate === row.targetRate;
   for (const row of rows) {
-    const a = rows.find(
-      (r) => r.variant === variants[0] && r.project === row.project && r.setup === row.setup && r.targetRate === row.targetRate,
-    );
+    // A rate measured twice pairs the n-th B row with the n-th A row.
+    const occurrence = rows.filter((r) => r.variant === row.variant && same(r, row)).indexOf(row);
+    const a = rows.filter((r) => r.variant === variants[0] && same(r, row))[occurrence];
     const ratio = row.variant !== variants[0] && a && a.readsPerSec > 0 ? `${fmt(row.readsPerSec / a.readsPerSec, 2)}x` : "";
     const errors = row.readErrors + row.writeErrors > 0 ? ` (${row.readErrors} read, ${row.writeErrors} write errors)` : "";
     lines.push(
@@ -272,19 +273,23 @@ export function renderMixed(rows: MixedRow[]): string {
 
 /**
  * Runs the section: for each project, each rate on every variant back to back (so A and B are
- * seconds apart on this shared machine), then the two-instance row per variant. Returns the
+ * seconds apart on this shared machine; the order alternates), then the two-instance row per
+ * variant. A rate listed twice is measured twice. Returns the
  * rows (rendered by renderMixed).
  */
 export async function runMixedSection(options: MixedOptions): Promise<MixedRow[]> {
   const rows: MixedRow[] = [];
+  let turn = 0;
+  // A B, then B A, ...: neither variant always runs first (this VM's speed drifts within a run).
+  const inTurn = () => (turn++ % 2 === 0 ? options.variants : [...options.variants].reverse());
   for (const target of options.targets) {
     for (const rate of options.rates) {
-      for (const variant of options.variants) {
+      for (const variant of inTurn()) {
         options.log(`${target.project}: mixed load, ${variant.name}, ${rate} writes/s ...`);
         rows.push(await measureRow(options, variant.name, [variant.primary], target, rate));
       }
     }
-    for (const variant of options.variants) {
+    for (const variant of inTurn()) {
       options.log(`${target.project}: mixed load, ${variant.name}, two instances, ${options.twoInstanceRate} writes/s ...`);
       const second = await variant.startSecond();
       try {

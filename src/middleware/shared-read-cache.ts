@@ -97,13 +97,18 @@ export function sharedReadCache(options: SharedReadCacheOptions = {}): Middlewar
       c.set("voter", null);
       try {
         entry = await cache.loadOnce(`${key}\n${revision}`, key, async () => {
+          const fromCluster = await clusterAnswer(key, revision, projectId, deps);
+          if (fromCluster) return fromCluster;
           ranRoute = true;
           deps.caches.readStats.builds++;
           // Taken before the route reads the clock, so the entry never outlives what it showed.
           const builtAt = deps.now();
           await next();
           const shared = await shareable(c.res, revision, c.get("readDependencies") ?? { kind: "all" });
-          if (shared) shared.expiresAt = await nextPublicationAfter(deps, projectId, builtAt);
+          if (shared) {
+            shared.expiresAt = await nextPublicationAfter(deps, projectId, builtAt);
+            await shareWithCluster(key, shared, deps);
+          }
           return shared;
         });
         if (!entry && !ranRoute) {
@@ -177,6 +182,56 @@ async function currentAt(entry: CachedRead, revision: string, projectId: number,
   // Another reader may have stamped it further meanwhile.
   if ((parseRevision(entry.revision)?.seq ?? 0) < now.seq) entry.revision = revision;
   return true;
+}
+
+/** How long a claim on a build lasts, and how long another instance waits for its answer (ms). */
+const BUILD_LEASE_MS = 250;
+const BUILD_WAIT_MS = 150;
+
+/** The JSON an answer is shared as (no overlay: each instance prepares its own). */
+function sharedForm(entry: CachedRead): string {
+  const { overlay: _overlay, ...rest } = entry;
+  return JSON.stringify(rest);
+}
+
+/**
+ * On a local miss, the answer another instance built and shared (deps.sharedAnswers), when it
+ * shows revision `revision` (currentAt) and is not past its expiry; else undefined, and the
+ * caller builds it. One instance claims each build per revision: the others wait for its answer
+ * up to BUILD_WAIT_MS (then build themselves), so a change costs one build in the cluster.
+ * Without shared answers, or when the store does not answer, undefined at once.
+ */
+async function clusterAnswer(key: string, revision: string, projectId: number, deps: AppDeps): Promise<CachedRead | undefined> {
+  const answers = deps.sharedAnswers;
+  if (!answers) return undefined;
+  const deadline = Date.now() + BUILD_WAIT_MS;
+  try {
+    for (;;) {
+      const { value, claimed } = await answers.getOrClaim(key, `${key}\n${revision}`, BUILD_LEASE_MS);
+      if (value !== null) {
+        const entry = JSON.parse(value) as CachedRead;
+        const live = entry.expiresAt == null || deps.now().getTime() < entry.expiresAt;
+        if (live && (await currentAt(entry, revision, projectId, deps))) {
+          deps.caches.readStats.shared++;
+          return entry;
+        }
+      }
+      if (claimed || Date.now() >= deadline) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  } catch {
+    // The shared store did not answer: build here.
+    return undefined;
+  }
+}
+
+/** Stores a built answer for the other instances (best effort: a failure only costs them a build). */
+async function shareWithCluster(key: string, entry: CachedRead, deps: AppDeps): Promise<void> {
+  try {
+    await deps.sharedAnswers?.put(key, sharedForm(entry), deps.config.READ_CACHE_SECONDS);
+  } catch {
+    // Each instance then builds its own.
+  }
 }
 
 /**

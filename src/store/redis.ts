@@ -17,6 +17,7 @@ import {
   parseRevision,
   type RateLimiter,
   type RateLimitResult,
+  type SharedAnswers,
 } from "./store.types.ts";
 
 /** Opens a client that never queues commands while disconnected and gives up quickly. */
@@ -95,6 +96,13 @@ redis.call('EXPIRE', KEYS[2], ARGV[3])
 if ARGV[5] ~= '' then redis.call('SET', KEYS[3], ARGV[5], 'EX', ARGV[3]) end
 return revision`;
 
+// The answer KEYS[1], and a claim KEYS[2] on its build (ARGV[1] ms) if nobody holds one.
+const ANSWER_OR_CLAIM_SCRIPT = `
+local value = redis.call('GET', KEYS[1])
+local claimed = redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[1])
+if claimed then return {value, 1} end
+return {value, 0}`;
+
 /** Revisions outlive any cached response by far; an expired one is simply replaced. */
 const REVISION_TTL_SECONDS = 86_400;
 
@@ -118,6 +126,7 @@ type ScriptedRedis = {
     kept: number,
     lookups: string,
   ): Promise<string>;
+  fbAnswerOrClaim(key: string, lease: string, leaseMs: number): Promise<[string | null, number]>;
 };
 
 /** The Redis keys of a project's revisions. */
@@ -241,5 +250,21 @@ export class RedisRateLimiter implements RateLimiter, ContentRevisions {
 
   async close(): Promise<void> {
     await this.fallback.close();
+  }
+}
+
+/** Read answers shared by the instances on Redis (SharedAnswers), keys under `ans:` and `lease:`. */
+export class RedisSharedAnswers implements SharedAnswers {
+  constructor(private readonly redis: Redis) {
+    redis.defineCommand("fbAnswerOrClaim", { numberOfKeys: 2, lua: ANSWER_OR_CLAIM_SCRIPT });
+  }
+
+  async getOrClaim(key: string, lease: string, leaseMs: number): Promise<{ value: string | null; claimed: boolean }> {
+    const [value, claimed] = await (this.redis as unknown as ScriptedRedis).fbAnswerOrClaim(`ans:${key}`, `lease:${lease}`, leaseMs);
+    return { value: value ?? null, claimed: Number(claimed) === 1 };
+  }
+
+  async put(key: string, value: string, ttlSeconds: number): Promise<void> {
+    await this.redis.set(`ans:${key}`, value, "EX", Math.max(1, Math.ceil(ttlSeconds)));
   }
 }

@@ -93,6 +93,22 @@ export interface ContentRevisions {
   changesBetween?(projectId: number, from: string, to: string): Promise<ContentChange[] | null>;
 }
 
+/**
+ * Whole read answers shared by the instances (issue 22), so that a page is built once per
+ * change in the cluster rather than once per instance: the shared read cache looks here on a
+ * local miss and stores what it built. Values are opaque text (the cache's own JSON).
+ */
+export interface SharedAnswers {
+  /**
+   * The answer stored under `key` (null when none), and in the same round trip a claim on its
+   * build at one revision (`lease`, held `leaseMs` ms): true when this caller got the claim.
+   * Throws when the store does not answer.
+   */
+  getOrClaim(key: string, lease: string, leaseMs: number): Promise<{ value: string | null; claimed: boolean }>;
+  /** Stores `value` under `key` for `ttlSeconds`. Throws when the store does not answer. */
+  put(key: string, value: string, ttlSeconds: number): Promise<void>;
+}
+
 /** A response as recorded for replay: status, selected headers, exact body text. */
 export interface StoredResponse {
   status: number;

@@ -257,10 +257,11 @@ export interface AppCaches {
   /** The lookups revision this app last saw per project (see SeenLookupRevisions). */
   readonly seenLookupRevisions: SeenLookupRevisions;
   /**
-   * Counts of the shared read cache since start: answers served from an entry (`hits`) and
-   * answers built by running the route to fill one (`builds`). Read by the bench's mixed load.
+   * Counts of the shared read cache since start: answers served from an entry (`hits`),
+   * answers built by running the route to fill one (`builds`), and entries filled with an
+   * answer another instance built (`shared`). Read by the bench's mixed load.
    */
-  readonly readStats: { hits: number; builds: number };
+  readonly readStats: { hits: number; builds: number; shared: number };
   /** The projects' change records read so far (see ContentChangeLog). */
   readonly contentChanges: ContentChangeLog;
   /** Forgets every looked-up value (all namespaces), keeping cached answers. */
@@ -298,7 +299,7 @@ export function createAppCaches(config: Pick<Config, "PROJECT_CACHE_SECONDS" | "
     nextPublication: new CacheNamespace(lookups, "next-publication"),
     responses,
     seenLookupRevisions: new SeenLookupRevisions(),
-    readStats: { hits: 0, builds: 0 },
+    readStats: { hits: 0, builds: 0, shared: 0 },
     contentChanges: new ContentChangeLog(),
     clearLookups: () => lookups.clear(),
     clearAll: () => {
