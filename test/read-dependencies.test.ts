@@ -113,4 +113,28 @@ describe("narrow invalidation of cached reads", () => {
     await castVote(p, f1, 0, "DELETE");
     expect((await read(f1)).data.vote_count).toBe(0);
   });
+
+  // Answers shared through Redis (deps.sharedAnswers): only the Postgres + Redis set-up has them.
+  it.skipIf(!process.env.REDIS_URL)("two instances build an answer once per change between them, and both show the vote", async () => {
+    const p = await boardWithThreeFeatures();
+    const { f1 } = p.ids.ids.features;
+    expect(ctx.deps.sharedAnswers).toBeDefined();
+    const [a, b] = [0, 1].map(() => {
+      const caches = createAppCaches(ctx.deps.config);
+      return { caches, app: createApp({ ...ctx.deps, caches } satisfies AppDeps) };
+    });
+    const detail = `/api/v3/projects/${p.slug}/features/${f1}`;
+    const read = async (instance: typeof a) =>
+      (await json<FeatureAnswer>(instance!.app.request(detail, { headers: { "X-API-Key": p.secretKey } }))).data.vote_count;
+    const builds = () => a!.caches.readStats.builds + b!.caches.readStats.builds;
+    expect(await read(a)).toBe(0);
+    expect(await read(b)).toBe(0);
+    expect(builds()).toBe(1);
+    expect(b!.caches.readStats.shared).toBe(1);
+    const vote = await a!.app.request(`${detail}/vote`, { method: "POST", headers: { "X-API-Key": p.secretKey, ...voters[0] } });
+    expect(vote.status).toBe(200);
+    expect(await read(b)).toBe(1);
+    expect(await read(a)).toBe(1);
+    expect(builds()).toBe(2);
+  });
 });
