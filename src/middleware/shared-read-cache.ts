@@ -82,6 +82,9 @@ export function sharedReadCache(options: SharedReadCacheOptions = {}): Middlewar
     const key = `${projectId}\n${c.req.path}${queryAt < 0 ? "" : url.slice(queryAt)}`;
     const deps = c.get("deps");
     let entry = cache.get<CachedRead>(key);
+    // Only answers this instance kept before are looked up in and shared with the cluster, so
+    // never-repeated queries (a flood of unique ones) put nothing in Redis.
+    const seenBefore = entry !== undefined;
     if (entry?.expiresAt != null && deps.now().getTime() >= entry.expiresAt) {
       cache.delete(key);
       entry = undefined;
@@ -97,7 +100,7 @@ export function sharedReadCache(options: SharedReadCacheOptions = {}): Middlewar
       c.set("voter", null);
       try {
         entry = await cache.loadOnce(`${key}\n${revision}`, key, async () => {
-          const fromCluster = await clusterAnswer(key, revision, projectId, deps);
+          const fromCluster = seenBefore ? await clusterAnswer(key, revision, projectId, deps) : undefined;
           if (fromCluster) return fromCluster;
           ranRoute = true;
           deps.caches.readStats.builds++;
@@ -107,7 +110,7 @@ export function sharedReadCache(options: SharedReadCacheOptions = {}): Middlewar
           const shared = await shareable(c.res, revision, c.get("readDependencies") ?? { kind: "all" });
           if (shared) {
             shared.expiresAt = await nextPublicationAfter(deps, projectId, builtAt);
-            await shareWithCluster(key, shared, deps);
+            if (seenBefore) await shareWithCluster(key, shared, deps);
           }
           return shared;
         });
