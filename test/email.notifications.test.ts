@@ -722,4 +722,39 @@ describe("the server's email loop", () => {
       await server.stop();
     }
   });
+
+  it("end to end: an owner's status change reaches a subscriber's mailbox through the event, the consumer and the email worker", async () => {
+    const b = await board({ digest_minutes: 0 });
+    await ctx.db
+      .insertInto("subscriptions")
+      .values({ feature_id: b.features.export!, voter_id: b.voters.bob!.id, project_id: b.projectId, reason: "vote" })
+      .execute();
+    ctx.clock.release();
+    const config = Object.freeze({
+      ...ctx.deps.config,
+      PORT: 0,
+      HOST: "127.0.0.1",
+      EMAIL_POLL_INTERVAL_MS: 100,
+      SHUTDOWN_GRACE_SECONDS: 1,
+    });
+    const server = createServer({ ...ctx.deps, config, close: async () => {} });
+    await server.start();
+    try {
+      const started = Date.now();
+      const patched = await ctx.send("PATCH", `/api/v3/projects/${b.slug}/admin/features/${b.features.export}`, b.secretKey, {
+        status: "in_progress",
+      });
+      expect(patched.status).toBe(200);
+      await sink.waitFor(() => sink.to(b.voters.bob!.email!).length === 1, 30_000);
+      expect(Date.now() - started).toBeLessThan(30_000);
+      const [mail] = sink.to(b.voters.bob!.email!) as [ParsedMail];
+      expect(mail.subject).toBe("[Lumen] CSV export");
+      expect(mail.text).toContain("CSV export: status changed from planned to in_progress");
+      const [email] = (await emailLog(b)).data;
+      expect(email?.notification_ids).toHaveLength(1);
+      expect(email?.notification_ids[0]).toMatch(/^ntf_\d+$/);
+    } finally {
+      await server.stop();
+    }
+  });
 });

@@ -106,6 +106,17 @@ describe("GET /openapi.json", () => {
       "post /projects/{slug}/messages/{id}/dismiss",
       "get /projects/{slug}/voters",
       "get /projects/{slug}/revenue/features",
+      // engagement-api-v3.md, "Feeds".
+      "get /projects/{slug}/changelog.atom",
+      "get /projects/{slug}/roadmap.atom",
+      // engagement-api-v3.md, "Notifications (in-app inbox)".
+      "get /projects/{slug}/notifications",
+      "get /projects/{slug}/notifications/unread-count",
+      "post /projects/{slug}/notifications/read",
+      // engagement-api-v3.md, "Subscriptions"
+      "get /projects/{slug}/subscriptions",
+      "put /projects/{slug}/features/{id}/subscription",
+      "delete /projects/{slug}/features/{id}/subscription",
     ];
     // The owner routes (owner-api-v3.md, under /projects/{slug}/admin) are listed apart, tagged
     // "owner"; so are the billing webhooks (/billing/{system}/{slug}), tagged "billing".

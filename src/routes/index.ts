@@ -11,11 +11,14 @@ import { createCommentsRouter } from "./comments/index.ts";
 import { createEmailsRouter } from "./emails/index.ts";
 import { createEventsRouter, registerEventWebhooks } from "./events/index.ts";
 import { createFeaturesRouter } from "./features/index.ts";
+import { createFeedsRouter } from "./feeds/index.ts";
 import { createIdentityRouter } from "./identity/index.ts";
 import { createKeysRouter } from "./keys/index.ts";
 import { createMessagesRouter } from "./messages/index.ts";
+import { createNotificationsRouter } from "./notifications/index.ts";
 import { createRevenueRouter } from "./revenue/index.ts";
 import { createSettingsRouter } from "./settings/index.ts";
+import { createSubscriptionsRouter } from "./subscriptions/index.ts";
 import { createTagsRouter } from "./tags/index.ts";
 import { createTiersRouter } from "./tiers/index.ts";
 import { createVotersRouter } from "./voters/index.ts";
@@ -40,6 +43,9 @@ export function registerApiRouters(app: OpenAPIHono<AppEnv>, prefix: string): vo
   app.route(prefix, createWebhooksRouter());
   app.route(prefix, createEventsRouter());
   app.route(prefix, createEmailsRouter());
+  app.route(prefix, createFeedsRouter());
+  app.route(prefix, createNotificationsRouter());
+  app.route(prefix, createSubscriptionsRouter());
   // On the app's own registry: a sub-router's webhooks would be keyed under the prefix.
   registerEventWebhooks(app.openAPIRegistry);
 }

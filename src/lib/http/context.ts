@@ -6,8 +6,9 @@ import type { Logger } from "pino";
 import type { Db } from "../../../db/connect.ts";
 import type { ProjectSettings, ProjectTheme } from "../../../db/schema.ts";
 import type { Config } from "../../config.ts";
-import type { ContentRevisions, IdempotencyStore, RateLimiter } from "../../store/store.types.ts";
+import type { ContentChange, ContentRevisions, IdempotencyStore, RateLimiter, SharedAnswers } from "../../store/store.types.ts";
 import type { AppCaches } from "../data/app-caches.ts";
+import type { ReadDependencies } from "../data/read-dependencies.ts";
 import type { Readiness } from "../data/readiness.ts";
 
 /**
@@ -23,6 +24,8 @@ export interface AppDeps {
   /** Retires cached answers and lookups on every instance (the same adapter as rateLimiter). */
   contentRevisions: ContentRevisions;
   idempotencyStore: IdempotencyStore;
+  /** Read answers shared by the instances (Redis); absent with the in-process stores. */
+  sharedAnswers?: SharedAnswers;
   /** The app's in-process caches (src/lib/data/app-caches.ts). */
   caches: AppCaches;
   /** Current time; injectable so tests can move the clock. */
@@ -71,16 +74,17 @@ export interface VoterContext {
 
 /**
  * Who a keyed route serves: voters' clients (the public contract), the project's owner
- * (owner-api-v3.md, paths under /projects/{slug}/admin: secret key only, no voter identity), or
- * the identity route (a voter's client that resolves its identity itself).
+ * (owner-api-v3.md, paths under /projects/{slug}/admin: secret key only, no voter identity), the
+ * identity route (a voter's client that resolves its identity itself), or feed readers (the Atom
+ * feeds of engagement-api-v3.md, "Feeds": public reads that also take the embed key as `?key=`).
  */
-export type RouteAccess = "public" | "owner" | "identity";
+export type RouteAccess = "public" | "owner" | "identity" | "feed";
 
 export interface AppEnv {
   Variables: {
     deps: AppDeps;
     requestId: string;
-    /** "owner" on /projects/{slug}/admin/*, "identity" on /projects/{slug}/identity (set in app.ts before the keyed chain); unset means public. */
+    /** "owner" on /projects/{slug}/admin/*, "identity" on /projects/{slug}/identity, "feed" on the Atom feeds (set in app.ts before the keyed chain); unset means public. */
     access: RouteAccess;
     project: ProjectContext;
     apiKey: ApiKeyContext;
@@ -93,6 +97,10 @@ export interface AppEnv {
     contentRevision: string | null;
     /** Set by a write handler that changed nothing any read shows (no new content revision). */
     contentUnchanged: boolean;
+    /** Set by a write handler whose change is narrower than `all` (see read-dependencies.ts). */
+    contentChange: ContentChange;
+    /** Set by a cached read's handler: what its answer shows (default `all`). */
+    readDependencies: ReadDependencies;
     /** Scope of idempotency records: the voter, or the presented token digest on /identity. */
     idempotencyScope: string;
   };
