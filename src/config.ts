@@ -169,7 +169,7 @@ const configSchema = z.object({
   ),
   /**
    * The service's public address, used in the links it sends (unsubscribe). Default
-   * http://{HOST}:{PORT} (see publicBaseUrl).
+   * http://{HOST}:{PORT} (src/lib/http/public-base-url.ts).
    */
   PUBLIC_BASE_URL: optionalUrl.pipe(
     z.string().refine(isHttpBase, { message: "must be an absolute http(s) URL without query or fragment" }).optional(),
@@ -205,16 +205,6 @@ const configSchema = z.object({
 });
 
 export type Config = Readonly<z.infer<typeof configSchema>>;
-
-/**
- * The service's public address without a trailing slash (engagement-api-v3.md, "Common rules"):
- * PUBLIC_BASE_URL, else http://{HOST}:{PORT} (an IPv6 host in brackets).
- */
-export function publicBaseUrl(config: Pick<Config, "PUBLIC_BASE_URL" | "HOST" | "PORT">): string {
-  if (config.PUBLIC_BASE_URL) return config.PUBLIC_BASE_URL.replace(/\/+$/, "");
-  const host = config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST;
-  return `http://${host}:${config.PORT}`;
-}
 
 // Node refuses a headers timeout longer than the request timeout (the request includes them).
 const checkedSchema = configSchema.refine((config) => config.HTTP_HEADERS_TIMEOUT_SECONDS <= config.HTTP_REQUEST_TIMEOUT_SECONDS, {

@@ -13,9 +13,10 @@ import { type DatabaseHandle, openDatabase } from "../db/connect.ts";
 import { exportSnapshot } from "../src/admin/snapshot-export.ts";
 import { importSnapshot } from "../src/admin/snapshot-import.ts";
 import { SnapshotValidationError } from "../src/admin/snapshot-validate.ts";
-import { parseConfig, publicBaseUrl } from "../src/config.ts";
+import { parseConfig } from "../src/config.ts";
 import { EmailWorker, startEmailWorker } from "../src/events/email/email-worker.ts";
 import { createServer } from "../src/http-server.ts";
+import { publicBaseUrl } from "../src/lib/http/public-base-url.ts";
 import { type Answer, body, buildSnapshot, createTestContext, type OwnerErrorAnswer, type TestContext } from "./support/harness.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp-sink.ts";
 

@@ -13,7 +13,8 @@
 import nodemailer from "nodemailer";
 import type { Logger } from "pino";
 import type { Db } from "../../../db/connect.ts";
-import { type Config, publicBaseUrl } from "../../config.ts";
+import type { Config } from "../../config.ts";
+import { publicBaseUrl } from "../../lib/http/public-base-url.ts";
 import { gatherDigests } from "./emails.repository.ts";
 import { type MailTransport, sendDueEmails } from "./sender.ts";
 

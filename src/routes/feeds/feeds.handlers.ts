@@ -1,23 +1,11 @@
 /** Handlers of the Atom feed routes: project and rows -> Atom document (engagement-api-v3.md, "Feeds"). */
 import type { AppDeps, ProjectContext } from "../../lib/http/context.ts";
+import { publicBaseUrl } from "../../lib/http/public-base-url.ts";
 import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { type FeedSubject, toChangelogFeed, toRoadmapFeed } from "./feeds.mapper.ts";
 import { findFeedProject, listFeedReleases, listFeedStatusChanges } from "./feeds.repository.ts";
 import type * as routes from "./feeds.routes.ts";
 import { ATOM_CONTENT_TYPE, FEED_ENTRIES } from "./feeds.schemas.ts";
-
-/**
- * The service's public address without a trailing slash (engagement-api-v3.md, "Common rules"):
- * PUBLIC_BASE_URL when the configuration has it, else its default `http://{HOST}:{PORT}`. Never
- * the request's Host header: a feed is cached for every reader (the shared read cache), and a
- * forged Host would otherwise put its links into everyone's copy.
- */
-export function publicBaseUrl(config: AppDeps["config"]): string {
-  const configured = (config as AppDeps["config"] & { PUBLIC_BASE_URL?: string | undefined }).PUBLIC_BASE_URL;
-  if (configured) return configured.replace(/\/+$/, "");
-  const host = config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST;
-  return `http://${host}:${config.PORT}`;
-}
 
 async function subjectOf(deps: AppDeps, project: ProjectContext): Promise<FeedSubject> {
   return {

@@ -1,7 +1,7 @@
 /** The feeds' base address and text rules (engagement-api-v3.md, "Common rules" and "Feeds"). */
 import { describe, expect, it } from "vitest";
 import type { AppDeps } from "../../lib/http/context.ts";
-import { publicBaseUrl } from "./feeds.handlers.ts";
+import { publicBaseUrl } from "../../lib/http/public-base-url.ts";
 import { escapeHtml, xmlText } from "./feeds.mapper.ts";
 
 type Config = AppDeps["config"];

@@ -3,6 +3,8 @@ import { createRouter } from "../../lib/http/router.ts";
 import * as handlers from "./notifications.handlers.ts";
 import * as routes from "./notifications.routes.ts";
 
+export { notificationId } from "./notifications.mapper.ts";
+
 export function createNotificationsRouter() {
   const router = createRouter();
   router.openapi(routes.listNotifications, handlers.listNotifications);
