@@ -5,6 +5,7 @@
  * cacheable reads] -> validated handler. One error handler turns every failure into the envelope.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { except } from "hono/combine";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import { registerOpenApiComponents } from "./contract/route-description.ts";
@@ -24,6 +25,7 @@ import { contentRevisionMiddleware } from "./middleware/shared-read-cache.ts";
 import { secureHeaderValues, staticHeadersMiddleware } from "./middleware/static-headers.ts";
 import { voterMiddleware } from "./middleware/voter.ts";
 import { registerApiRouters } from "./routes/index.ts";
+import { createMcpRequestChain, MCP_PATH } from "./routes/mcp/index.ts";
 import { createServiceRouter } from "./routes/service/index.ts";
 
 export const API_PREFIX = "/api/v3";
@@ -82,17 +84,19 @@ export function createApp(deps: AppDeps) {
     c.set("access", "identity");
     await next();
   });
-  for (const path of [`${API_PREFIX}/board`, `${API_PREFIX}/projects/:slug/*`]) {
-    app.use(
-      path,
-      apiKeyMiddleware(),
-      rateLimitMiddleware(),
-      voterMiddleware(),
-      contentRevisionMiddleware(),
-      ownerChangeMiddleware(),
-      idempotencyMiddleware(),
-    );
-  }
+  const keyedChain = () => [
+    apiKeyMiddleware(),
+    rateLimitMiddleware(),
+    voterMiddleware(),
+    contentRevisionMiddleware(),
+    ownerChangeMiddleware(),
+    idempotencyMiddleware(),
+  ];
+  app.use(`${API_PREFIX}/board`, ...keyedChain());
+  // The MCP endpoint has a chain of its own (src/routes/mcp): its budget depends on the message,
+  // and the tool calls it runs in process take the keyed chain below.
+  app.use(`${API_PREFIX}${MCP_PATH}`, ...createMcpRequestChain());
+  app.use(`${API_PREFIX}/projects/:slug/*`, except(`${API_PREFIX}${MCP_PATH}`, ...keyedChain()));
   // After the key and rate checks, so that a flood of wide bodies spends its sender's budget.
   app.use(jsonShapeMiddleware());
 

@@ -61,12 +61,26 @@ async function authorize(c: Context, found: FoundKey | undefined): Promise<void>
   c.set("project", project);
 }
 
-function presentedKeyHash(c: Context): string {
-  const presented = c.req.header("X-API-Key");
+/** Where a route takes its key: X-API-Key always; `Authorization: Bearer <key>` too where `bearer` is set. */
+export interface KeySources {
+  bearer?: boolean;
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/**
+ * The key the request presents: X-API-Key, else (with `sources.bearer`) the token of an
+ * `Authorization: Bearer` header. Throws 401 missing_key when there is none.
+ */
+export function presentedKey(c: Context, sources: KeySources = {}): string {
+  const presented = c.req.header("X-API-Key") ?? (sources.bearer ? BEARER.exec(c.req.header("Authorization") ?? "")?.[1] : undefined);
   if (presented === undefined || presented.trim() === "") {
-    throw new ApiError("missing_key", "send the project key in the X-API-Key header");
+    throw new ApiError(
+      "missing_key",
+      `send the project key in the X-API-Key header${sources.bearer ? " or as Authorization: Bearer <key>" : ""}`,
+    );
   }
-  return hashSecret(presented);
+  return presented;
 }
 
 /**
@@ -75,13 +89,15 @@ function presentedKeyHash(c: Context): string {
  * (owner-api-v3.md, Rules 7-8: the very next request on every instance sees the change).
  */
 export async function reauthorizeFresh(c: Context): Promise<void> {
-  await authorize(c, await resolveKey(c.get("deps"), presentedKeyHash(c)));
+  await authorize(c, await resolveKey(c.get("deps"), c.get("keyHash")));
 }
 
-export function apiKeyMiddleware(): MiddlewareHandler<AppEnv> {
+/** The key check; `sources` says where the route takes the key (default: X-API-Key alone). */
+export function apiKeyMiddleware(sources: KeySources = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const deps = c.get("deps");
-    const keyHash = presentedKeyHash(c);
+    const keyHash = hashSecret(presentedKey(c, sources));
+    c.set("keyHash", keyHash);
     if (isRefusedDemoKey(deps.config, keyHash)) throw new ApiError("invalid_key", "the API key does not exist or was regenerated");
     try {
       await authorize(c, await resolveKey(deps, keyHash));

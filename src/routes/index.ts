@@ -12,6 +12,7 @@ import { createEventsRouter, registerEventWebhooks } from "./events/index.ts";
 import { createFeaturesRouter } from "./features/index.ts";
 import { createIdentityRouter } from "./identity/index.ts";
 import { createKeysRouter } from "./keys/index.ts";
+import { createMcpRouter } from "./mcp/index.ts";
 import { createMessagesRouter } from "./messages/index.ts";
 import { createRevenueRouter } from "./revenue/index.ts";
 import { createSettingsRouter } from "./settings/index.ts";
@@ -38,6 +39,7 @@ export function registerApiRouters(app: OpenAPIHono<AppEnv>, prefix: string): vo
   app.route(prefix, createBillingRouter());
   app.route(prefix, createWebhooksRouter());
   app.route(prefix, createEventsRouter());
+  app.route(prefix, createMcpRouter({ dispatch: (request, bindings) => app.fetch(request, bindings), prefix }));
   // On the app's own registry: a sub-router's webhooks would be keyed under the prefix.
   registerEventWebhooks(app.openAPIRegistry);
 }

@@ -24,5 +24,7 @@ export function createFeaturesRouter() {
 // view of it in SQL (for events recorded by a vote's own statement).
 export { adminFeatureJsonSql } from "./features.events.ts";
 export { scoreOf } from "./features.mapper.ts";
+// Route definitions the MCP tools wrap (their request schemas are the tools' arguments).
+export { adminGetFeature, adminListFeatures, adminMergeFeature, adminUpdateFeature } from "./features.owner.routes.ts";
 export { AdminFeatureObject } from "./features.owner.schemas.ts";
 export { findVisibleFeature, publiclyListed, visibilityShapeKey, visibleFeatureQuery } from "./features.visibility.ts";
