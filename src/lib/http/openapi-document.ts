@@ -50,6 +50,7 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>) {
         description: "Stripe and Paddle webhooks that sync voters' billing fields; authenticated by the vendor's signature",
       },
       { name: "webhooks", description: "What the service POSTs to the owner's webhooks: one delivery per event type (Standard Webhooks)" },
+      { name: "MCP", description: "Model Context Protocol endpoint: owner tools for AI assistants (secret key only)" },
     ],
   });
 }
