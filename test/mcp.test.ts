@@ -10,6 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type CallToolResult, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { runSession } from "../scripts/mcp-session.ts";
 import type { OpenedDeps } from "../src/deps.ts";
 import { createServer } from "../src/http-server.ts";
 import { MCP_TOOLS } from "../src/routes/mcp/index.ts";
@@ -407,5 +408,20 @@ describe("idempotency_key", () => {
     expectSuccess(await call(otherClient, "publish_release", { release_id: other.ids.ids.releases.draft, idempotency_key: "pub-2" }));
     await otherClient.close();
     await client.close();
+  });
+});
+
+describe("scripts/mcp-session.ts", () => {
+  it("runs initialize, tools/list, search_features and get_feature with the SDK client, and changes nothing", async () => {
+    const project = await ctx.importProject(seed());
+    const lines: string[] = [];
+    const report = await runSession(`${origin}/api/v3/projects/${project.slug}/mcp`, project.secretKey, "dark", (line) => lines.push(line));
+    expect(report.server).toMatchObject({ name: "feedback-board" });
+    expect(report.tools).toContain("get_feature");
+    expect(report.found.items.map((f) => f.heading).sort()).toEqual(["Dark mode", "Dark theme"]);
+    expect(report.feature).toMatchObject({ id: report.found.items[0]?.id, heading: report.found.items[0]?.heading });
+    expect(lines[0]).toMatch(/^initialize: feedback-board 3, protocol 20\d\d-/);
+    expect((await adminGet(project, "/events")).data).toEqual([]);
+    await expect(runSession(`${origin}/api/v3/projects/${project.slug}/mcp`, project.embedKey, "dark")).rejects.toThrow();
   });
 });
