@@ -36,17 +36,17 @@ export async function runSession(url: string, key: string, q: string, log: (line
     log(`initialize: ${server?.name} ${server?.version}, protocol ${transport.protocolVersion}`);
     const { tools } = await client.listTools();
     log(`tools/list: ${tools.map((tool) => tool.name).join(", ")}`);
-    const call = async (name: string, args: Record<string, unknown>) => {
+    const call = async <T>(name: string, args: Record<string, unknown>): Promise<T> => {
       const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
       const text = result.content[0]?.type === "text" ? result.content[0].text : "";
       if (result.isError) throw new Error(`${name} refused: ${text}`);
-      return result.structuredContent as never;
+      return result.structuredContent as T;
     };
-    const found: SessionReport["found"] = await call("search_features", { q, sort: "votes", per_page: 5 });
+    const found = await call<SessionReport["found"]>("search_features", { q, sort: "votes", per_page: 5 });
     log(`search_features q=${JSON.stringify(q)}: ${found.meta.total} found`);
     for (const item of found.items) log(`  #${item.id} ${item.heading} (${item.vote_count ?? "?"} votes)`);
     const first = found.items[0];
-    const feature: SessionReport["feature"] = first === undefined ? null : await call("get_feature", { feature_id: first.id });
+    const feature = first === undefined ? null : await call<NonNullable<SessionReport["feature"]>>("get_feature", { feature_id: first.id });
     if (feature !== null) log(`get_feature ${feature.id}: ${feature.heading}, ${feature.comments.length} comments on the first page`);
     return { server, protocolVersion: transport.protocolVersion, tools: tools.map((tool) => tool.name), found, feature };
   } finally {
