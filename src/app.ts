@@ -24,6 +24,7 @@ import { bodyLimitMiddleware, jsonShapeMiddleware } from "./middleware/request-b
 import { contentRevisionMiddleware } from "./middleware/shared-read-cache.ts";
 import { secureHeaderValues, staticHeadersMiddleware } from "./middleware/static-headers.ts";
 import { voterMiddleware } from "./middleware/voter.ts";
+import { FEED_PATHS } from "./routes/feeds/index.ts";
 import { registerApiRouters } from "./routes/index.ts";
 import { createMcpRequestChain, MCP_PATH } from "./routes/mcp/index.ts";
 import { createServiceRouter } from "./routes/service/index.ts";
@@ -74,8 +75,9 @@ export function createApp(deps: AppDeps) {
   app.use(methodCheckMiddleware(app));
   app.use(bodyLimitMiddleware());
   app.use(`${API_PREFIX}/*`, readCacheMiddleware());
-  // Owner routes and the identity route share the keyed chain; the mark tells its steps whose
-  // rules apply (owner-api-v3.md "Common rules"; the identity route resolves its own voter).
+  // Owner routes, the identity route and the feeds share the keyed chain; the mark tells its steps
+  // whose rules apply (owner-api-v3.md "Common rules"; the identity route resolves its own voter;
+  // the feeds take the embed key as ?key=, engagement-api-v3.md "Feeds").
   app.use(`${API_PREFIX}/projects/:slug/admin/*`, async (c, next) => {
     c.set("access", "owner");
     await next();
@@ -84,6 +86,12 @@ export function createApp(deps: AppDeps) {
     c.set("access", "identity");
     await next();
   });
+  for (const path of FEED_PATHS) {
+    app.use(`${API_PREFIX}${path}`, async (c, next) => {
+      c.set("access", "feed");
+      await next();
+    });
+  }
   const keyedChain = () => [
     apiKeyMiddleware(),
     rateLimitMiddleware(),

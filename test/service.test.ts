@@ -106,6 +106,9 @@ describe("GET /openapi.json", () => {
       "post /projects/{slug}/messages/{id}/dismiss",
       "get /projects/{slug}/voters",
       "get /projects/{slug}/revenue/features",
+      // engagement-api-v3.md, "Feeds".
+      "get /projects/{slug}/changelog.atom",
+      "get /projects/{slug}/roadmap.atom",
     ];
     // The owner routes (owner-api-v3.md, under /projects/{slug}/admin) are listed apart, tagged
     // "owner"; so are the billing webhooks (/billing/{system}/{slug}), tagged "billing".

@@ -9,6 +9,12 @@
  *
  * Owner routes (owner-api-v3.md, "Common rules"): the embed key answers 403 not_allowed, and a
  * private project's owner routes work (its owner must reach them); every other check is the same.
+ *
+ * Feed routes (access "feed", engagement-api-v3.md "Feeds"): feed readers cannot send headers, so
+ * the key may also come as the query parameter `key`. Only the embed key: a secret key there
+ * answers 401 invalid_key (it would end up in readers' lists and logs), whether or not a header
+ * is sent too. With both, the header is the key that authorizes; the query key is only checked
+ * for being a secret key. On every other route `key` is an ordinary, ignored query parameter.
  */
 import type { MiddlewareHandler } from "hono";
 import type { FoundKey } from "../lib/data/resolution.repository.ts";
@@ -61,7 +67,17 @@ async function authorize(c: Context, found: FoundKey | undefined): Promise<void>
   c.set("project", project);
 }
 
-/** Where a route takes its key: X-API-Key always; `Authorization: Bearer <key>` too where `bearer` is set. */
+/** A presented value, or undefined when absent or blank. */
+function given(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value;
+}
+
+/** The `key` query parameter on a feed route; undefined elsewhere (there it is no key). */
+function queryKey(c: Context): string | undefined {
+  return c.get("access") === "feed" ? given(c.req.query("key")) : undefined;
+}
+
+/** Where a route takes its key besides X-API-Key: `Authorization: Bearer <key>` where `bearer` is set. */
 export interface KeySources {
   bearer?: boolean;
 }
@@ -69,18 +85,33 @@ export interface KeySources {
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /**
- * The key the request presents: X-API-Key, else (with `sources.bearer`) the token of an
- * `Authorization: Bearer` header. Throws 401 missing_key when there is none.
+ * The key that authorizes the request: the X-API-Key header, else a feed route's `key` query
+ * parameter, else (with `sources.bearer`) the token of an `Authorization: Bearer` header.
+ * Throws 401 missing_key when there is none.
  */
 export function presentedKey(c: Context, sources: KeySources = {}): string {
-  const presented = c.req.header("X-API-Key") ?? (sources.bearer ? BEARER.exec(c.req.header("Authorization") ?? "")?.[1] : undefined);
-  if (presented === undefined || presented.trim() === "") {
+  const bearer = sources.bearer ? given(BEARER.exec(c.req.header("Authorization") ?? "")?.[1]) : undefined;
+  const presented = given(c.req.header("X-API-Key")) ?? queryKey(c) ?? bearer;
+  if (presented === undefined) {
+    const feed = c.get("access") === "feed";
     throw new ApiError(
       "missing_key",
-      `send the project key in the X-API-Key header${sources.bearer ? " or as Authorization: Bearer <key>" : ""}`,
+      feed
+        ? "send the project key in the X-API-Key header, or the embed key as the key query parameter"
+        : `send the project key in the X-API-Key header${sources.bearer ? " or as Authorization: Bearer <key>" : ""}`,
     );
   }
   return presented;
+}
+
+/** 401 invalid_key when a feed route's `key` query parameter is a secret key (of any project). */
+async function refuseSecretKeyInQuery(c: Context): Promise<void> {
+  const presented = queryKey(c);
+  if (presented === undefined) return;
+  const found = await resolveKey(c.get("deps"), hashSecret(presented));
+  if (found?.key.kind === "secret") {
+    throw new ApiError("invalid_key", "a secret key is never accepted in a URL; send it in the X-API-Key header, or use the embed key");
+  }
 }
 
 /**
@@ -96,6 +127,7 @@ export async function reauthorizeFresh(c: Context): Promise<void> {
 export function apiKeyMiddleware(sources: KeySources = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const deps = c.get("deps");
+    await refuseSecretKeyInQuery(c);
     const keyHash = hashSecret(presentedKey(c, sources));
     c.set("keyHash", keyHash);
     if (isRefusedDemoKey(deps.config, keyHash)) throw new ApiError("invalid_key", "the API key does not exist or was regenerated");

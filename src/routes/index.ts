@@ -10,6 +10,7 @@ import { createChangelogRouter } from "./changelog/index.ts";
 import { createCommentsRouter } from "./comments/index.ts";
 import { createEventsRouter, registerEventWebhooks } from "./events/index.ts";
 import { createFeaturesRouter } from "./features/index.ts";
+import { createFeedsRouter } from "./feeds/index.ts";
 import { createIdentityRouter } from "./identity/index.ts";
 import { createKeysRouter } from "./keys/index.ts";
 import { createMcpRouter } from "./mcp/index.ts";
@@ -39,6 +40,7 @@ export function registerApiRouters(app: OpenAPIHono<AppEnv>, prefix: string): vo
   app.route(prefix, createBillingRouter());
   app.route(prefix, createWebhooksRouter());
   app.route(prefix, createEventsRouter());
+  app.route(prefix, createFeedsRouter());
   app.route(prefix, createMcpRouter({ dispatch: (request, bindings) => app.fetch(request, bindings), prefix }));
   // On the app's own registry: a sub-router's webhooks would be keyed under the prefix.
   registerEventWebhooks(app.openAPIRegistry);

@@ -71,16 +71,17 @@ export interface VoterContext {
 
 /**
  * Who a keyed route serves: voters' clients (the public contract), the project's owner
- * (owner-api-v3.md, paths under /projects/{slug}/admin: secret key only, no voter identity), or
- * the identity route (a voter's client that resolves its identity itself).
+ * (owner-api-v3.md, paths under /projects/{slug}/admin: secret key only, no voter identity), the
+ * identity route (a voter's client that resolves its identity itself), or feed readers (the Atom
+ * feeds of engagement-api-v3.md, "Feeds": public reads that also take the embed key as `?key=`).
  */
-export type RouteAccess = "public" | "owner" | "identity";
+export type RouteAccess = "public" | "owner" | "identity" | "feed";
 
 export interface AppEnv {
   Variables: {
     deps: AppDeps;
     requestId: string;
-    /** "owner" on /projects/{slug}/admin/*, "identity" on /projects/{slug}/identity (set in app.ts before the keyed chain); unset means public. */
+    /** "owner" on /projects/{slug}/admin/*, "identity" on /projects/{slug}/identity, "feed" on the Atom feeds (set in app.ts before the keyed chain); unset means public. */
     access: RouteAccess;
     project: ProjectContext;
     apiKey: ApiKeyContext;

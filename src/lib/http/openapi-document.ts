@@ -37,6 +37,7 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>) {
       { name: "Votes", description: "Voting on features" },
       { name: "Comments", description: "Comments, replies and likes" },
       { name: "Changelog", description: "Published releases" },
+      { name: "Feeds", description: "Atom feeds of the changelog and the roadmap (also with the embed key as ?key=)" },
       { name: "Messages", description: "In-app messages" },
       { name: "Identity", description: "Voter identities" },
       { name: "Revenue", description: "Revenue reporting (secret key only)" },
