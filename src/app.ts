@@ -5,7 +5,7 @@
  * cacheable reads] -> validated handler. One error handler turns every failure into the envelope.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { except } from "hono/combine";
+import type { MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import { registerOpenApiComponents } from "./contract/route-description.ts";
@@ -104,7 +104,13 @@ export function createApp(deps: AppDeps) {
   // The MCP endpoint has a chain of its own (src/routes/mcp): its budget depends on the message,
   // and the tool calls it runs in process take the keyed chain below.
   app.use(`${API_PREFIX}${MCP_PATH}`, ...createMcpRequestChain());
-  app.use(`${API_PREFIX}/projects/:slug/*`, except(`${API_PREFIX}${MCP_PATH}`, ...keyedChain()));
+  // A regular expression test per step: hono's `except` composes the chain anew on every request.
+  const mcpPath = new RegExp(`^${API_PREFIX}${MCP_PATH.replace(":slug", "[^/]+")}$`);
+  const unlessMcp =
+    (step: MiddlewareHandler<AppEnv>): MiddlewareHandler<AppEnv> =>
+    (c, next) =>
+      mcpPath.test(c.req.path) ? next() : step(c, next);
+  app.use(`${API_PREFIX}/projects/:slug/*`, ...keyedChain().map(unlessMcp));
   // After the key and rate checks, so that a flood of wide bodies spends its sender's budget.
   app.use(jsonShapeMiddleware());
 
