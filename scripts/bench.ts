@@ -25,6 +25,7 @@ import { benchKeys, LARGE, type ProjectSpec, SEARCH_TERM, SMALL } from "./bench/
 import { type Fixtures, loadFixtures } from "./bench/fixtures.ts";
 import { generateProject } from "./bench/generate.ts";
 import { freePort, RssSampler, runLoad, startChild } from "./bench/load.ts";
+import { benchNotifications, NOTIFICATION_ROUTES } from "./bench/notifications.ts";
 import { type Row, renderReport, writeReadme } from "./bench/report.ts";
 
 /** The reference row: the ceiling app plus the one Redis round trip of every keyed request. */
@@ -405,6 +406,14 @@ async function main(): Promise<void> {
       });
       rowsOf.get(project)!.push(writeRow(route, project, result));
       await vacuumVotedTables(sql);
+    }
+    const { fx: nfx, headers: nHeaders } = targets[0]!;
+    if (Object.values(NOTIFICATION_ROUTES).some(only)) {
+      const featureIds: [number, number] = [nfx.hotFeatureIds[0]!, nfx.hotFeatureIds[1]!];
+      const run = { sql, base, projectId: nfx.projectId, slug: nfx.slug, featureIds, headers: nHeaders, log };
+      const result = await benchNotifications({ ...run, rounds: quick ? 3 : 6 });
+      rowsOf.get("small")!.push(...result.rows);
+      checks.push(...result.checks);
     }
     // Shown project by project.
     for (const { project } of targets) rows.push(...rowsOf.get(project)!);

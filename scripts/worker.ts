@@ -1,5 +1,6 @@
 /**
- * `npm run worker`: the webhook dispatcher and delivery worker alone, without the HTTP server,
+ * `npm run worker`: the webhook dispatcher and delivery worker alone (with the periodic tasks of
+ * src/background-tasks.ts: scheduled releases, the notification consumer), without the HTTP server,
  * for deployments that run it apart (then set WEBHOOK_WORKER=off on the servers). Same
  * configuration as the server (DATABASE_URL, WEBHOOK_*); stops on SIGTERM/SIGINT after the
  * attempts under way finish (at most SHUTDOWN_GRACE_SECONDS, then their claims are given back).

@@ -83,7 +83,10 @@ const configSchema = z.object({
     .enum(["true", "false"])
     .default("false")
     .transform((value) => value === "true"),
-  /** Whether this server process runs the webhook dispatcher and delivery worker (`npm run worker` runs it alone). */
+  /**
+   * Whether this server process runs the webhook dispatcher, delivery worker and periodic tasks
+   * (scheduled releases, the notification consumer); `npm run worker` runs them alone.
+   */
   WEBHOOK_WORKER: z.enum(["on", "off"]).default("on"),
   /** Webhook requests one process makes at a time. */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),

@@ -23,6 +23,7 @@ import {
   type SnapshotParts,
   type TestContext,
 } from "./support/harness.ts";
+import { drainNotifications, importNotifyProject, notificationsOf, recipients, subscribe } from "./support/notifications.fixture.ts";
 
 let ctx: TestContext;
 let server: ReturnType<typeof createServer>;
@@ -314,6 +315,34 @@ describe("tool calls", () => {
       await ctx.get(`/api/v3/projects/${project.slug}/revenue/features?sort=votes&per_page=2`, project.secretKey),
     );
     expect(result).toEqual({ items: route.data, meta: route.meta });
+    await client.close();
+  });
+});
+
+describe("notifications", () => {
+  it("tool calls notify the subscribers as the wrapped routes do (status change, team comment, merge)", async () => {
+    const project = await importNotifyProject(ctx);
+    const { ada, bob, dan } = project.voters;
+    const { f1, f2, dup } = project.features as Record<string, number>;
+    await subscribe(ctx.db, project, f1 as number, [ada, bob]);
+    await subscribe(ctx.db, project, dup as number, [dan]);
+    const { client } = await connect(project);
+    expectSuccess(await call(client, "update_feature", { feature_id: f1, status: "in_progress" }));
+    expectSuccess(
+      await call(client, "reply_as_team", { feature_id: f1, content: "Started this week", author_voter_id: project.ids.ids.voters.olga }),
+    );
+    expectSuccess(await call(client, "merge_features", { feature_id: dup, into_id: f2 }));
+    await drainNotifications(ctx.db, project.id);
+    const rows = await notificationsOf(ctx.db, project.id);
+    expect(recipients(project, rows, "status_changed")).toEqual(["ada", "bob"]);
+    expect(
+      rows
+        .filter((row) => row.type !== "status_changed")
+        .map((row) => row.type)
+        .sort(),
+    ).toEqual(["merged", "team_commented", "team_commented"]);
+    expect(recipients(project, rows, "team_commented")).toEqual(["ada", "bob"]);
+    expect(recipients(project, rows, "merged")).toEqual(["dan"]);
     await client.close();
   });
 });

@@ -32,3 +32,7 @@ export const EVENT_TYPES = [
   "voter.billing_changed",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/** NotificationObject.type (engagement-api-v3.md, "Notifications"; clients must tolerate added members). */
+export const NOTIFICATION_TYPES = ["status_changed", "responded", "shipped", "merged", "replied", "team_commented"] as const;
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];

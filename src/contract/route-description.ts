@@ -125,13 +125,14 @@ const KEY_AND_VOTER = [
  * How a route is reached (contract, "Authentication" and "Endpoints", common rules):
  * - open: no key, no identity, no key-tied rate limit (health, openapi.json, docs); `cached`
  *   when it answers with an ETag and Cache-Control like a read;
- * - read: project key; `voter: "optional"` when an identity, if sent, changes the answer;
+ * - read: project key; `voter: "optional"` when an identity, if sent, changes the answer,
+ *   "required" when the answer is the voter's own (401 identity_required without one);
  * - write: project key; `voter: "required"` (default), "optional" (the identity route) or "none"
  *   (owner routes: the secret key acts for the project).
  */
 export type RouteAccess =
   | { kind: "open"; cached: boolean }
-  | { kind: "read"; voter?: "none" | "optional" }
+  | { kind: "read"; voter?: "none" | "optional" | "required" }
   | { kind: "write"; voter?: "required" | "optional" | "none" };
 
 /**

@@ -40,6 +40,7 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>) {
       { name: "Feeds", description: "Atom feeds of the changelog and the roadmap (also with the embed key as ?key=)" },
       { name: "Messages", description: "In-app messages" },
       { name: "Identity", description: "Voter identities" },
+      { name: "Notifications", description: "The voter's in-app notification inbox" },
       { name: "Revenue", description: "Revenue reporting (secret key only)" },
       {
         name: "owner",
