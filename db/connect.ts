@@ -120,16 +120,18 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   }
   const dir = options.PGLITE_DIR ?? "./data";
   // Loaded only when used: a server on Postgres does not carry the embedded engine (~30 MB).
-  const [{ PGlite }, { pg_trgm }, { PGliteDialect }] = await Promise.all([
+  const [{ PGlite }, { pg_trgm }, { fuzzystrmatch }, { btree_gin }, { PGliteDialect }] = await Promise.all([
     import("@electric-sql/pglite"),
     import("@electric-sql/pglite/contrib/pg_trgm"),
+    import("@electric-sql/pglite/contrib/fuzzystrmatch"),
+    import("@electric-sql/pglite/contrib/btree_gin"),
     import("kysely-pglite-dialect"),
   ]);
   const created = !pgliteDatabaseExists(dir);
   const pglite = await PGlite.create({
     ...(dir === "memory://" ? {} : { dataDir: dir }),
     ...(created && options.initialDataDir ? { loadDataDir: options.initialDataDir } : {}),
-    extensions: { pg_trgm },
+    extensions: { pg_trgm, fuzzystrmatch, btree_gin },
   });
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
   const listen = async (channel: string, onNotify: () => void) => {

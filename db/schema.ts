@@ -230,6 +230,21 @@ export interface FeatureSearchTable {
   search_text: ColumnType<string, never, never>;
 }
 
+/**
+ * What similar-feature search reads per feature (migration 2026-11-25T02-20-00), kept by a
+ * trigger on features: the normalized heading, its English lexemes and their sorted key, the
+ * description's lexemes, and the one-deletion typo keys.
+ */
+export interface FeatureSimilarityTable {
+  feature_id: number;
+  project_id: number;
+  heading_norm: ColumnType<string, never, never>;
+  word_key: ColumnType<string, never, never>;
+  heading_words: ColumnType<string[], never, never>;
+  description_words: ColumnType<string[], never, never>;
+  typo_keys: ColumnType<number[], never, never>;
+}
+
 export interface FeatureTierVotesTable {
   feature_id: number;
   tier_id: number;
@@ -484,6 +499,7 @@ export interface Database {
   votes: VotesTable;
   feature_tier_votes: FeatureTierVotesTable;
   feature_search: FeatureSearchTable;
+  feature_similarity: FeatureSimilarityTable;
   project_voter_counts: ProjectVoterCountsTable;
   comments: CommentsTable;
   comment_likes: CommentLikesTable;

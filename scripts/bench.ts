@@ -7,10 +7,14 @@
  *
  * Flags: --quick (small project only, 3 s per route, docs/benchmarks.md untouched unless --readme),
  * --reuse (keep fb_bench if the projects are there), --only=<text> (routes whose name contains
- * it), --seconds=N, --connections=N, --no-readme.
+ * it; "mixed" runs the mixed-load section, scripts/bench/mixed.ts), --seconds=N, --connections=N,
+ * --no-readme, --mixed-rates=0,5,20,50,200 (writes/s of the mixed-load rows).
  * Env: BENCH_PG (server URL, default postgres://postgres@127.0.0.1:5432), BENCH_DB (fb_bench),
  * BENCH_REDIS (redis://127.0.0.1:6379), BENCH_SERVER_NODE_ARGS (node flags for the server on top
- * of those `npm start` uses, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it).
+ * of those `npm start` uses, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it),
+ * BENCH_BASELINE_DIR (a checkout of an earlier commit to A/B against in the same run: the vote
+ * cycle, scripts/bench/baseline-ab.ts, with BENCH_AB_ROUNDS alternating rounds per side, default
+ * 4; and the mixed load, scripts/bench/mixed.ts).
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -20,13 +24,16 @@ import type { RequestSpec } from "autocannon";
 import postgres, { type Sql } from "postgres";
 import { migrateToLatest, openDatabase } from "../db/connect.ts";
 import { hashSecret } from "../src/lib/rules/secrets.ts";
+import { describeAb, runBaselineAb } from "./bench/baseline-ab.ts";
 import { checkCounters } from "./bench/counters.ts";
 import { benchKeys, LARGE, type ProjectSpec, SEARCH_TERM, SMALL } from "./bench/dataset.ts";
 import { type Fixtures, loadFixtures } from "./bench/fixtures.ts";
 import { generateProject } from "./bench/generate.ts";
 import { freePort, RssSampler, runLoad, startChild } from "./bench/load.ts";
+import { mixedLoadSection } from "./bench/mixed.ts";
 import { benchNotifications, NOTIFICATION_ROUTES } from "./bench/notifications.ts";
 import { type Row, renderReport, writeReadme } from "./bench/report.ts";
+import { similarCases } from "./bench/similar.ts";
 
 /** The reference row: the ceiling app plus the one Redis round trip of every keyed request. */
 const REDIS_REFERENCE_ROUTE = "reference: bare Hono + rate-limit Redis round trip";
@@ -40,6 +47,7 @@ const { values: flags } = parseArgs({
     only: { type: "string" },
     seconds: { type: "string" },
     connections: { type: "string" },
+    "mixed-rates": { type: "string" },
   },
 });
 const quick = flags.quick === true;
@@ -116,6 +124,7 @@ function readCases(fx: Fixtures): ReadCase[] {
     // Every request a query string never seen before (an ignored parameter): the shared read
     // cache never hits, so this is the database path of the row above it.
     { route: "GET features?sort=top, uncached", paths: uniqueQueries(`${p}/features?sort=top&nocache=`) },
+    ...similarCases(fx),
   ];
 }
 
@@ -244,30 +253,31 @@ async function main(): Promise<void> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const limit = "1000000000";
-  const server = await startChild(
-    "src/server.ts",
-    {
-      NODE_ENV: "production",
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: redisUrl,
-      REDIS_KEY_PREFIX: `fbbench:${randomBytes(4).toString("hex")}:`,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DEMO: "off",
-      LOG_LEVEL: "warn",
-      RATE_LIMIT_READS_PER_MINUTE: limit,
-      RATE_LIMIT_WRITES_PER_MINUTE: limit,
-      RATE_LIMIT_EMBED_READS_PER_MINUTE: limit,
-      RATE_LIMIT_EMBED_WRITES_PER_MINUTE: limit,
-    },
-    `${base}/api/v3/health`,
-    [...serverNodeArgs(), ...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean)],
-  );
+  const redisKeyPrefix = `fbbench:${randomBytes(4).toString("hex")}:`;
+  const apiEnv = (apiPort: number, prefix = redisKeyPrefix) => ({
+    NODE_ENV: "production",
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: prefix,
+    PORT: String(apiPort),
+    HOST: "127.0.0.1",
+    DEMO: "off",
+    LOG_LEVEL: "warn",
+    RATE_LIMIT_READS_PER_MINUTE: limit,
+    RATE_LIMIT_WRITES_PER_MINUTE: limit,
+    RATE_LIMIT_EMBED_READS_PER_MINUTE: limit,
+    RATE_LIMIT_EMBED_WRITES_PER_MINUTE: limit,
+    BENCH_READ_STATS: `/tmp/fbbench-read-stats-${process.pid}-${apiPort}.json`,
+  });
+  const nodeArgs = [...serverNodeArgs(), ...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean)];
+  const server = await startChild("src/server.ts", apiEnv(port), `${base}/api/v3/health`, nodeArgs);
+  const serverEnv = apiEnv(port);
   const rss = new RssSampler(server.pid);
   const rows: Row[] = [];
   const checks: string[] = [];
   let ceilingReqPerSec = 0;
   let ceilingNote = "";
+  let mixedReport = "";
   const cpu = {
     server: server.pid,
     database: async () =>
@@ -391,6 +401,29 @@ async function main(): Promise<void> {
             : `; trending_score off a recomputation on ${check.trendingOff} features (float log-sum-exp; e.g. ${check.trendingExamples[0]})`),
       );
     }
+    const baselineDir = process.env.BENCH_BASELINE_DIR;
+    if (baselineDir && only("POST+DELETE vote (cycle)")) {
+      // Each run starts from no vote of the pool and no subscription: the current side pays for
+      // creating every subscription (the insert path, not the cheaper conflict of a re-vote).
+      const { fx, headers } = targets[0]!;
+      const reset = async (at: string) => {
+        await withdrawLeftovers(sql, at, fx, headers);
+        await sql`DELETE FROM subscriptions WHERE project_id = ${fx.projectId}`;
+        await vacuumVotedTables(sql);
+      };
+      const common = { baselineDir, env: serverEnv, nodeArgs, headers, connections, warmupSeconds, seconds, reset };
+      const ab = await runBaselineAb(
+        {
+          ...common,
+          route: "POST+DELETE vote (cycle)",
+          requests: () => voteCycle(fx),
+          rounds: Number(process.env.BENCH_AB_ROUNDS ?? 4),
+          databasePids: cpu.database,
+        },
+        log,
+      );
+      checks.push(describeAb("POST+DELETE vote (cycle)", ab));
+    }
     for (const { fx, project, headers } of targets) {
       const route = "PATCH admin/features/{id} status (owner)";
       if (!only(route)) continue;
@@ -415,6 +448,35 @@ async function main(): Promise<void> {
       rowsOf.get("small")!.push(...result.rows);
       checks.push(...result.checks);
     }
+    if (flags.only === undefined || flags.only.includes("mixed")) {
+      const startApi = async (cwd: string | undefined, prefix: string) => {
+        const apiPort = await freePort();
+        const env = apiEnv(apiPort, prefix);
+        const child = await startChild("src/server.ts", env, `http://127.0.0.1:${apiPort}/api/v3/health`, nodeArgs, cwd);
+        return {
+          label: cwd ?? "this tree",
+          base: `http://127.0.0.1:${apiPort}`,
+          pid: child.pid,
+          statsFile: env.BENCH_READ_STATS,
+          stop: child.stop,
+        };
+      };
+      mixedReport = await mixedLoadSection({
+        targets,
+        primary: { label: "this tree", base, pid: server.pid, statsFile: apiEnv(port).BENCH_READ_STATS },
+        startApi,
+        redisPrefix: redisKeyPrefix,
+        baselineDir: process.env.BENCH_BASELINE_DIR,
+        databasePids: cpu.database,
+        connections,
+        seconds,
+        warmupSeconds,
+        rates: (flags["mixed-rates"] ?? "0,5,20,50,200").split(",").map(Number),
+        twoInstanceRate: 20,
+        log,
+        afterProject: () => vacuumVotedTables(sql),
+      });
+    }
     // Shown project by project.
     for (const { project } of targets) rows.push(...rowsOf.get(project)!);
     await measureCeiling();
@@ -430,7 +492,7 @@ async function main(): Promise<void> {
   }
 
   const cpuModel = /model name\s*:\s*(.+)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1]?.trim() ?? "unknown CPU";
-  const report = renderReport(rows, {
+  const table = renderReport(rows, {
     date: started.toISOString().replace(/\.\d+Z$/, "Z"),
     nproc: availableParallelism(),
     cpu: cpuModel,
@@ -443,6 +505,7 @@ async function main(): Promise<void> {
     generation,
     checks,
   });
+  const report = [table, mixedReport].filter(Boolean).join("\n\n");
   process.stdout.write(`\n${report}\n`);
   const writeIt = !flags["no-readme"] && (!quick || flags.readme) && flags.only === undefined;
   if (writeIt) {

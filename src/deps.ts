@@ -12,7 +12,7 @@ import { type Probe, Readiness } from "./lib/data/readiness.ts";
 import type { AppDeps } from "./lib/http/context.ts";
 import { RedisIdempotencyStore } from "./store/idempotency.redis.ts";
 import { MemoryIdempotencyStore, MemoryRateLimiter } from "./store/memory.ts";
-import { connectRedis, RedisRateLimiter } from "./store/redis.ts";
+import { connectRedis, RedisRateLimiter, RedisSharedAnswers } from "./store/redis.ts";
 
 /** A pino logger that never writes credentials, even if a caller logs a request's headers. */
 export function createLogger(level: Config["LOG_LEVEL"]): Logger {
@@ -101,6 +101,7 @@ export async function openDeps(
     rateLimiter: stores.rateLimiter,
     contentRevisions: stores.rateLimiter,
     idempotencyStore: stores.idempotencyStore,
+    ...(stores.sharedAnswers ? { sharedAnswers: stores.sharedAnswers } : {}),
     caches,
     now,
     readiness: new Readiness({ database: () => sql`select 1`.execute(database.db), redis: stores.ping }),
@@ -119,6 +120,8 @@ const READINESS_CONNECT_WAIT_MS = 2000;
 interface Stores {
   rateLimiter: RedisRateLimiter | MemoryRateLimiter;
   idempotencyStore: RedisIdempotencyStore | MemoryIdempotencyStore;
+  /** Read answers shared by the instances; none in process (one instance). */
+  sharedAnswers?: RedisSharedAnswers;
   /** PING of the connection every keyed request uses (rate limit and revisions); none in process. */
   ping: Probe | undefined;
   close(): Promise<void>;
@@ -140,6 +143,7 @@ function openRedisStores(config: Config, logger: Logger, url: string, now: () =>
   return {
     rateLimiter,
     idempotencyStore,
+    sharedAnswers: new RedisSharedAnswers(redis),
     // The offline queue is off, so a command sent while the first connection is still being
     // made fails at once: readiness waits for that connection instead (within its 2 s bound).
     ping: async () => {

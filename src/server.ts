@@ -4,6 +4,7 @@
  * gracefully on SIGTERM/SIGINT (in-flight requests finish, new connections are refused, exit 0
  * within the grace period).
  */
+import { writeFileSync } from "node:fs";
 import { ZodError } from "zod";
 import { pgliteDatabaseExists } from "../db/connect.ts";
 import { type DemoProject, demoProject, ensureDemoProject, replaceWellKnownDemoKeys } from "./admin/demo-bootstrap.ts";
@@ -133,4 +134,11 @@ async function shutdown(signal: string): Promise<void> {
 }
 
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
+// The bench's mixed load (scripts/bench/mixed.ts) reads the shared read cache's counts: on
+// SIGUSR2 they are written to the file BENCH_READ_STATS names. Unset in any deployment.
+const statsFile = process.env.BENCH_READ_STATS;
+if (statsFile) {
+  let asked = 0;
+  process.on("SIGUSR2", () => writeFileSync(statsFile, JSON.stringify({ asked: ++asked, ...deps.caches.readStats })));
+}
 process.on("SIGINT", () => void shutdown("SIGINT"));

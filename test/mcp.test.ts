@@ -139,6 +139,7 @@ describe("initialize and tools/list", () => {
       expect.arrayContaining([
         "search_features",
         "get_feature",
+        "find_similar_features",
         "list_events",
         "revenue_by_feature",
         "update_feature",
@@ -319,6 +320,45 @@ describe("tool calls", () => {
   });
 });
 
+describe("find_similar_features", () => {
+  it("by feature_id answers the owner's merge candidates route; by q the same rule applied to the text", async () => {
+    const base = seed();
+    const features = [...(base.features as Json[]), { ref: "dark2", board: "roadmap", column: "c-open", heading: "Dark modes please" }];
+    const project = await ctx.importProject({ ...base, features });
+    const { ids } = project.ids;
+    const { client } = await connect(project);
+    const byFeature = await call(client, "find_similar_features", { feature_id: ids.features.dark, limit: 3 });
+    const route = await adminGet(project, `/features/${ids.features.dark}/similar?limit=3`);
+    expect(expectSuccess(byFeature)).toEqual({ items: route.data, meta: null });
+    expect(textOf(byFeature)).toEqual(route.data);
+    expect(route.data.map((f: Json) => f.id)).toContain(ids.features.dark2);
+    expect(route.data.map((f: Json) => f.id)).not.toContain(ids.features.dark);
+
+    const byText = expectSuccess(await call(client, "find_similar_features", { q: "  dark MODE! " }));
+    expect(byText.meta).toBeNull();
+    expect(byText.items[0]).toMatchObject({ id: ids.features.dark, heading: "Dark mode", similarity: 1, is_public: true });
+    expect(byText.items.map((f: Json) => f.id)).toContain(ids.features.dark2);
+    for (const item of byText.items) expect(item.similarity).toBeGreaterThanOrEqual(0.3);
+    // The owner's rule: features the public does not see are candidates too.
+    const hidden = expectSuccess(await call(client, "find_similar_features", { q: "Awaiting review" }));
+    expect(hidden.items[0]).toMatchObject({ id: ids.features.hidden, is_public: false });
+    await client.close();
+  });
+
+  it("both or neither of q and feature_id is validation_failed naming q; an unknown feature is not_found", async () => {
+    const project = await ctx.importProject(seed());
+    const { ids } = project.ids;
+    const { client } = await connect(project);
+    expectRefusal(await call(client, "find_similar_features", {}), "validation_failed", "q");
+    expectRefusal(await call(client, "find_similar_features", { limit: 3 }), "validation_failed", "q");
+    expectRefusal(await call(client, "find_similar_features", { q: "dark", feature_id: ids.features.dark }), "validation_failed", "q");
+    expectRefusal(await call(client, "find_similar_features", { q: "   " }), "validation_failed", "q");
+    expectRefusal(await call(client, "find_similar_features", { q: "dark", limit: 21 }), "validation_failed", "limit");
+    expectRefusal(await call(client, "find_similar_features", { feature_id: 2147483000 }), "not_found");
+    await client.close();
+  });
+});
+
 describe("notifications", () => {
   it("tool calls notify the subscribers as the wrapped routes do (status change, team comment, merge)", async () => {
     const project = await importNotifyProject(ctx);
@@ -328,6 +368,8 @@ describe("notifications", () => {
     await subscribe(ctx.db, project, dup as number, [dan]);
     const { client } = await connect(project);
     expectSuccess(await call(client, "update_feature", { feature_id: f1, status: "in_progress" }));
+    // Consumed before the reply: commenting subscribes its author (who would then be told too).
+    await drainNotifications(ctx.db, project.id);
     expectSuccess(
       await call(client, "reply_as_team", { feature_id: f1, content: "Started this week", author_voter_id: project.ids.ids.voters.olga }),
     );

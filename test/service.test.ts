@@ -109,6 +109,14 @@ describe("GET /openapi.json", () => {
       // engagement-api-v3.md, "Feeds".
       "get /projects/{slug}/changelog.atom",
       "get /projects/{slug}/roadmap.atom",
+      // engagement-api-v3.md, "Notifications (in-app inbox)".
+      "get /projects/{slug}/notifications",
+      "get /projects/{slug}/notifications/unread-count",
+      "post /projects/{slug}/notifications/read",
+      // engagement-api-v3.md, "Subscriptions"
+      "get /projects/{slug}/subscriptions",
+      "put /projects/{slug}/features/{id}/subscription",
+      "delete /projects/{slug}/features/{id}/subscription",
     ];
     // The owner routes (owner-api-v3.md, under /projects/{slug}/admin) are listed apart, tagged
     // "owner"; so are the billing webhooks (/billing/{system}/{slug}), tagged "billing".

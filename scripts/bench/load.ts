@@ -26,11 +26,18 @@ export interface Child {
 
 /**
  * Starts `node --import tsx <script>` (node itself is the child, so its pid is the one whose
- * RSS counts) and waits until `readyUrl` answers 200. Rejects if it exits or takes over 60 s.
+ * RSS counts) in `cwd` (default this one) and waits until `readyUrl` answers 200. Rejects if it exits or takes over 60 s.
  */
-export async function startChild(script: string, env: Record<string, string>, readyUrl: string, nodeArgs: string[] = []): Promise<Child> {
+export async function startChild(
+  script: string,
+  env: Record<string, string>,
+  readyUrl: string,
+  nodeArgs: string[] = [],
+  cwd?: string,
+): Promise<Child> {
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, "--import", "tsx", script], {
     env: { ...process.env, ...env },
+    ...(cwd ? { cwd } : {}),
     stdio: ["ignore", "ignore", "inherit"],
   });
   let exited: number | null = null;

@@ -48,7 +48,9 @@ async function prepare(): Promise<void> {
     // dumpDataDir is PGlite's own format (what loadDataDir reads): reopen the directory to get it.
     const { PGlite } = await import("@electric-sql/pglite");
     const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm");
-    const pglite = await PGlite.create({ dataDir: dir, extensions: { pg_trgm } });
+    const { fuzzystrmatch } = await import("@electric-sql/pglite/contrib/fuzzystrmatch");
+    const { btree_gin } = await import("@electric-sql/pglite/contrib/btree_gin");
+    const pglite = await PGlite.create({ dataDir: dir, extensions: { pg_trgm, fuzzystrmatch, btree_gin } });
     const tarball = await pglite.dumpDataDir("gzip");
     await pglite.close();
     writeFileSync(DEMO_DATABASE_FILE, Buffer.from(await tarball.arrayBuffer()));

@@ -77,7 +77,7 @@ export async function insertByRef<Item extends { ref: string }, Row extends obje
 export async function insertUnnest<Row extends Record<string, unknown>>(
   trx: Trx,
   table: keyof Database,
-  types: { [K in keyof Row]: "int" | "text" | "timestamptz" },
+  types: { [K in keyof Row]: "int" | "text" | "bool" | "timestamptz" },
   rows: Row[],
   progress: ProgressSink = () => {},
 ) {

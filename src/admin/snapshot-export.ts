@@ -5,7 +5,8 @@
  * exports of the same data are identical. An export is a restore point (spec, "Restores"): it
  * carries every row's database id (`id`, voters' `voter_id`), keys and anonymous tokens as their
  * stored SHA-256 digests, the SSO secret as stored, the webhooks with their secrets and each
- * merged feature's merge record (spec, "Webhooks, merges and engagement"), so `import --replace`
+ * merged feature's merge record and the subscriptions with their opt-outs (spec, "Webhooks,
+ * merges and engagement"), so `import --replace`
  * of it gives the project back with the same ids, keys, tokens and integrations, and its merges
  * can still be undone. `portableSnapshot` strips those that belong to the original for a copy
  * imported next to it.
@@ -87,6 +88,13 @@ async function readProject(db: Transaction<Database>, slug: string): Promise<Sna
     .execute();
 
   const webhooks = await db.selectFrom("webhooks").selectAll().where("project_id", "=", pid).orderBy("id").execute();
+  const subscriptions = await db
+    .selectFrom("subscriptions")
+    .select(["voter_id", "feature_id", "reason", "opted_out", "created_at"])
+    .where("project_id", "=", pid)
+    .orderBy("feature_id")
+    .orderBy("voter_id")
+    .execute();
   const merges = await db
     .selectFrom("feature_merges")
     .select(["id", "source_id", "target_id", "previous_status", "previous_column_id", "previous_linked_feature_id"])
@@ -307,6 +315,14 @@ async function readProject(db: Transaction<Database>, slug: string): Promise<Sna
         created_at: stamp(w.created_at),
       };
     }),
+    // Opt-outs included: a restore must not let later votes and comments subscribe them again.
+    subscriptions: subscriptions.map((s) => ({
+      voter: voterRef(s.voter_id),
+      feature: featureRef(s.feature_id),
+      reason: s.reason,
+      opted_out: s.opted_out,
+      created_at: stamp(s.created_at),
+    })),
   };
 }
 

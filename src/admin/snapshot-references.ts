@@ -174,6 +174,7 @@ export function checkReferences(doc: SnapshotDocument, options: ReferenceOptions
   checkMessages(doc, fault);
   checkLinks("dismissals", doc.dismissals, "message", messages);
   checkWebhooks(doc, options.allowPrivateWebhookUrls === true, fault);
+  checkLinks("subscriptions", doc.subscriptions, "feature", features);
 
   return issues;
 }

@@ -10,7 +10,7 @@ import { generateHandle } from "../lib/rules/handles.ts";
 import { renderMarkdown } from "../lib/rules/markdown.ts";
 import { generateVoterId, keyHint } from "../lib/rules/secrets.ts";
 import type { IdMap, SnapshotDocument } from "./snapshot.schema.ts";
-import { chunks, insertByRef, insertUnnest, need, type ProgressSink, type Trx } from "./snapshot-chunks.ts";
+import { chunks, insertByRef, insertInChunks, insertUnnest, need, type ProgressSink, type Trx } from "./snapshot-chunks.ts";
 import { computeCounters } from "./snapshot-counters.ts";
 import { anonTokenDigest, keyDigest, rowsWithIds } from "./snapshot-rules.ts";
 
@@ -360,6 +360,25 @@ export async function writeProject(
   );
 
   await writeWebhooks(trx, doc, projectId, now, progress);
+
+  // Only this list subscribes anyone: the votes, comments and suggestions above made none.
+  await insertInChunks(
+    doc.subscriptions.map((s) => ({
+      feature_id: need(featureIds, s.feature).id,
+      voter_id: need(voterIds, s.voter).id,
+      project_id: projectId,
+      reason: s.reason,
+      opted_out: s.opted_out,
+      created_at: s.created_at ?? now,
+    })),
+    (chunk) =>
+      trx
+        .insertInto("subscriptions")
+        .values(chunk)
+        .execute()
+        .then(() => chunk),
+    (done) => progress("subscriptions", done, doc.subscriptions.length),
+  );
 
   progress("counters", 0, 1);
   await computeCounters(trx, projectId);

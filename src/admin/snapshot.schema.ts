@@ -22,6 +22,7 @@ import {
   MESSAGE_KINDS,
   MESSAGE_PLATFORMS,
   MESSAGE_PRESENTATIONS,
+  SUBSCRIPTION_REASONS,
 } from "../contract/enums.ts";
 
 export const SNAPSHOT_FORMAT = "feedback-board-snapshot/1";
@@ -333,6 +334,18 @@ const messageSchema = z.object({
 
 const dismissalSchema = z.object({ voter: ref, message: ref });
 
+/**
+ * A voter's subscription to a feature, or with `opted_out` their opt-out (spec, "Webhooks, merges
+ * and engagement"; engagement-api-v3.md, "Subscriptions"). `created_at` default: import time.
+ */
+const subscriptionSchema = z.object({
+  voter: ref,
+  feature: ref,
+  reason: z.enum(SUBSCRIPTION_REASONS),
+  opted_out: z.boolean().default(false),
+  created_at: optionalTimestamp,
+});
+
 /** A Standard Webhooks secret as the service makes them: `whsec_` + base64 of at least 24 bytes. */
 export const WEBHOOK_SECRET_PATTERN = /^whsec_(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$/;
 const webhookSecret = z
@@ -383,6 +396,7 @@ export const snapshotSchema = z.object({
   messages: z.array(messageSchema).default([]),
   dismissals: z.array(dismissalSchema).default([]),
   webhooks: z.array(webhookSchema).default([]),
+  subscriptions: z.array(subscriptionSchema).default([]),
 });
 
 /** A snapshot as written in a file: most keys optional. */

@@ -36,3 +36,5 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** NotificationObject.type (engagement-api-v3.md, "Notifications"; clients must tolerate added members). */
 export const NOTIFICATION_TYPES = ["status_changed", "responded", "shipped", "merged", "replied", "team_commented"] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+/** Why a voter follows a feature (engagement-api-v3.md, SubscriptionObject.reason; may grow). */
+export const SUBSCRIPTION_REASONS = ["author", "vote", "comment", "manual", "merge"] as const;

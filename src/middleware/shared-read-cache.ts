@@ -24,6 +24,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { CachedRead } from "../lib/data/app-caches.ts";
 import { nextPublicationAfter } from "../lib/data/next-publication.ts";
+import { changes, parseRevision, type ReadDependencies } from "../lib/data/read-dependencies.ts";
 import { BooleanFieldOverlay, itemsOf } from "../lib/http/boolean-field-overlay.ts";
 import type { AppDeps, AppEnv, VoterContext } from "../lib/http/context.ts";
 import { cachedStringBody } from "../lib/runtime/runtime-adapter.ts";
@@ -77,28 +78,40 @@ export function sharedReadCache(options: SharedReadCacheOptions = {}): Middlewar
     if (voter !== null && options.personalize === undefined) return next();
     const url = c.req.url;
     const queryAt = url.indexOf("?");
-    const key = `${c.get("project").id}\n${revision}\n${c.req.path}${queryAt < 0 ? "" : url.slice(queryAt)}`;
+    const projectId = c.get("project").id;
+    const key = `${projectId}\n${c.req.path}${queryAt < 0 ? "" : url.slice(queryAt)}`;
     const deps = c.get("deps");
     let entry = cache.get<CachedRead>(key);
+    // Only answers this instance kept before are looked up in and shared with the cluster, so
+    // never-repeated queries (a flood of unique ones) put nothing in Redis.
+    const seenBefore = entry !== undefined;
     if (entry?.expiresAt != null && deps.now().getTime() >= entry.expiresAt) {
       cache.delete(key);
       entry = undefined;
     }
+    if (entry && !(await currentAt(entry, revision, projectId, deps))) entry = undefined;
     let ranRoute = false;
     if (!entry) {
       if (voter !== null && !options.personalizeAlways) return next();
-      // Built as the anonymous reader would get it, whoever asks; concurrent misses of the key
-      // wait for one build (a build that keeps nothing leaves each to run the route itself).
+      // Built as the anonymous reader would get it, whoever asks; concurrent misses at the same
+      // revision wait for one build (a build that keeps nothing leaves each to run the route
+      // itself). A build started at an older revision may miss a write this request must see.
       const reader = c.get("voter");
       c.set("voter", null);
       try {
-        entry = await cache.remember(key, async () => {
+        entry = await cache.loadOnce(`${key}\n${revision}`, key, async () => {
+          const fromCluster = seenBefore ? await clusterAnswer(key, revision, projectId, deps) : undefined;
+          if (fromCluster) return fromCluster;
           ranRoute = true;
+          deps.caches.readStats.builds++;
           // Taken before the route reads the clock, so the entry never outlives what it showed.
           const builtAt = deps.now();
           await next();
-          const shared = await shareable(c.res);
-          if (shared) shared.expiresAt = await nextPublicationAfter(deps, c.get("project").id, builtAt);
+          const shared = await shareable(c.res, revision, c.get("readDependencies") ?? { kind: "all" });
+          if (shared) {
+            shared.expiresAt = await nextPublicationAfter(deps, projectId, builtAt);
+            if (seenBefore) await shareWithCluster(key, shared, deps);
+          }
           return shared;
         });
         if (!entry && !ranRoute) {
@@ -111,6 +124,7 @@ export function sharedReadCache(options: SharedReadCacheOptions = {}): Middlewar
       // Nothing to share (an error): c.res is the route's own answer.
       if (!entry) return;
     }
+    if (!ranRoute) deps.caches.readStats.hits++;
     if (voter === null) {
       if (ranRoute) return;
       return c.body(entry.body, 200, { "Content-Type": entry.contentType, ETag: entry.etag });
@@ -156,14 +170,89 @@ async function personalized(
 }
 
 /**
- * What a route's answer leaves in the cache: a 200 answer's body, ETag (also set on the answer,
- * so the read-cache middleware does not hash it again) and type; undefined for anything else.
+ * Whether `entry` still shows the project as of content revision `revision`: built at it or
+ * later, or every change since its build leaves it as it is (read-dependencies.ts). An entry
+ * found current is stamped with `revision`, so the next reader checks only newer changes.
  */
-async function shareable(response: Response): Promise<CachedRead | undefined> {
+async function currentAt(entry: CachedRead, revision: string, projectId: number, deps: AppDeps): Promise<boolean> {
+  if (entry.revision === revision) return true;
+  const now = parseRevision(revision);
+  const built = parseRevision(entry.revision);
+  if (!now || !built || now.epoch !== built.epoch) return false;
+  if (built.seq >= now.seq) return true;
+  const since = await deps.caches.contentChanges.between(deps.contentRevisions, projectId, built, now);
+  if (since === null || since.some((change) => changes(change, entry.dependencies))) return false;
+  // Another reader may have stamped it further meanwhile.
+  if ((parseRevision(entry.revision)?.seq ?? 0) < now.seq) entry.revision = revision;
+  return true;
+}
+
+/** How long a claim on a build lasts, and how long another instance waits for its answer (ms). */
+const BUILD_LEASE_MS = 250;
+const BUILD_WAIT_MS = 150;
+
+/** The JSON an answer is shared as (no overlay: each instance prepares its own). */
+function sharedForm(entry: CachedRead): string {
+  const { overlay: _overlay, ...rest } = entry;
+  return JSON.stringify(rest);
+}
+
+/**
+ * On a local miss, the answer another instance built and shared (deps.sharedAnswers), when it
+ * shows revision `revision` (currentAt) and is not past its expiry; else undefined, and the
+ * caller builds it. One instance claims each build per revision: the others wait for its answer
+ * up to BUILD_WAIT_MS (then build themselves), so a change costs one build in the cluster.
+ * Without shared answers, or when the store does not answer, undefined at once.
+ */
+async function clusterAnswer(key: string, revision: string, projectId: number, deps: AppDeps): Promise<CachedRead | undefined> {
+  const answers = deps.sharedAnswers;
+  if (!answers) return undefined;
+  const deadline = Date.now() + BUILD_WAIT_MS;
+  try {
+    for (;;) {
+      const { value, claimed } = await answers.getOrClaim(key, `${key}\n${revision}`, BUILD_LEASE_MS);
+      if (value !== null) {
+        const entry = JSON.parse(value) as CachedRead;
+        const live = entry.expiresAt == null || deps.now().getTime() < entry.expiresAt;
+        if (live && (await currentAt(entry, revision, projectId, deps))) {
+          deps.caches.readStats.shared++;
+          return entry;
+        }
+      }
+      if (claimed || Date.now() >= deadline) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  } catch {
+    // The shared store did not answer: build here.
+    return undefined;
+  }
+}
+
+/** Stores a built answer for the other instances (best effort: a failure only costs them a build). */
+async function shareWithCluster(key: string, entry: CachedRead, deps: AppDeps): Promise<void> {
+  try {
+    await deps.sharedAnswers?.put(key, sharedForm(entry), deps.config.READ_CACHE_SECONDS);
+  } catch {
+    // Each instance then builds its own.
+  }
+}
+
+/**
+ * What a route's answer leaves in the cache: a 200 answer's body, ETag (also set on the answer,
+ * so the read-cache middleware does not hash it again) and type, the revision its build started
+ * at and what it shows; undefined for anything else.
+ */
+async function shareable(response: Response, revision: string, dependencies: ReadDependencies): Promise<CachedRead | undefined> {
   if (response.status !== 200) return undefined;
   // Outside @hono/node-server (in-process requests) the body is a stream: read a copy.
   const body = cachedStringBody(response) ?? (await response.clone().text());
-  const entry = { body, etag: etagOf(body), contentType: response.headers.get("Content-Type") ?? "application/json" };
+  const entry = {
+    body,
+    etag: etagOf(body),
+    contentType: response.headers.get("Content-Type") ?? "application/json",
+    revision,
+    dependencies,
+  };
   response.headers.set("ETag", entry.etag);
   return entry;
 }
@@ -182,7 +271,8 @@ export function contentRevisionMiddleware(): MiddlewareHandler<AppEnv> {
     // An owner write may change what instances cache beyond content (keys, settings, voters).
     const lookups = c.get("access") === "owner";
     const deps = c.get("deps");
-    const bumped = await deps.contentRevisions.bump(c.get("project").id, { lookups });
+    const change = c.get("contentChange") ?? { kind: "all" };
+    const bumped = await deps.contentRevisions.bump(c.get("project").id, { lookups, change });
     if (!bumped) deps.caches.responses?.clear();
   };
 }

@@ -18,6 +18,7 @@ import { createMessagesRouter } from "./messages/index.ts";
 import { createNotificationsRouter } from "./notifications/index.ts";
 import { createRevenueRouter } from "./revenue/index.ts";
 import { createSettingsRouter } from "./settings/index.ts";
+import { createSubscriptionsRouter } from "./subscriptions/index.ts";
 import { createTagsRouter } from "./tags/index.ts";
 import { createTiersRouter } from "./tiers/index.ts";
 import { createVotersRouter } from "./voters/index.ts";
@@ -43,6 +44,7 @@ export function registerApiRouters(app: OpenAPIHono<AppEnv>, prefix: string): vo
   app.route(prefix, createEventsRouter());
   app.route(prefix, createFeedsRouter());
   app.route(prefix, createNotificationsRouter());
+  app.route(prefix, createSubscriptionsRouter());
   app.route(prefix, createMcpRouter({ dispatch: (request, bindings) => app.fetch(request, bindings), prefix }));
   // On the app's own registry: a sub-router's webhooks would be keyed under the prefix.
   registerEventWebhooks(app.openAPIRegistry);

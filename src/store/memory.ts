@@ -4,15 +4,18 @@
  * idempotency store never is (design.md). Exact within one process only.
  */
 import { randomUUID } from "node:crypto";
-import type {
-  ClaimResult,
-  ContentRevisions,
-  IdempotencyRecord,
-  IdempotencyStore,
-  ProjectRevisions,
-  RateLimiter,
-  RateLimitResult,
-  StoredResponse,
+import {
+  CHANGES_KEPT,
+  type ClaimResult,
+  type ContentChange,
+  type ContentRevisions,
+  type IdempotencyRecord,
+  type IdempotencyStore,
+  type ProjectRevisions,
+  parseRevision,
+  type RateLimiter,
+  type RateLimitResult,
+  type StoredResponse,
 } from "./store.types.ts";
 
 interface Expiring<T> {
@@ -63,6 +66,8 @@ class ExpiringMap<T> {
 export class MemoryRateLimiter implements RateLimiter, ContentRevisions {
   private readonly counters: ExpiringMap<number>;
   private readonly revisions = new Map<number, ProjectRevisions>();
+  /** Project -> seq -> change of its current epoch (the last CHANGES_KEPT). */
+  private readonly changes = new Map<number, Map<number, ContentChange>>();
 
   constructor(private readonly now: () => number = Date.now) {
     this.counters = new ExpiringMap(now);
@@ -90,21 +95,41 @@ export class MemoryRateLimiter implements RateLimiter, ContentRevisions {
   private revisionsOf(projectId: number): ProjectRevisions {
     let revisions = this.revisions.get(projectId);
     if (revisions === undefined) {
-      revisions = { content: randomUUID(), lookups: randomUUID() };
+      revisions = { content: `${randomUUID()}:0`, lookups: randomUUID() };
       this.revisions.set(projectId, revisions);
+      this.changes.set(projectId, new Map());
     }
     return revisions;
   }
 
-  async bump(projectId: number, options: { lookups?: boolean } = {}): Promise<boolean> {
+  async bump(projectId: number, options: { lookups?: boolean; change?: ContentChange } = {}): Promise<boolean> {
     const current = this.revisionsOf(projectId);
-    this.revisions.set(projectId, { content: randomUUID(), lookups: options.lookups ? randomUUID() : current.lookups });
+    const { epoch, seq } = parseRevision(current.content)!;
+    this.revisions.set(projectId, { content: `${epoch}:${seq + 1}`, lookups: options.lookups ? randomUUID() : current.lookups });
+    const changes = this.changes.get(projectId)!;
+    changes.set(seq + 1, options.change ?? { kind: "all" });
+    changes.delete(seq + 1 - CHANGES_KEPT);
     return true;
+  }
+
+  async changesBetween(projectId: number, from: string, to: string): Promise<ContentChange[] | null> {
+    const [a, b] = [parseRevision(from), parseRevision(to)];
+    const current = this.revisions.get(projectId);
+    if (!a || !b || !current || a.epoch !== b.epoch || parseRevision(current.content)?.epoch !== b.epoch) return null;
+    const changes = this.changes.get(projectId)!;
+    const result: ContentChange[] = [];
+    for (let seq = a.seq + 1; seq <= b.seq; seq++) {
+      const change = changes.get(seq);
+      if (change === undefined) return null;
+      result.push(change);
+    }
+    return result;
   }
 
   async close(): Promise<void> {
     this.counters.clear();
     this.revisions.clear();
+    this.changes.clear();
   }
 }
 

@@ -9,7 +9,16 @@ import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { MemoryRateLimiter } from "./memory.ts";
-import type { ContentRevisions, ProjectRevisions, RateLimiter, RateLimitResult } from "./store.types.ts";
+import {
+  CHANGES_KEPT,
+  type ContentChange,
+  type ContentRevisions,
+  type ProjectRevisions,
+  parseRevision,
+  type RateLimiter,
+  type RateLimitResult,
+  type SharedAnswers,
+} from "./store.types.ts";
 
 /** Opens a client that never queues commands while disconnected and gives up quickly. */
 export function connectRedis(url: string, commandTimeoutMs: number, keyPrefix = "fb:"): Redis {
@@ -47,14 +56,14 @@ if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return count`;
 
 // The same, and the content and lookups revisions KEYS[2] and KEYS[3]: a scope without one
-// (never written, expired, or Redis restarted empty) gets a fresh random token (ARGV[2] with a
-// suffix), so a revision is never reused.
+// (never written, expired, or Redis restarted empty) gets a fresh random token (ARGV[2]; the
+// content revision as seq 0 of that epoch), so a revision is never reused.
 const CONSUME_READ_REVISION_SCRIPT = `
 local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 local revision = redis.call('GET', KEYS[2])
 if not revision then
-  revision = ARGV[2] .. 'c'
+  revision = ARGV[2] .. ':0'
   redis.call('SET', KEYS[2], revision, 'EX', ARGV[3])
 end
 local lookups = redis.call('GET', KEYS[3])
@@ -63,6 +72,36 @@ if not lookups then
   redis.call('SET', KEYS[3], lookups, 'EX', ARGV[3])
 end
 return {count, revision, lookups}`;
+
+// A new content revision (KEYS[1], `epoch:seq`) one seq after the current one, or seq 1 of a
+// new epoch ARGV[1] when there is none (the change records of an old epoch are dropped), the
+// change ARGV[2] recorded under it in KEYS[2] (sorted by seq, the last ARGV[4] kept), and with
+// ARGV[5] not empty a new lookups revision KEYS[3]: one atomic step, so a reader that sees a
+// revision can always read its change.
+const BUMP_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+local epoch, seq
+if current then epoch, seq = string.match(current, '^(.+):(%d+)$') end
+if not epoch then
+  epoch = ARGV[1]
+  seq = 0
+  redis.call('DEL', KEYS[2])
+end
+seq = tonumber(seq) + 1
+local revision = epoch .. ':' .. seq
+redis.call('SET', KEYS[1], revision, 'EX', ARGV[3])
+redis.call('ZADD', KEYS[2], seq, revision .. ' ' .. ARGV[2])
+redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -(tonumber(ARGV[4]) + 1))
+redis.call('EXPIRE', KEYS[2], ARGV[3])
+if ARGV[5] ~= '' then redis.call('SET', KEYS[3], ARGV[5], 'EX', ARGV[3]) end
+return revision`;
+
+// The answer KEYS[1], and a claim KEYS[2] on its build (ARGV[1] ms) if nobody holds one.
+const ANSWER_OR_CLAIM_SCRIPT = `
+local value = redis.call('GET', KEYS[1])
+local claimed = redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[1])
+if claimed then return {value, 1} end
+return {value, 0}`;
 
 /** Revisions outlive any cached response by far; an expired one is simply replaced. */
 const REVISION_TTL_SECONDS = 86_400;
@@ -77,11 +116,22 @@ type ScriptedRedis = {
     fresh: string,
     revisionTtl: number,
   ): Promise<[number, string, string]>;
+  fbBump(
+    revisionKey: string,
+    changesKey: string,
+    lookupsKey: string,
+    freshEpoch: string,
+    change: string,
+    ttl: number,
+    kept: number,
+    lookups: string,
+  ): Promise<string>;
+  fbAnswerOrClaim(key: string, lease: string, leaseMs: number): Promise<[string | null, number]>;
 };
 
 /** The Redis keys of a project's revisions. */
-function revisionKeys(projectId: number): { content: string; lookups: string } {
-  return { content: `rev:project:${projectId}`, lookups: `lrev:project:${projectId}` };
+function revisionKeys(projectId: number): { content: string; lookups: string; changes: string } {
+  return { content: `rev:project:${projectId}`, lookups: `lrev:project:${projectId}`, changes: `chg:project:${projectId}` };
 }
 
 /**
@@ -106,6 +156,7 @@ export class RedisRateLimiter implements RateLimiter, ContentRevisions {
     this.failures = new FailureLog(logger, "rate limiter: Redis unavailable, using the per-process fallback");
     redis.defineCommand("fbConsume", { numberOfKeys: 1, lua: CONSUME_SCRIPT });
     redis.defineCommand("fbConsumeReadRevision", { numberOfKeys: 3, lua: CONSUME_READ_REVISION_SCRIPT });
+    redis.defineCommand("fbBump", { numberOfKeys: 3, lua: BUMP_SCRIPT });
   }
 
   private window(windowSeconds: number): { window: number; resetAt: number } {
@@ -157,21 +208,19 @@ export class RedisRateLimiter implements RateLimiter, ContentRevisions {
     }
   }
 
-  async bump(projectId: number, options: { lookups?: boolean } = {}): Promise<boolean> {
+  async bump(projectId: number, options: { lookups?: boolean; change?: ContentChange } = {}): Promise<boolean> {
     const keys = revisionKeys(projectId);
     try {
-      if (options.lookups) {
-        // One round trip; both keys replaced together.
-        const replies = await this.redis
-          .multi()
-          .set(keys.content, randomUUID(), "EX", REVISION_TTL_SECONDS)
-          .set(keys.lookups, randomUUID(), "EX", REVISION_TTL_SECONDS)
-          .exec();
-        const failed = replies?.find(([error]) => error)?.[0];
-        if (!replies || failed) throw failed ?? new Error("transaction discarded");
-      } else {
-        await this.redis.set(keys.content, randomUUID(), "EX", REVISION_TTL_SECONDS);
-      }
+      await (this.redis as unknown as ScriptedRedis).fbBump(
+        keys.content,
+        keys.changes,
+        keys.lookups,
+        randomUUID(),
+        JSON.stringify(options.change ?? { kind: "all" }),
+        REVISION_TTL_SECONDS,
+        CHANGES_KEPT,
+        options.lookups ? randomUUID() : "",
+      );
       return true;
     } catch (error) {
       this.failures.warn(error);
@@ -179,7 +228,43 @@ export class RedisRateLimiter implements RateLimiter, ContentRevisions {
     }
   }
 
+  async changesBetween(projectId: number, from: string, to: string): Promise<ContentChange[] | null> {
+    const [a, b] = [parseRevision(from), parseRevision(to)];
+    if (!a || !b || a.epoch !== b.epoch || a.seq > b.seq) return null;
+    if (a.seq === b.seq) return [];
+    try {
+      const members = await this.redis.zrangebyscore(revisionKeys(projectId).changes, `(${a.seq}`, b.seq);
+      if (members.length !== b.seq - a.seq) return null;
+      const changes: ContentChange[] = [];
+      for (const [i, member] of members.entries()) {
+        const space = member.indexOf(" ");
+        if (member.slice(0, space) !== `${b.epoch}:${a.seq + 1 + i}`) return null;
+        changes.push(JSON.parse(member.slice(space + 1)) as ContentChange);
+      }
+      return changes;
+    } catch (error) {
+      this.failures.warn(error);
+      return null;
+    }
+  }
+
   async close(): Promise<void> {
     await this.fallback.close();
+  }
+}
+
+/** Read answers shared by the instances on Redis (SharedAnswers), keys under `ans:` and `lease:`. */
+export class RedisSharedAnswers implements SharedAnswers {
+  constructor(private readonly redis: Redis) {
+    redis.defineCommand("fbAnswerOrClaim", { numberOfKeys: 2, lua: ANSWER_OR_CLAIM_SCRIPT });
+  }
+
+  async getOrClaim(key: string, lease: string, leaseMs: number): Promise<{ value: string | null; claimed: boolean }> {
+    const [value, claimed] = await (this.redis as unknown as ScriptedRedis).fbAnswerOrClaim(`ans:${key}`, `lease:${lease}`, leaseMs);
+    return { value: value ?? null, claimed: Number(claimed) === 1 };
+  }
+
+  async put(key: string, value: string, ttlSeconds: number): Promise<void> {
+    await this.redis.set(`ans:${key}`, value, "EX", Math.max(1, Math.ceil(ttlSeconds)));
   }
 }

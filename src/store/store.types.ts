@@ -4,6 +4,23 @@
  * counters and the revisions share one adapter (and one round trip per keyed request).
  */
 
+/** A content revision `epoch:seq`: `epoch` names one run of the counter, `seq` counts its writes. */
+export interface RevisionPosition {
+  epoch: string;
+  seq: number;
+}
+
+/** The parts of `epoch:seq`, or null for a revision of another form (only equal to itself). */
+export function parseRevision(revision: string): RevisionPosition | null {
+  const colon = revision.lastIndexOf(":");
+  if (colon <= 0) return null;
+  const seq = Number(revision.slice(colon + 1));
+  return Number.isSafeInteger(seq) && seq >= 0 ? { epoch: revision.slice(0, colon), seq } : null;
+}
+
+/** Change records a store keeps per project (a process that needs older ones rebuilds instead). */
+export const CHANGES_KEPT = 1000;
+
 export interface RateLimitResult {
   /** The budget this request was counted against. */
   limit: number;
@@ -47,16 +64,49 @@ export interface RateLimiter {
 }
 
 /**
+ * What a write changed, recorded with the content revision it gave the project
+ * (src/lib/data/read-dependencies.ts decides which cached answers it retires): `all`, or a vote
+ * cast or withdrawn with the feature's counters after it.
+ */
+export type ContentChange =
+  | { kind: "all" }
+  | { kind: "vote"; featureId: number; cast: boolean; vote_count: number; weighted_score: number };
+
+/**
  * Retires cached answers and lookups on every instance: any write path, public or owner, calls
  * `bump` once after its change committed (design.md, "Per-request services").
  */
 export interface ContentRevisions {
   /**
-   * Gives project `projectId` a new content revision, and with `lookups` a new lookups revision
-   * too (after an owner change to keys, settings, boards or voters). Resolves false when the
-   * shared store did not answer, so the caller can drop what it cached locally.
+   * Gives project `projectId` a new content revision (`epoch:seq`, seq one more than before),
+   * recording `change` (default `all`) with it, and with `lookups` a new lookups revision too
+   * (after an owner change to keys, settings, boards or voters). Resolves false when the shared
+   * store did not answer, so the caller can drop what it cached locally.
    */
-  bump(projectId: number, options?: { lookups?: boolean }): Promise<boolean>;
+  bump(projectId: number, options?: { lookups?: boolean; change?: ContentChange }): Promise<boolean>;
+  /**
+   * The changes recorded after content revision `from` up to and including `to` (both
+   * `epoch:seq` of one epoch), oldest first; null when they are not all kept any more (the last
+   * CHANGES_KEPT per project are), the store did not answer, or the epochs differ. A store
+   * without it keeps no change records: every change then retires every answer.
+   */
+  changesBetween?(projectId: number, from: string, to: string): Promise<ContentChange[] | null>;
+}
+
+/**
+ * Whole read answers shared by the instances (issue 22), so that a page is built once per
+ * change in the cluster rather than once per instance: the shared read cache looks here on a
+ * local miss and stores what it built. Values are opaque text (the cache's own JSON).
+ */
+export interface SharedAnswers {
+  /**
+   * The answer stored under `key` (null when none), and in the same round trip a claim on its
+   * build at one revision (`lease`, held `leaseMs` ms): true when this caller got the claim.
+   * Throws when the store does not answer.
+   */
+  getOrClaim(key: string, lease: string, leaseMs: number): Promise<{ value: string | null; claimed: boolean }>;
+  /** Stores `value` under `key` for `ttlSeconds`. Throws when the store does not answer. */
+  put(key: string, value: string, ttlSeconds: number): Promise<void>;
 }
 
 /** A response as recorded for replay: status, selected headers, exact body text. */

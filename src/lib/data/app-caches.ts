@@ -23,6 +23,7 @@ import { LRUCache } from "lru-cache";
 import type { Config } from "../../config.ts";
 import type { BooleanFieldOverlay } from "../http/boolean-field-overlay.ts";
 import type { VoterContext } from "../http/context.ts";
+import { ContentChangeLog, type ReadDependencies } from "./read-dependencies.ts";
 import type { FoundKey } from "./resolution.repository.ts";
 
 export const CACHE_CHANNEL = "fb_project_cache";
@@ -71,18 +72,34 @@ export class LocalCache {
     if (this.ttlMs <= 0) return load();
     const hit = this.entries.get(key);
     if (hit) return hit.value as T;
-    const pending = this.loading.get(key);
+    return this.loadOnce(key, key, load, keep);
+  }
+
+  /**
+   * Runs `load` once for concurrent callers with the same `flightKey` and stores its result
+   * under `storeKey` when `keep` says so (default: not undefined) and no clear() ran meanwhile.
+   * Two keys, so that callers who may not share a load (answers of different revisions) can
+   * still fill the same entry.
+   */
+  async loadOnce<T>(
+    flightKey: string,
+    storeKey: string,
+    load: () => Promise<T>,
+    keep: (value: T) => boolean = (v) => v !== undefined,
+  ): Promise<T> {
+    if (this.ttlMs <= 0) return load();
+    const pending = this.loading.get(flightKey);
     if (pending) return pending as Promise<T>;
     const generation = this.generation;
     // After a clear() another load of the key may be under way: leave its record alone.
     const done = () => {
-      if (this.loading.get(key) === promise) this.loading.delete(key);
+      if (this.loading.get(flightKey) === promise) this.loading.delete(flightKey);
     };
     const promise: Promise<T> = load().then(
       (value) => {
         done();
         // A load that straddles an invalidation may have read the old state: use it once, keep it not.
-        if (keep(value) && generation === this.generation) this.entries.set(key, { value });
+        if (keep(value) && generation === this.generation) this.entries.set(storeKey, { value });
         return value;
       },
       (error: unknown) => {
@@ -90,7 +107,7 @@ export class LocalCache {
         throw error;
       },
     );
-    this.loading.set(key, promise);
+    this.loading.set(flightKey, promise);
     return promise;
   }
 
@@ -206,6 +223,13 @@ export interface CachedRead {
    * the epoch; null: none is scheduled): the entry is not served from then on (Rule 4).
    */
   expiresAt?: number | null;
+  /**
+   * The content revision the answer is known to be current at: the one its build started at,
+   * moved forward each time the changes since then are found not to touch it.
+   */
+  revision: string;
+  /** What the answer shows (set by the route; `all` when it did not say). */
+  dependencies: ReadDependencies;
 }
 
 /** Every in-process cache of one app (AppDeps.caches). */
@@ -232,6 +256,14 @@ export interface AppCaches {
   readonly responses: LocalCache | null;
   /** The lookups revision this app last saw per project (see SeenLookupRevisions). */
   readonly seenLookupRevisions: SeenLookupRevisions;
+  /**
+   * Counts of the shared read cache since start: answers served from an entry (`hits`),
+   * answers built by running the route to fill one (`builds`), and entries filled with an
+   * answer another instance built (`shared`). Read by the bench's mixed load.
+   */
+  readonly readStats: { hits: number; builds: number; shared: number };
+  /** The projects' change records read so far (see ContentChangeLog). */
+  readonly contentChanges: ContentChangeLog;
   /** Forgets every looked-up value (all namespaces), keeping cached answers. */
   clearLookups(): void;
   /** Forgets everything, answers included. */
@@ -240,7 +272,8 @@ export interface AppCaches {
 
 /**
  * The caches of a new app: namespaces over one store of PROJECT_CACHE_SECONDS, and the answers'
- * store of READ_CACHE_SECONDS bounded by READ_CACHE_MB (UTF-16 in memory: two bytes a character).
+ * store of READ_CACHE_SECONDS bounded by READ_CACHE_MB (UTF-16 in memory: two bytes a character),
+ * and an empty copy of the projects' change records.
  */
 export function createAppCaches(config: Pick<Config, "PROJECT_CACHE_SECONDS" | "READ_CACHE_SECONDS" | "READ_CACHE_MB">): AppCaches {
   const lookups = new LocalCache(config.PROJECT_CACHE_SECONDS * 1000);
@@ -266,6 +299,8 @@ export function createAppCaches(config: Pick<Config, "PROJECT_CACHE_SECONDS" | "
     nextPublication: new CacheNamespace(lookups, "next-publication"),
     responses,
     seenLookupRevisions: new SeenLookupRevisions(),
+    readStats: { hits: 0, builds: 0, shared: 0 },
+    contentChanges: new ContentChangeLog(),
     clearLookups: () => lookups.clear(),
     clearAll: () => {
       lookups.clear();

@@ -6,8 +6,9 @@ import type { Logger } from "pino";
 import type { Db } from "../../../db/connect.ts";
 import type { ProjectSettings, ProjectTheme } from "../../../db/schema.ts";
 import type { Config } from "../../config.ts";
-import type { ContentRevisions, IdempotencyStore, RateLimiter } from "../../store/store.types.ts";
+import type { ContentChange, ContentRevisions, IdempotencyStore, RateLimiter, SharedAnswers } from "../../store/store.types.ts";
 import type { AppCaches } from "../data/app-caches.ts";
+import type { ReadDependencies } from "../data/read-dependencies.ts";
 import type { Readiness } from "../data/readiness.ts";
 
 /**
@@ -23,6 +24,8 @@ export interface AppDeps {
   /** Retires cached answers and lookups on every instance (the same adapter as rateLimiter). */
   contentRevisions: ContentRevisions;
   idempotencyStore: IdempotencyStore;
+  /** Read answers shared by the instances (Redis); absent with the in-process stores. */
+  sharedAnswers?: SharedAnswers;
   /** The app's in-process caches (src/lib/data/app-caches.ts). */
   caches: AppCaches;
   /** Current time; injectable so tests can move the clock. */
@@ -96,6 +99,10 @@ export interface AppEnv {
     contentRevision: string | null;
     /** Set by a write handler that changed nothing any read shows (no new content revision). */
     contentUnchanged: boolean;
+    /** Set by a write handler whose change is narrower than `all` (see read-dependencies.ts). */
+    contentChange: ContentChange;
+    /** Set by a cached read's handler: what its answer shows (default `all`). */
+    readDependencies: ReadDependencies;
     /** Scope of idempotency records: the voter, or the presented token digest on /identity. */
     idempotencyScope: string;
   };

@@ -41,6 +41,7 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>) {
       { name: "Messages", description: "In-app messages" },
       { name: "Identity", description: "Voter identities" },
       { name: "Notifications", description: "The voter's in-app notification inbox" },
+      { name: "Subscriptions", description: "Features a voter follows (engagement-api-v3.md)" },
       { name: "Revenue", description: "Revenue reporting (secret key only)" },
       {
         name: "owner",

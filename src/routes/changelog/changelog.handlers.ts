@@ -41,6 +41,8 @@ export const listReleases: AppRouteHandler<typeof routes.listReleases> = async (
     ),
   );
   const data = rows.map((row) => toReleaseObject(row, features.get(row.id) ?? [], project.settings.show_views));
+  // Releases show nothing a vote changes (read-dependencies.ts).
+  c.set("readDependencies", { kind: "not-votes" });
   return c.json(page(data, pageMeta(query, total)), 200);
 };
 
@@ -51,5 +53,6 @@ export const getRelease: AppRouteHandler<typeof routes.getRelease> = async (c) =
   const row = await findPublishedRelease(db, project.id, id, now());
   if (!row) throw notFound("release");
   const features = await listReleaseFeatures(db, project, [row.id]);
+  c.set("readDependencies", { kind: "not-votes" });
   return c.json(success(toReleaseObject(row, features, project.settings.show_views)), 200);
 };

@@ -48,6 +48,8 @@ export const listComments: AppRouteHandler<typeof routes.listComments> = async (
     repliesByParent.set(reply.parent_id!, list);
   }
   const data = threads.topLevel.map((row) => toCommentObject(row, repliesByParent.get(row.id) ?? []));
+  // Comments show nothing a vote changes (read-dependencies.ts).
+  c.set("readDependencies", { kind: "not-votes" });
   return c.json(page(data, pageMeta(paging, threads.total)), 200);
 };
 

@@ -9,13 +9,17 @@
  * deleted parent, and like_count always equals the number of like rows. Writing a comment
  * records comment.created and deleting one records comment.deleted for it and for each reply
  * removed with it, in the same transaction (owner-api-v3.md, "Events"; the object is the
- * CommentObject as the owner API shows it). Likes record no event.
+ * CommentObject as the owner API shows it). Likes record no event. Writing a comment or reply
+ * also subscribes its author to the feature (engagement-api-v3.md, "Subscriptions" rule 1:
+ * reason `comment`; the owner's comments subscribe the voter named by author_voter_id), unless
+ * they hold a row for it already.
  */
 import type { Transaction } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { Database, ProjectSettings } from "../../../db/schema.ts";
 import { recordEvents } from "../../events/outbox.ts";
 import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
+import { subscribeOnChange } from "../../lib/data/subscriptions.ts";
 import { findVisibleFeature } from "../features/index.ts";
 import { ownerCommentObject } from "./comments.mapper.ts";
 import { type CommentRow, selectCommentRow } from "./comments.repository.ts";
@@ -37,7 +41,8 @@ async function lockFeature(trx: Transaction<Database>, projectId: number, featur
 }
 
 /**
- * Writes a comment (a reply when parentId is set) and adds 1 to the feature's comment_count.
+ * Writes a comment (a reply when parentId is set), adds 1 to the feature's comment_count and
+ * subscribes the author (reason `comment`) unless they hold a subscription row for the feature.
  * `bad_parent` when parentId is not a top-level comment of the same feature; the parent row is
  * key-share locked so a concurrent delete waits for this reply and then removes it too.
  * `no_feature` when the feature was deleted meanwhile. The returned row's is_own / has_liked are
@@ -79,6 +84,13 @@ export async function createComment(
     const row = await selectCommentRow(trx.selectFrom("comments"), input.voterId)
       .where("comments.id", "=", inserted.id)
       .executeTakeFirstOrThrow();
+    await subscribeOnChange(trx, {
+      projectId: input.projectId,
+      featureId: input.featureId,
+      voterId: input.voterId,
+      reason: "comment",
+      now: row.created_at,
+    });
     await recordEvents(trx, input.projectId, [
       { type: "comment.created", object: { ...ownerCommentObject(row) }, subjectVoterId: input.voterId },
     ]);

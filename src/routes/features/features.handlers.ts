@@ -1,6 +1,7 @@
 /** Handlers of the features area: parse -> repository -> toFeatureObject -> envelope. */
 
 import type { ProjectSettings } from "../../../db/schema.ts";
+import type { ReadDependencies } from "../../lib/data/read-dependencies.ts";
 import type { AppDeps } from "../../lib/http/context.ts";
 import { page, success } from "../../lib/http/envelope.ts";
 import { ApiError, notFound, validationError } from "../../lib/http/errors.ts";
@@ -8,8 +9,10 @@ import { pageMeta } from "../../lib/http/pagination.ts";
 import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { requireVoter } from "../../middleware/voter.ts";
 import { toFeatureObject } from "./features.mapper.ts";
-import { type FeatureListFilter, findFeature, listFeatures as listFeatureRows } from "./features.repository.ts";
+import { type FeatureListFilter, type FeatureRow, findFeature, listFeatures as listFeatureRows } from "./features.repository.ts";
 import type * as routes from "./features.routes.ts";
+import type { FeatureSort } from "./features.schemas.ts";
+import { findSimilarFeatures } from "./features.similar.ts";
 import { findSuggestionColumn, insertSuggestion } from "./features.suggest.repository.ts";
 import { findListTarget } from "./features.targets.repository.ts";
 
@@ -45,6 +48,42 @@ async function resolveTarget(
   return { boardId: target.boardId, column: target.column.id };
 }
 
+/**
+ * What a page of the listing shows, for the shared read cache (read-dependencies.ts): its ids,
+ * and how a vote could move an unlisted feature into it under `sort` (ordered() in
+ * features.repository.ts: pinned first, then the sort's key, ties by id descending).
+ */
+function listingDependencies(
+  rows: readonly FeatureRow[],
+  sort: FeatureSort,
+  settings: ProjectSettings,
+  firstPage: boolean,
+  total: number,
+): ReadDependencies {
+  const ids = rows.map((row) => row.id);
+  const full = total > rows.length;
+  const last = rows[rows.length - 1];
+  const scored = (key: "vote_count" | "weighted_score"): ReadDependencies => ({
+    kind: "listing",
+    ids,
+    firstPage,
+    order: { by: "score", key, last: full && last ? { id: last.id, key: Number(last[key]) } : null },
+  });
+  switch (sort) {
+    case "top":
+      return scored(settings.score_is_weighted ? "weighted_score" : "vote_count");
+    case "votes":
+      return scored("vote_count");
+    case "trending":
+      return { kind: "listing", ids, firstPage, order: { by: "trending", full } };
+    case "board":
+    case "new":
+    case "oldest":
+    case "comments":
+      return { kind: "listing", ids, firstPage, order: { by: "fixed" } };
+  }
+}
+
 /** Listing totals from this size up are cached (see listFeatures). */
 const CACHED_TOTAL_MIN = 1000;
 
@@ -70,6 +109,7 @@ export const listFeatures: AppRouteHandler<typeof routes.listFeatures> = async (
     knownTotal,
   });
   if (knownTotal === undefined && total >= CACHED_TOTAL_MIN) totals.set(totalKey, total);
+  c.set("readDependencies", listingDependencies(rows, query.sort, project.settings, pageRequest.page === 1, total));
   const data = rows.map((row) => toFeatureObject(row, project.settings));
   return c.json(page(data, pageMeta(pageRequest, total)), 200);
 };
@@ -79,6 +119,7 @@ export const getFeature: AppRouteHandler<typeof routes.getFeature> = async (c) =
   const { db, now } = c.get("deps");
   const row = await findFeature(db, c.get("project"), id, { voterId: c.get("voter")?.id ?? null, now: now() });
   if (!row) throw notFound("feature");
+  c.set("readDependencies", { kind: "feature", featureId: id });
   return c.json(success(toFeatureObject(row, c.get("project").settings)), 200);
 };
 
@@ -108,4 +149,11 @@ export const createFeature: AppRouteHandler<typeof routes.createFeature> = async
   const row = await findFeature(db, project, id, { voterId: voter.id, now: at });
   if (!row) throw new ApiError("internal", "the new suggestion could not be read back");
   return c.json(success(toFeatureObject(row, project.settings)), 201);
+};
+
+export const listSimilarFeatures: AppRouteHandler<typeof routes.listSimilarFeatures> = async (c) => {
+  const { q, limit } = c.req.valid("query");
+  const { db, now } = c.get("deps");
+  const data = await findSimilarFeatures(db, c.get("project"), q, { voterId: c.get("voter")?.id ?? null, limit, now: now() });
+  return c.json(success(data), 200);
 };

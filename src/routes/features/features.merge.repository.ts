@@ -8,6 +8,7 @@
  */
 import { sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
+import { copySubscriptionsOnMerge } from "../../lib/data/subscriptions.ts";
 import { recountFeatures, recountVoters } from "./features.counters.repository.ts";
 
 export type MergeOutcome =
@@ -34,7 +35,9 @@ async function lockFeatures(db: Db, projectId: number, ids: number[]) {
  * the target, except that a voter with a vote on both keeps one vote on the target, the earlier
  * one (its weight and time); the duplicate becomes archived, with linked_feature = target.
  * Comments stay. Counters of both features, of the voters who lost a duplicate vote, and the
- * project's voter count are recomputed from the rows.
+ * project's voter count are recomputed from the rows. The duplicate's subscribers are subscribed
+ * to the target (engagement-api-v3.md, "Subscriptions" rule 3: reason `merge`; not those who
+ * opted out of the duplicate, nor voters holding a row on the target already).
  */
 export async function mergeFeature(db: Db, projectId: number, sourceId: number, targetId: number, now: Date): Promise<MergeOutcome> {
   if (sourceId === targetId) {
@@ -89,6 +92,7 @@ export async function mergeFeature(db: Db, projectId: number, sourceId: number, 
     .set({ status: "archived", column_id: null, linked_feature_id: targetId, updated_at: now })
     .where("id", "=", sourceId)
     .execute();
+  await copySubscriptionsOnMerge(db, { projectId, sourceId, targetId, now });
   await recountFeatures(db, [sourceId, targetId]);
   const duplicates = await db
     .selectFrom("feature_merge_votes")
@@ -113,6 +117,7 @@ export type UnmergeOutcome = { kind: "unmerged" } | { kind: "source_missing" } |
  * values gets its own back, and the source's status and column from before the merge are
  * restored (a column deleted since: the first column of its board, by Rule 1). linked_feature
  * returns to what it was when the merge set it (and the owner has not changed it since).
+ * Subscriptions stay as they are (engagement-api-v3.md, "Subscriptions" rule 3).
  */
 export async function unmergeFeature(db: Db, projectId: number, sourceId: number, now: Date): Promise<UnmergeOutcome> {
   const seen = await db

@@ -28,6 +28,7 @@ import {
   updateAdminFeature,
 } from "./features.owner.repository.ts";
 import type * as routes from "./features.owner.routes.ts";
+import { findSimilarAdminFeatures } from "./features.similar.ts";
 
 /** The AdminFeatureObject of `id` as the transaction sees it (500 if it vanished: it is locked). */
 async function readBack(trx: Transaction<Database>, project: ProjectContext, id: number, now: Date) {
@@ -156,4 +157,11 @@ export const adminUnmergeFeature: AppRouteHandler<typeof routes.adminUnmergeFeat
     return after;
   });
   return c.json(success(source), 200);
+};
+
+export const adminListSimilarFeatures: AppRouteHandler<typeof routes.adminListSimilarFeatures> = async (c) => {
+  const { id } = c.req.valid("param");
+  const { limit } = c.req.valid("query");
+  const { db, now } = c.get("deps");
+  return c.json(success(await findSimilarAdminFeatures(db, c.get("project"), { featureId: id }, limit, now())), 200);
 };

@@ -8,6 +8,7 @@
 import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { Database, FeaturesTable, ProjectSettings } from "../../../db/schema.ts";
+import { subscribeOnChange } from "../../lib/data/subscriptions.ts";
 import { validationError } from "../../lib/http/errors.ts";
 import { type PageRequest, pageOffset } from "../../lib/http/pagination.ts";
 import { recountVoters } from "./features.counters.repository.ts";
@@ -270,7 +271,9 @@ function plainColumns(fields: AdminFeaturePatchBody): FeatureUpdate {
 
 /**
  * Creates a feature from a POST body (heading required; board default roadmap; is_approved
- * default true; position default after the board's last) and returns its id.
+ * default true; position default after the board's last) and returns its id. A feature with
+ * author_voter_id subscribes that voter (engagement-api-v3.md, "Subscriptions" rule 1: reason
+ * `author`) in the caller's transaction.
  */
 export async function createAdminFeature(
   db: Db,
@@ -308,6 +311,9 @@ export async function createAdminFeature(
     .returning("id")
     .executeTakeFirstOrThrow();
   if (fields.tag_ids) await setTags(db, projectId, row.id, fields.tag_ids);
+  if (author !== null && author !== undefined) {
+    await subscribeOnChange(db, { projectId, featureId: row.id, voterId: author, reason: "author", now });
+  }
   return row.id;
 }
 

@@ -19,6 +19,8 @@ import {
   AdminFeatureObject,
   AdminFeaturePatchBody,
   FeatureMergeBody,
+  SimilarAdminFeatureObject,
+  SimilarAdminFeaturesQuery,
 } from "./features.owner.schemas.ts";
 
 const FeatureParams = z.object({ slug: SlugParam, id: idParam("id", "Feature id") });
@@ -116,5 +118,22 @@ export const adminUnmergeFeature = createRoute(
       "Puts back exactly the votes that moved (a voter who had both keeps the target vote and gets the duplicate's back), restores the duplicate's status and column and clears merged_into (and linked_feature if the merge set it). 409 not_found when the feature is not merged.",
     request: { params: FeatureParams },
     responses: { 200: jsonContent(envelopeOf(AdminFeatureObject), "The restored duplicate"), ...ownerWriteErrors },
+  }),
+);
+
+export const adminListSimilarFeatures = createRoute(
+  ownerRoute({
+    method: "get",
+    path: `${OWNER_PATH}/features/{id}/similar`,
+    operationId: "adminListSimilarFeatures",
+    summary: "Merge candidates of a feature (owner)",
+    description:
+      "The other features of the project, public or not, most similar to this feature's heading (similarity at least 0.3, highest first, then by vote_count); the feature itself and merged duplicates excluded. 404 for a feature of no project or another project.",
+    request: { params: FeatureParams, query: SimilarAdminFeaturesQuery },
+    responses: {
+      200: jsonContent(envelopeOf(z.array(SimilarAdminFeatureObject)), "The merge candidates (meta null)"),
+      ...notModified,
+      ...ownerReadErrors,
+    },
   }),
 );

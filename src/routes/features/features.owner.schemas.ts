@@ -7,7 +7,7 @@ import { FEATURE_STATUSES } from "../../contract/enums.ts";
 import { patchBodyOf } from "../../contract/owner-routes.ts";
 import { booleanParam, integerParam, MAX_ID, PageQuery, repeatedParam } from "../../contract/params.ts";
 import { FeatureRef } from "../../contract/schemas.ts";
-import { FeatureObject } from "./features.schemas.ts";
+import { FeatureObject, similarityField, similarLimitParam } from "./features.schemas.ts";
 
 export const ADMIN_FEATURE_SORTS = ["new", "oldest", "top", "votes", "board"] as const;
 
@@ -167,3 +167,11 @@ export const FeatureMergeBody = z
   .object({ into_id: z.number().int().min(1).max(MAX_ID).openapi({ description: "The feature that keeps the votes", example: 40 }) })
   .strict()
   .openapi("MergeBody");
+
+export const SimilarAdminFeatureObject = AdminFeatureObject.extend({ similarity: similarityField }).openapi("SimilarAdminFeatureObject", {
+  description: "Every AdminFeatureObject field plus similarity",
+});
+export type SimilarAdminFeatureObject = z.infer<typeof SimilarAdminFeatureObject>;
+
+/** Query of GET /admin/features/{id}/similar. */
+export const SimilarAdminFeaturesQuery = z.object({ limit: similarLimitParam });

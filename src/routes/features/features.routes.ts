@@ -7,7 +7,7 @@ import { idParam, integerParam, MAX_ID, PageQuery, repeatedParam, SlugParam } fr
 import { describedRoute } from "../../contract/route-description.ts";
 import { sharedReadCache } from "../../middleware/shared-read-cache.ts";
 import { withVoterVotes } from "./features.personalize.ts";
-import { FEATURE_SORTS, FeatureCreateBody, FeatureObject } from "./features.schemas.ts";
+import { FEATURE_SORTS, FeatureCreateBody, FeatureObject, SimilarFeatureObject, SimilarFeaturesQuery } from "./features.schemas.ts";
 
 export const FeatureListQuery = z.object({
   sort: z
@@ -89,6 +89,33 @@ export const listFeatures = createRoute(
       request: { params: slugParams, query: FeatureListQuery },
       responses: {
         200: jsonContent(listEnvelopeOf(FeatureObject), "One page of features with Meta"),
+        ...notModified,
+        ...readErrors,
+      },
+    },
+  ),
+);
+
+/**
+ * Registered before getFeature (src/routes/features/index.ts) so that `/features/similar` is
+ * not read as a feature id. Readers with an identity bypass the shared read cache: they also
+ * see their own suggestions awaiting review (engagement-api-v3.md, "Common rules").
+ */
+export const listSimilarFeatures = createRoute(
+  describedRoute(
+    { kind: "read", voter: "optional" },
+    {
+      method: "get",
+      path: "/projects/{slug}/features/similar",
+      operationId: "listSimilarFeatures",
+      summary: "Find features similar to a text",
+      description:
+        "The features a voter about to suggest `q` should see first: visible features (and the voter's own suggestions) with a similarity of at least 0.3, highest first, then by vote_count; merged duplicates never. 422 naming q or limit.",
+      tags: ["Features"],
+      middleware: [sharedReadCache()] as const,
+      request: { params: slugParams, query: SimilarFeaturesQuery },
+      responses: {
+        200: jsonContent(envelopeOf(z.array(SimilarFeatureObject)), "The similar features (meta null)"),
         ...notModified,
         ...readErrors,
       },

@@ -5,7 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { CHANGELOG_TYPES, FEATURE_STATUSES } from "../../contract/enums.ts";
-import { extensibleEnum } from "../../contract/params.ts";
+import { extensibleEnum, integerParam } from "../../contract/params.ts";
 import { BoardRef, ColumnRef, FeatureRef, ReleaseRef, Tag } from "../../contract/schemas.ts";
 
 export { FEATURE_STATUSES };
@@ -82,3 +82,36 @@ export const FeatureCreateBody = z
       .openapi({ description: "Plain text body, up to 2000 characters", example: "Easier on the eyes at night" }),
   })
   .openapi("CreateFeatureBody");
+
+/** similarity of a SimilarFeatureObject (engagement-api-v3.md, "Similar features"). */
+export const similarityField = z.number().min(0).max(1).openapi({
+  description:
+    "How similar the feature is to the text, 0 to 1, 3 decimals: 1 = the same heading apart from case, surrounding white space and punctuation; at least 0.85 for the same words in another order or form, or one typo; partial matches at most 0.8",
+  example: 0.912,
+});
+
+export const SimilarFeatureObject = FeatureObject.extend({ similarity: similarityField }).openapi("SimilarFeatureObject", {
+  description: "Every FeatureObject field plus similarity",
+});
+export type SimilarFeatureObject = z.infer<typeof SimilarFeatureObject>;
+
+/** The `limit` query parameter of the similar-feature routes: 1 to 20, default 5. */
+export const similarLimitParam = integerParam(1, 20)
+  .default(5)
+  .openapi({ param: { name: "limit", in: "query" }, type: "integer", description: "How many features at most, 1 to 20", example: 5 });
+
+/** Query of GET /projects/{slug}/features/similar. */
+export const SimilarFeaturesQuery = z.object({
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .max(254)
+    .openapi({
+      param: { name: "q", in: "query", required: true },
+      description:
+        "The text to compare with every feature, e.g. the heading a voter is about to suggest; 1 to 254 characters after trimming",
+      example: "Dark mode",
+    }),
+  limit: similarLimitParam,
+});

@@ -6,6 +6,7 @@ import { sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { ProjectSettings } from "../../../db/schema.ts";
 import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
+import { subscribeOnChange } from "../../lib/data/subscriptions.ts";
 import { recordFeatureCreated } from "./features.events.ts";
 
 /** The roadmap's first open column (lowest position, then id); undefined when it has none. */
@@ -35,7 +36,8 @@ export interface NewSuggestion {
 
 /**
  * Inserts the suggestion (status open, is_approved false, position one past the board's
- * highest) with its feature.created event, and returns its id. The position is computed in the
+ * highest) with its feature.created event and its author's subscription (engagement-api-v3.md,
+ * "Subscriptions" rule 1: reason `author`), and returns its id. The position is computed in the
  * INSERT itself; two suggestions racing may share a position, which sort=board breaks by id.
  * Holds the project's write lock (src/lib/data/project-write-lock.ts).
  */
@@ -63,6 +65,13 @@ export async function insertSuggestion(db: Db, suggestion: NewSuggestion, settin
       })
       .returning("id")
       .executeTakeFirstOrThrow();
+    await subscribeOnChange(trx, {
+      projectId: suggestion.projectId,
+      featureId: row.id,
+      voterId: suggestion.authorVoterId,
+      reason: "author",
+      now: suggestion.now,
+    });
     await recordFeatureCreated(trx, { id: suggestion.projectId, settings }, row.id, suggestion.now);
     return row.id;
   });

@@ -8,6 +8,8 @@ import * as routes from "./features.routes.ts";
 export function createFeaturesRouter() {
   const router = createRouter();
   router.openapi(routes.listFeatures, handlers.listFeatures);
+  // Before getFeature: `/features/similar` is not a feature id.
+  router.openapi(routes.listSimilarFeatures, handlers.listSimilarFeatures);
   router.openapi(routes.getFeature, handlers.getFeature);
   router.openapi(routes.createFeature, handlers.createFeature);
   router.openapi(ownerRoutes.adminListFeatures, ownerHandlers.adminListFeatures);
@@ -17,6 +19,7 @@ export function createFeaturesRouter() {
   router.openapi(ownerRoutes.adminDeleteFeature, ownerHandlers.adminDeleteFeature);
   router.openapi(ownerRoutes.adminMergeFeature, ownerHandlers.adminMergeFeature);
   router.openapi(ownerRoutes.adminUnmergeFeature, ownerHandlers.adminUnmergeFeature);
+  router.openapi(ownerRoutes.adminListSimilarFeatures, ownerHandlers.adminListSimilarFeatures);
   return router;
 }
 
@@ -25,6 +28,16 @@ export function createFeaturesRouter() {
 export { adminFeatureJsonSql } from "./features.events.ts";
 export { scoreOf } from "./features.mapper.ts";
 // Route definitions the MCP tools wrap (their request schemas are the tools' arguments).
-export { adminGetFeature, adminListFeatures, adminMergeFeature, adminUpdateFeature } from "./features.owner.routes.ts";
-export { AdminFeatureObject } from "./features.owner.schemas.ts";
-export { findVisibleFeature, publiclyListed, visibilityShapeKey, visibleFeatureQuery } from "./features.visibility.ts";
+export {
+  adminGetFeature,
+  adminListFeatures,
+  adminListSimilarFeatures,
+  adminMergeFeature,
+  adminUpdateFeature,
+} from "./features.owner.routes.ts";
+export { AdminFeatureObject, SimilarAdminFeatureObject, SimilarAdminFeaturesQuery } from "./features.owner.schemas.ts";
+// The owner's similar-features rule for a feature id or a free text (MCP find_similar_features),
+// and the query definitions its arguments derive from (q, limit).
+export { SimilarFeaturesQuery } from "./features.schemas.ts";
+export { findSimilarAdminFeatures } from "./features.similar.ts";
+export { findVisibleFeature, publiclyListed, visibilityShapeKey, visibleFeatureQuery, visibleTo } from "./features.visibility.ts";

@@ -1,18 +1,21 @@
 /** The feeds' base address and text rules (engagement-api-v3.md, "Common rules" and "Feeds"). */
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../config.ts";
+import type { AppDeps } from "../../lib/http/context.ts";
 import { publicBaseUrl } from "./feeds.handlers.ts";
 import { escapeHtml, xmlText } from "./feeds.mapper.ts";
 
+type Config = AppDeps["config"];
+const configOf = (fields: Record<string, unknown>): Config => ({ HOST: "127.0.0.1", PORT: 8080, ...fields }) as unknown as Config;
+
 describe("publicBaseUrl", () => {
   it("is PUBLIC_BASE_URL without its trailing slash when configured", () => {
-    const config = { ...parseConfig({}), PUBLIC_BASE_URL: "https://board.example.com/" };
+    const config = configOf({ PUBLIC_BASE_URL: "https://board.example.com/" });
     expect(publicBaseUrl(config)).toBe("https://board.example.com");
   });
 
   it("defaults to http://{HOST}:{PORT}, an IPv6 host in brackets", () => {
-    expect(publicBaseUrl(parseConfig({ HOST: "127.0.0.1", PORT: "8080" }))).toBe("http://127.0.0.1:8080");
-    expect(publicBaseUrl(parseConfig({ HOST: "::1", PORT: "9000" }))).toBe("http://[::1]:9000");
+    expect(publicBaseUrl(configOf({ HOST: "127.0.0.1", PORT: 8080 }))).toBe("http://127.0.0.1:8080");
+    expect(publicBaseUrl(configOf({ HOST: "::1", PORT: 9000 }))).toBe("http://[::1]:9000");
   });
 });
 

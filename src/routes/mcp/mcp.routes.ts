@@ -21,7 +21,8 @@ const definition = describedRoute(
     description:
       "A Model Context Protocol server (Streamable HTTP transport, JSON-RPC 2.0, protocol version 2025-06-18 or later, " +
       "stateless: no session id) whose tools act on the project as its owner: search_features, get_feature, " +
-      "list_events, revenue_by_feature, update_feature, merge_features, reply_as_team, publish_release. The project's " +
+      "find_similar_features, list_events, revenue_by_feature, update_feature, merge_features, reply_as_team, " +
+      "publish_release. The project's " +
       "secret key, as X-API-Key or `Authorization: Bearer <key>`; key refusals are the JSON envelope. Send " +
       "`Accept: application/json, text/event-stream`; answers are application/json. initialize, tools/list and " +
       "notifications count against the read budget, a tool call against the budget of the route it wraps. A tool call " +

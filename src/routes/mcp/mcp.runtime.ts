@@ -6,7 +6,10 @@
  * rate step is skipped (binding `rateCounted`): the MCP request counted the call once already.
  */
 import type { z } from "@hono/zod-openapi";
+import type { Db } from "../../../db/connect.ts";
 import type { Meta } from "../../contract/envelope.ts";
+import type { ProjectContext } from "../../lib/http/context.ts";
+import { ApiError } from "../../lib/http/errors.ts";
 import type { RateCountedBindings } from "../../middleware/rate-limit.ts";
 import type { ToolError, ToolOutcome, ToolRuntime, WrappedRoute } from "./mcp.tool-kit.ts";
 
@@ -19,7 +22,9 @@ export interface CallerContext {
   prefix: string;
   /** Origin of the MCP request (scheme, host, port): the in-process requests' URLs use it. */
   origin: string;
-  slug: string;
+  db: Db;
+  /** The caller's project (the key's). */
+  project: ProjectContext;
   /** The key the MCP request presented (the project's secret key). */
   key: string;
   /** X-Request-Id of the MCP request; its n-th route call is logged as `<id>-<n>` (a new id past 255 characters). */
@@ -44,9 +49,17 @@ export function createToolRuntime(caller: CallerContext): ToolRuntime {
   let calls = 0;
   return {
     now: caller.now,
+    async read(read) {
+      try {
+        return { ok: true, status: 200, data: await read({ db: caller.db, project: caller.project, now: caller.now() }), meta: null };
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        return { ok: false, status: error.status, error: { code: error.code, field: error.field, message: error.message } };
+      }
+    },
     async call(route: WrappedRoute, input = {}) {
       const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) =>
-        name === "slug" ? encodeURIComponent(caller.slug) : encodeURIComponent(String(input.params?.[name])),
+        name === "slug" ? encodeURIComponent(caller.project.slug) : encodeURIComponent(String(input.params?.[name])),
       );
       const url = new URL(`${caller.prefix}${path}`, caller.origin);
       if (input.query) url.search = queryString(input.query).toString();

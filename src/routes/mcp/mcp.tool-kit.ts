@@ -5,7 +5,9 @@
  * mcp.tools.ts.
  */
 import { z } from "@hono/zod-openapi";
+import type { Db } from "../../../db/connect.ts";
 import type { Meta } from "../../contract/envelope.ts";
+import type { ProjectContext } from "../../lib/http/context.ts";
 import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_PATTERN } from "../../middleware/idempotency.ts";
 import type { Budget } from "../../middleware/rate-limit.ts";
 
@@ -38,8 +40,20 @@ export interface ToolRuntime {
     route: WrappedRoute,
     input?: { params?: Record<string, number>; query?: Record<string, unknown>; body?: Record<string, unknown> },
   ): Promise<ToolOutcome>;
+  /**
+   * Runs `read` with the caller's database, project and the app's clock: a read no route serves
+   * on its own (find_similar_features with a text). Its ApiError is the refusal, as a route's.
+   */
+  read(read: (context: ReadContext) => Promise<unknown>): Promise<ToolOutcome>;
   /** The app's clock. */
   now(): Date;
+}
+
+/** What a direct read gets (ToolRuntime.read). */
+export interface ReadContext {
+  db: Db;
+  project: ProjectContext;
+  now: Date;
 }
 
 /** MCP tool annotations (hints to the client; the server enforces nothing by them). */

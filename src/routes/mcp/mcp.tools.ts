@@ -8,7 +8,15 @@ import { z } from "@hono/zod-openapi";
 import { type AdminReleaseObject, adminGetRelease, adminUpdateRelease } from "../changelog/index.ts";
 import { adminCreateComment, adminListComments } from "../comments/index.ts";
 import { adminListEvents } from "../events/index.ts";
-import { adminGetFeature, adminListFeatures, adminMergeFeature, adminUpdateFeature } from "../features/index.ts";
+import {
+  adminGetFeature,
+  adminListFeatures,
+  adminListSimilarFeatures,
+  adminMergeFeature,
+  adminUpdateFeature,
+  findSimilarAdminFeatures,
+  SimilarFeaturesQuery,
+} from "../features/index.ts";
 import { listRevenueFeatures } from "../revenue/index.ts";
 import { bodyShape, defineTool, IdempotencyKeyArgument, pathArgument, queryShape, type ToolDefinition, without } from "./mcp.tool-kit.ts";
 
@@ -45,6 +53,41 @@ export const getFeature = defineTool({
     if (!comments.ok) return comments;
     return { ...feature, data: { ...(feature.data as object), comments: comments.data } };
   },
+});
+
+/** Exactly one of q and feature_id (engagement-api-v3.md: both or neither is validation_failed naming q). */
+function oneTarget(args: { q?: string; feature_id?: number }, ctx: z.RefinementCtx): void {
+  if ((args.q === undefined) === (args.feature_id === undefined)) {
+    ctx.addIssue({ code: "custom", path: ["q"], message: "give exactly one of q and feature_id" });
+  }
+}
+
+export const findSimilarFeatures = defineTool({
+  name: "find_similar_features",
+  title: "Find similar features",
+  description:
+    "Merge candidates: the project's features (public or not; merged duplicates left out) most similar to the " +
+    "heading of feature feature_id (itself left out) or to a text q, by words and character trigrams, each with " +
+    "similarity (0 to 1, at least 0.3), highest first. Give exactly one of q and feature_id. Changes nothing. " +
+    "Answers {items: AdminFeatureObject plus similarity, meta: null}.",
+  wraps: adminListSimilarFeatures,
+  pathArguments: { id: "feature_id" },
+  arguments: z
+    .object({
+      // The public similar route's own q (its rule: 1 to 254 characters after trimming).
+      q: SimilarFeaturesQuery.shape.q
+        .optional()
+        .openapi({ description: "A text to compare with every feature, 1 to 254 characters after trimming; instead of feature_id" }),
+      feature_id: pathArgument(adminListSimilarFeatures, "id", "The feature whose duplicates to find; instead of q").optional(),
+      ...queryShape(adminListSimilarFeatures),
+    })
+    .strict()
+    .superRefine(oneTarget),
+  annotations: readOnly,
+  run: ({ q, feature_id, limit }, runtime) =>
+    feature_id !== undefined
+      ? runtime.call(adminListSimilarFeatures, { params: { id: feature_id }, query: { limit } })
+      : runtime.read(({ db, project, now }) => findSimilarAdminFeatures(db, project, { q: q as string }, limit, now)),
 });
 
 export const listEvents = defineTool({
@@ -173,6 +216,7 @@ export const publishRelease = defineTool({
 export const MCP_TOOLS: readonly ToolDefinition[] = [
   searchFeatures,
   getFeature,
+  findSimilarFeatures,
   listEvents,
   revenueByFeature,
   updateFeature,

@@ -4,6 +4,7 @@
  */
 
 import type { ProjectSettings } from "../../../db/schema.ts";
+import type { ContentChange } from "../../lib/data/read-dependencies.ts";
 import { success } from "../../lib/http/envelope.ts";
 import { ApiError, notFound } from "../../lib/http/errors.ts";
 import type { AppRouteHandler } from "../../lib/http/router.ts";
@@ -15,6 +16,14 @@ import type { VoteObject } from "./votes.schemas.ts";
 
 function toVoteObject(featureId: number, hasVoted: boolean, counters: votes.FeatureCounters, settings: ProjectSettings): VoteObject {
   return { feature_id: featureId, has_voted: hasVoted, ...scoreOf(counters, settings) };
+}
+
+/**
+ * The change a vote makes, for the shared read cache (src/lib/data/read-dependencies.ts): one
+ * feature's counters, which may move it in score orders; nothing else any cached read shows.
+ */
+function voteChange(featureId: number, cast: boolean, counters: votes.FeatureCounters): ContentChange {
+  return { kind: "vote", featureId, cast, vote_count: Number(counters.vote_count), weighted_score: Number(counters.weighted_score) };
 }
 
 export const castVote: AppRouteHandler<typeof routes.castVote> = async (c) => {
@@ -31,6 +40,7 @@ export const castVote: AppRouteHandler<typeof routes.castVote> = async (c) => {
     case "unchanged":
       throw new ApiError("already_exists", "this voter has voted for this feature already");
     case "changed":
+      c.set("contentChange", voteChange(id, true, outcome.counters));
       return c.json(success(toVoteObject(id, true, outcome.counters, project.settings)), 200);
   }
 };
@@ -49,6 +59,7 @@ export const withdrawVote: AppRouteHandler<typeof routes.withdrawVote> = async (
     case "unchanged":
       throw new ApiError("not_found", "this voter has no vote on this feature", { status: 409 });
     case "changed":
+      c.set("contentChange", voteChange(id, false, outcome.counters));
       return c.json(success(toVoteObject(id, false, outcome.counters, project.settings)), 200);
   }
 };

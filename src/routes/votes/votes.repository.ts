@@ -18,6 +18,11 @@
  * features.vote_milestone and inserts feature.vote_milestone in the same INSERT, after the
  * vote's event, with the AdminFeatureObject built in SQL (features.events.ts
  * adminFeatureJsonSql; its subquery runs only for such a vote).
+ *
+ * Subscriptions (engagement-api-v3.md, "Subscriptions" rules 1-2): a cast that inserted its vote
+ * row also subscribes the voter to the feature (reason `vote`) in the same statement, unless they
+ * hold a row for it already (an earlier subscription keeps its reason and time; an opt-out stays).
+ * A withdrawal leaves the subscription as it is.
  */
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
@@ -25,6 +30,7 @@ import { QueryTemplate } from "../../../db/query-template.ts";
 import { type Database, type ProjectSettings, VOTER_COUNT_SHARDS } from "../../../db/schema.ts";
 import { isVoteMilestoneSql } from "../../events/milestones.ts";
 import { answeringVanishedRows, sharedProjectWriteLock, waitingOutReplace } from "../../lib/data/project-write-lock.ts";
+import { voteSubscriptionInsert } from "../../lib/data/subscriptions.ts";
 import { retryingConflicts } from "../../lib/data/transaction.ts";
 import { addVoteToTrending, recomputedTrending, removeVoteFromTrending, voteExponent } from "../../lib/rules/trending.ts";
 import { adminFeatureJsonSql, visibilityShapeKey, visibleFeatureQuery } from "../features/index.ts";
@@ -117,6 +123,8 @@ const castStatement = new QueryTemplate<ProjectSettings, VoteValues & { now: Dat
             // The exponent is taken from the stored timestamp so a withdrawal removes exactly it.
             .returning(["votes.weight", voteExponent(sql.ref("votes.created_at")).as("x")]),
         )
+        // Engagement rule 1: the vote subscribes its voter (not when they hold a row already).
+        .with("subscription", (q) => voteSubscriptionInsert(q, "vote", { ...target, now: param("now") }))
         .with("feature", (q) => moveFeatureCounters(q, target, 1, addVoteToTrending(sql<number>`${sql.ref("vote.x")}`)))
         .with("voter", (q) => moveVoterCount(q, target, 1))
         .with("project", (q) => moveVoterCountOfProject(q, target, 1))

@@ -1,0 +1,126 @@
+/**
+ * Which cached answers a write can change (issue 22). Every write gives its project a new
+ * content revision (src/middleware/shared-read-cache.ts), recorded in the shared store together
+ * with what the write changed (a ContentChange). A cached answer records what it shows (its
+ * ReadDependencies); when the project's revision has moved since the answer was built, the
+ * changes in between are fetched once per process (ContentChangeLog) and the answer is served
+ * again only if none of them can change it. Anything not described narrowly is `all`: a change
+ * that retires every answer of the project, or an answer that every change retires.
+ */
+import type { ContentChange, ContentRevisions, RevisionPosition } from "../../store/store.types.ts";
+
+export { parseRevision } from "../../store/store.types.ts";
+export type { ContentChange };
+
+/**
+ * How a listing page is ordered, as far as a vote can move a feature into it:
+ * - `score`: by `key` descending then id descending (sorts top and votes); `last` is the page's
+ *   last item, null when the page is not full (every match is on it);
+ * - `trending`: by trending_score, which every vote cast raises by an amount not recorded;
+ *   `full` whether the page is full;
+ * - `fixed`: by something votes do not change (position, dates, comment counts).
+ */
+export type ListingOrder =
+  | { by: "score"; key: "vote_count" | "weighted_score"; last: { id: number; key: number } | null }
+  | { by: "trending"; full: boolean }
+  | { by: "fixed" };
+
+/** What a cached answer shows. */
+export type ReadDependencies =
+  | { kind: "all" }
+  /** Nothing a vote changes (comments, the changelog). */
+  | { kind: "not-votes" }
+  /** One feature's object. */
+  | { kind: "feature"; featureId: number }
+  /** One page of features: the ids listed, whether it is the first page, and its order. */
+  | { kind: "listing"; ids: readonly number[]; firstPage: boolean; order: ListingOrder };
+
+/** Whether `change` can make an answer with `dependencies` differ from what it shows. */
+export function changes(change: ContentChange, dependencies: ReadDependencies): boolean {
+  if (change.kind === "all" || dependencies.kind === "all") return true;
+  switch (dependencies.kind) {
+    case "not-votes":
+      return false;
+    case "feature":
+      return dependencies.featureId === change.featureId;
+    case "listing": {
+      if (dependencies.ids.includes(change.featureId)) return true;
+      const { order } = dependencies;
+      if (order.by === "fixed") return false;
+      // On a later page a feature above it may drop into it (a withdrawal) or one below climb.
+      if (!dependencies.firstPage) return true;
+      // A feature not on a first page rises only with a vote cast, and only a full page can
+      // take it. Pinned features come first: an unlisted one that beats the last item by key
+      // may be pinned, so it is counted as entering.
+      if (!change.cast) return false;
+      if (order.by === "trending") return order.full;
+      if (order.last === null) return false;
+      const key = change[order.key];
+      return key > order.last.key || (key === order.last.key && change.featureId > order.last.id);
+    }
+  }
+}
+
+/** Changes kept per project in a process (older ones are fetched again if ever needed). */
+const KEPT_PER_PROJECT = 4096;
+
+interface ProjectLog {
+  epoch: string;
+  /** seq -> change, for the seqs fetched so far. */
+  changes: Map<number, ContentChange>;
+  pending: Map<string, Promise<ContentChange[] | null>>;
+}
+
+/**
+ * This process's copy of the projects' change records (ContentRevisions.changesBetween): each
+ * range is read from the shared store once, whatever the number of answers checked against it.
+ */
+export class ContentChangeLog {
+  private readonly projects = new Map<number, ProjectLog>();
+
+  /**
+   * The changes of project `projectId` after revision `from` up to and including `to` (same
+   * epoch), oldest first; null when they are not all known (another epoch, or records expired):
+   * the caller then treats the interval as a change of everything.
+   */
+  async between(
+    store: Pick<ContentRevisions, "changesBetween">,
+    projectId: number,
+    from: RevisionPosition,
+    to: RevisionPosition,
+  ): Promise<ContentChange[] | null> {
+    if (from.epoch !== to.epoch || from.seq > to.seq) return null;
+    let log = this.projects.get(projectId);
+    if (!log || log.epoch !== to.epoch) {
+      log = { epoch: to.epoch, changes: new Map(), pending: new Map() };
+      this.projects.set(projectId, log);
+    }
+    const missing: number[] = [];
+    for (let seq = from.seq + 1; seq <= to.seq; seq++) if (!log.changes.has(seq)) missing.push(seq);
+    if (missing.length > 0) {
+      const first = missing[0]!;
+      const last = missing[missing.length - 1]!;
+      const flight = `${first}-${last}`;
+      if (!store.changesBetween) return null;
+      let fetching = log.pending.get(flight);
+      if (!fetching) {
+        fetching = store.changesBetween(projectId, `${to.epoch}:${first - 1}`, `${to.epoch}:${last}`);
+        log.pending.set(flight, fetching);
+      }
+      const fetched = await fetching.finally(() => log.pending.delete(flight));
+      if (fetched === null) return null;
+      for (const [i, change] of fetched.entries()) log.changes.set(first + i, change);
+      if (log.changes.size > KEPT_PER_PROJECT) {
+        const keys = [...log.changes.keys()].sort((a, b) => a - b);
+        for (const seq of keys.slice(0, keys.length - KEPT_PER_PROJECT)) log.changes.delete(seq);
+      }
+    }
+    const result: ContentChange[] = [];
+    for (let seq = from.seq + 1; seq <= to.seq; seq++) {
+      const change = log.changes.get(seq);
+      if (change === undefined) return null;
+      result.push(change);
+    }
+    return result;
+  }
+}
