@@ -475,6 +475,8 @@ export interface NotificationsTable {
   data: Json<Record<string, unknown>>;
   read_at: NullableTimestamp;
   created_at: TimestampDefault;
+  /** Where it stands in the email pipeline (migration 2026-11-25T02-10-00-emails). */
+  email_state: Generated<"new" | "skipped" | "queued">;
 }
 
 /** Where the notification consumer stands in the event feed: one row (id 1). */
@@ -484,6 +486,33 @@ export interface NotificationCursorTable {
   txid: string;
   /** bigint, as a decimal string. */
   seq: string;
+}
+
+/** One email of the owner's log (engagement-api-v3.md, EmailObject; migration 2026-11-25T02-10-00-emails). */
+export interface EmailsTable {
+  /** bigint, as a decimal string. */
+  id: Generated<string>;
+  project_id: number;
+  voter_id: number;
+  to_address: string;
+  subject: string;
+  /** notifications.id values, as decimal strings. */
+  notification_ids: ColumnType<string[], string[], string[]>;
+  status: Generated<"pending" | "sent" | "failed">;
+  attempts: Generated<number>;
+  last_error: string | null;
+  /** When a pending email is next due; while claimed, the end of the claim's lease. */
+  next_attempt_at: TimestampDefault;
+  claim_token: string | null;
+  message_id: string;
+  sent_at: NullableTimestamp;
+  created_at: TimestampDefault;
+}
+
+/** Secrets every instance shares (migration 2026-11-25T02-10-00-emails): `unsubscribe`. */
+export interface ServiceSecretsTable {
+  name: string;
+  secret: string;
 }
 
 export interface Database {
@@ -518,4 +547,6 @@ export interface Database {
   subscriptions: SubscriptionsTable;
   notifications: NotificationsTable;
   notification_cursor: NotificationCursorTable;
+  emails: EmailsTable;
+  service_secrets: ServiceSecretsTable;
 }

@@ -27,6 +27,7 @@ import { hashSecret } from "../src/lib/rules/secrets.ts";
 import { describeAb, runBaselineAb } from "./bench/baseline-ab.ts";
 import { checkCounters } from "./bench/counters.ts";
 import { benchKeys, LARGE, type ProjectSpec, SEARCH_TERM, SMALL } from "./bench/dataset.ts";
+import { benchEmailDigest, EMAIL_DIGEST_ROUTE } from "./bench/email.ts";
 import { type Fixtures, loadFixtures } from "./bench/fixtures.ts";
 import { generateProject } from "./bench/generate.ts";
 import { freePort, RssSampler, runLoad, startChild } from "./bench/load.ts";
@@ -479,6 +480,7 @@ async function main(): Promise<void> {
     }
     // Shown project by project.
     for (const { project } of targets) rows.push(...rowsOf.get(project)!);
+    if (only(EMAIL_DIGEST_ROUTE)) rows.push(await benchEmailDigest(databaseUrl, log));
     await measureCeiling();
     const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
     ceilingReqPerSec = mean(ceilingRuns.map((run) => run.reqPerSec));

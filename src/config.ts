@@ -11,6 +11,24 @@ const optionalUrl = z
   .transform((value) => (value === "" ? undefined : value))
   .optional();
 
+function isSmtpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "smtp:" || url.protocol === "smtps:") && url.hostname !== "" && url.hash === "";
+  } catch {
+    return false;
+  }
+}
+
+function isHttpBase(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.search === "" && url.hash === "";
+  } catch {
+    return false;
+  }
+}
+
 const perMinute = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 const configSchema = z.object({
@@ -142,6 +160,41 @@ const configSchema = z.object({
    */
   DATABASE_ADMIN_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(0),
   /**
+   * The SMTP server emails leave through (engagement-api-v3.md, "Email notifications";
+   * docs/email.md): `smtp://` or `smtps://`, optional `user:password@`, host, optional port.
+   * Unset: no email is sent. Anything else is refused at start.
+   */
+  SMTP_URL: optionalUrl.pipe(
+    z.string().refine(isSmtpUrl, { message: "must be smtp://[user:password@]host[:port] or smtps://..." }).optional(),
+  ),
+  /**
+   * The service's public address, used in the links it sends (unsubscribe). Default
+   * http://{HOST}:{PORT} (see publicBaseUrl).
+   */
+  PUBLIC_BASE_URL: optionalUrl.pipe(
+    z.string().refine(isHttpBase, { message: "must be an absolute http(s) URL without query or fragment" }).optional(),
+  ),
+  /**
+   * Delays before each retry of an email whose SMTP server answered 4xx or could not be reached,
+   * in seconds, comma-separated; once used up the email is failed. The spec's schedule: about 1,
+   * 5 and 30 minutes, 2 and 6 hours. Tests shorten it.
+   */
+  EMAIL_RETRY_SCHEDULE_SECONDS: z
+    .string()
+    .default("60,300,1800,7200,21600")
+    .transform((text, context) => {
+      const delays = text.split(",").map((part) => Number(part.trim()));
+      if (text.trim() === "" || delays.some((delay) => !Number.isFinite(delay) || delay < 0)) {
+        context.addIssue({ code: "custom", message: "must be non-negative numbers of seconds separated by commas" });
+        return z.NEVER;
+      }
+      return Object.freeze(delays);
+    }),
+  /** Milliseconds between the email worker's looks for digests to close and emails to send (30 s bound: docs/email.md). */
+  EMAIL_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(20_000).default(5000),
+  /** SMTP connections one process keeps open at a time (nodemailer's pool). */
+  EMAIL_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /**
    * `auto` loads the bundled demo project when the database holds no project; `off` never does.
    * The demo's published keys are served on loopback only: with HOST off loopback, the server
    * replaces them with random keys at start and prints those once (src/admin/demo-bootstrap.ts).
@@ -152,6 +205,16 @@ const configSchema = z.object({
 });
 
 export type Config = Readonly<z.infer<typeof configSchema>>;
+
+/**
+ * The service's public address without a trailing slash (engagement-api-v3.md, "Common rules"):
+ * PUBLIC_BASE_URL, else http://{HOST}:{PORT} (an IPv6 host in brackets).
+ */
+export function publicBaseUrl(config: Pick<Config, "PUBLIC_BASE_URL" | "HOST" | "PORT">): string {
+  if (config.PUBLIC_BASE_URL) return config.PUBLIC_BASE_URL.replace(/\/+$/, "");
+  const host = config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST;
+  return `http://${host}:${config.PORT}`;
+}
 
 // Node refuses a headers timeout longer than the request timeout (the request includes them).
 const checkedSchema = configSchema.refine((config) => config.HTTP_HEADERS_TIMEOUT_SECONDS <= config.HTTP_REQUEST_TIMEOUT_SECONDS, {

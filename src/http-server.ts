@@ -10,6 +10,7 @@ import { serve } from "@hono/node-server";
 import { createApp } from "./app.ts";
 import { BACKGROUND_TASKS } from "./background-tasks.ts";
 import type { OpenedDeps } from "./deps.ts";
+import { type EmailWorker, startEmailWorker } from "./events/email/email-worker.ts";
 import { startWebhookWorker, type WebhookWorker } from "./events/webhook-worker.ts";
 import { httpServerOptions } from "./lib/runtime/node-http.ts";
 
@@ -38,11 +39,14 @@ export function createServer(deps: OpenedDeps): BoardServer {
   const app = createApp(deps);
   let server: HttpServer | undefined;
   let worker: WebhookWorker | undefined;
+  let emailWorker: EmailWorker | undefined;
   let stopping: Promise<{ graceful: boolean }> | undefined;
   let closing = false;
 
   async function start(): Promise<AddressInfo> {
     worker = config.WEBHOOK_WORKER === "on" ? await startWebhookWorker(deps, { tasks: BACKGROUND_TASKS }) : undefined;
+    // Beside the webhook worker: the email digests and sending (docs/email.md), when SMTP_URL is set.
+    emailWorker = config.WEBHOOK_WORKER === "on" ? startEmailWorker(deps) : undefined;
     return new Promise<AddressInfo>((resolve, reject) => {
       // serve() is typed for HTTP/2 too; this server is always HTTP/1.1 (no createServer option).
       const listening = serve(
@@ -88,7 +92,10 @@ export function createServer(deps: OpenedDeps): BoardServer {
     server?.closeIdleConnections();
     const idleSweep = setInterval(() => server?.closeIdleConnections(), 100);
     idleSweep.unref();
-    const workerStopped = worker?.stop(Math.min(5000, config.SHUTDOWN_GRACE_SECONDS * 500));
+    const workerStopped = Promise.all([
+      worker?.stop(Math.min(5000, config.SHUTDOWN_GRACE_SECONDS * 500)),
+      emailWorker?.stop(Math.min(5000, config.SHUTDOWN_GRACE_SECONDS * 500)),
+    ]);
     if (server) {
       const closed = server;
       await new Promise<void>((resolve) => closed.close(() => resolve()));

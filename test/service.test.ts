@@ -117,6 +117,13 @@ describe("GET /openapi.json", () => {
       "get /projects/{slug}/subscriptions",
       "put /projects/{slug}/features/{id}/subscription",
       "delete /projects/{slug}/features/{id}/subscription",
+      // engagement-api-v3.md, "Similar features".
+      "get /projects/{slug}/features/similar",
+      // engagement-api-v3.md, "Email notifications": the open unsubscribe routes.
+      "get /unsubscribe/{token}",
+      "post /unsubscribe/{token}",
+      // engagement-api-v3.md, "MCP endpoint".
+      "post /projects/{slug}/mcp",
     ];
     // The owner routes (owner-api-v3.md, under /projects/{slug}/admin) are listed apart, tagged
     // "owner"; so are the billing webhooks (/billing/{system}/{slug}), tagged "billing".

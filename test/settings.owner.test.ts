@@ -83,6 +83,14 @@ describe("owner settings", () => {
           text_secondary: "#9ca3af",
         },
       },
+      notifications: {
+        email_enabled: false,
+        from_name: "Test project",
+        from_address: null,
+        reply_to: null,
+        digest_minutes: 15,
+        board_url: null,
+      },
     });
     expect(text).not.toContain(SSO_SECRET);
     expect(response.headers.get("Cache-Control")).toBe("private, max-age=0");

@@ -81,6 +81,7 @@ describe("GET /admin/voters", () => {
       sso_id: null,
       role: null,
       banned: false,
+      email_unsubscribed: false,
       mrr_override_cents: null,
       stripe_customer_id: "cus_ada",
       paddle_customer_id: null,

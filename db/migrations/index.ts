@@ -15,6 +15,7 @@ import * as webhooks from "./2026-11-23T12-20-00-webhooks.ts";
 import * as billingSync from "./2026-11-23T12-30-00-billing-sync.ts";
 import * as erasureScrub from "./2026-11-24T20-00-00-erasure-scrub.ts";
 import * as engagement from "./2026-11-25T02-00-00-engagement.ts";
+import * as emails from "./2026-11-25T02-10-00-emails.ts";
 import * as featureSimilarity from "./2026-11-25T02-20-00-feature-similarity.ts";
 import * as feedStatusChangesIndex from "./2026-11-25T02-25-00-feed-status-changes-index.ts";
 
@@ -34,6 +35,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-23T12-30-00-billing-sync": billingSync,
   "2026-11-24T20-00-00-erasure-scrub": erasureScrub,
   "2026-11-25T02-00-00-engagement": engagement,
+  "2026-11-25T02-10-00-emails": emails,
   "2026-11-25T02-20-00-feature-similarity": featureSimilarity,
   "2026-11-25T02-25-00-feed-status-changes-index": feedStatusChangesIndex,
 };

@@ -170,6 +170,7 @@ async function readProject(db: Transaction<Database>, slug: string): Promise<Sna
       allowed_origins: project.allowed_origins,
       settings: project.settings,
       theme: project.theme,
+      notifications: project.notification_settings,
     },
     keys: keys.map((k) => ({ kind: k.kind, key_sha256: k.key_hash })),
     tags: tags.map((t) => ({ ref: tagRef(t.id), id: t.id, name: t.name })),
@@ -225,6 +226,7 @@ async function readProject(db: Transaction<Database>, slug: string): Promise<Sna
       churned: v.churned,
       churned_at: iso(v.churned_at),
       churn_source: v.churn_source,
+      email_unsubscribed: v.email_unsubscribed,
       created_at: stamp(v.created_at),
     })),
     features: features.map((f) => {

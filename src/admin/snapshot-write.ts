@@ -62,6 +62,8 @@ export async function writeProject(
       // Objects, not JSON text: postgres-js would store a string parameter as a jsonb string.
       settings: p.settings,
       theme: p.theme,
+      // The object as a jsonb parameter, like settings and theme (the column is typed as text on write).
+      notification_settings: sql<string>`${sql.val(p.notifications)}::jsonb`,
       created_at: now,
       updated_at: now,
     })
@@ -172,6 +174,7 @@ export async function writeProject(
       churned: v.churned,
       churned_at: v.churned_at,
       churn_source: v.churn_source,
+      email_unsubscribed: v.email_unsubscribed,
       created_at: v.created_at ?? now,
       updated_at: v.created_at ?? now,
     }),

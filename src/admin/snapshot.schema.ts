@@ -24,6 +24,7 @@ import {
   MESSAGE_PRESENTATIONS,
   SUBSCRIPTION_REASONS,
 } from "../contract/enums.ts";
+import { FROM_ADDRESS_REQUIRED, NOTIFICATION_SETTINGS_DEFAULTS, notificationSettingsShape } from "../contract/notification-settings.ts";
 
 export const SNAPSHOT_FORMAT = "feedback-board-snapshot/1";
 
@@ -126,6 +127,25 @@ const themeSchema = z.object({
   }),
 });
 
+/**
+ * The owner's `notifications` settings (spec, "Webhooks, merges and engagement"), by the rules
+ * PATCH /settings applies (src/contract/notification-settings.ts); from_name null: the project's name.
+ */
+const notificationsSchema = z
+  .object({
+    email_enabled: notificationSettingsShape.email_enabled.default(NOTIFICATION_SETTINGS_DEFAULTS.email_enabled),
+    from_name: notificationSettingsShape.from_name.nullable().default(NOTIFICATION_SETTINGS_DEFAULTS.from_name),
+    from_address: notificationSettingsShape.from_address.default(NOTIFICATION_SETTINGS_DEFAULTS.from_address),
+    reply_to: notificationSettingsShape.reply_to.default(NOTIFICATION_SETTINGS_DEFAULTS.reply_to),
+    digest_minutes: notificationSettingsShape.digest_minutes.default(NOTIFICATION_SETTINGS_DEFAULTS.digest_minutes),
+    board_url: notificationSettingsShape.board_url.default(NOTIFICATION_SETTINGS_DEFAULTS.board_url),
+  })
+  .superRefine((settings, ctx) => {
+    if (settings.email_enabled && settings.from_address === null) {
+      ctx.addIssue({ code: "custom", path: ["from_address"], message: FROM_ADDRESS_REQUIRED });
+    }
+  });
+
 const projectSchema = z.object({
   slug: z.string().regex(PROJECT_SLUG_PATTERN, "must match ^[a-z0-9][a-z0-9-]{0,62}$"),
   name: text.min(1),
@@ -142,6 +162,7 @@ const projectSchema = z.object({
   allowed_origins: z.array(text).default([]),
   settings: settingsSchema.prefault({}),
   theme: themeSchema.prefault({}),
+  notifications: notificationsSchema.prefault({}),
 });
 
 /** A key in plaintext (`key`) or as its stored digest (`key_sha256`, spec "Restores"): exactly one. */
@@ -224,6 +245,8 @@ const voterSchema = z.object({
   churned: z.boolean().default(false),
   churned_at: optionalTimestamp,
   churn_source: nullableText,
+  /** Unsubscribed from the project's emails (engagement-api-v3.md, "Unsubscribe"). */
+  email_unsubscribed: z.boolean().default(false),
   created_at: optionalTimestamp,
 });
 

@@ -8,6 +8,7 @@ import { createBillingRouter } from "./billing/index.ts";
 import { createBoardRouter } from "./board/index.ts";
 import { createChangelogRouter } from "./changelog/index.ts";
 import { createCommentsRouter } from "./comments/index.ts";
+import { createEmailsRouter } from "./emails/index.ts";
 import { createEventsRouter, registerEventWebhooks } from "./events/index.ts";
 import { createFeaturesRouter } from "./features/index.ts";
 import { createFeedsRouter } from "./feeds/index.ts";
@@ -42,6 +43,7 @@ export function registerApiRouters(app: OpenAPIHono<AppEnv>, prefix: string): vo
   app.route(prefix, createBillingRouter());
   app.route(prefix, createWebhooksRouter());
   app.route(prefix, createEventsRouter());
+  app.route(prefix, createEmailsRouter());
   app.route(prefix, createFeedsRouter());
   app.route(prefix, createNotificationsRouter());
   app.route(prefix, createSubscriptionsRouter());

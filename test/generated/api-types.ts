@@ -1176,6 +1176,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/unsubscribe/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an unsubscribe link's state
+         * @description Whether the voter the token names is unsubscribed from that project's emails; changes nothing. A forged or altered token, or one of an erased voter: 404 not_found.
+         */
+        get: operations["getUnsubscribe"];
+        put?: never;
+        /**
+         * Unsubscribe from a project's emails (one-click)
+         * @description The RFC 8058 one-click unsubscribe: the voter the token names receives no more email from the project (their inbox and subscriptions stay). Idempotent: 200 also when already unsubscribed. Any body (mail clients send `List-Unsubscribe=One-Click` as a form) is ignored. A forged or altered token, or one of an erased voter: 404 not_found.
+         */
+        post: operations["postUnsubscribe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/projects/{slug}/admin/emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List emails
+         * @description The project's email log, newest first: every email made from the notifications (pending until sent or failed, retries included). Erasing a voter removes their emails.
+         */
+        get: operations["adminListEmails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v3/projects/{slug}/changelog.atom": {
         parameters: {
             query?: never;
@@ -2869,6 +2913,11 @@ export interface components {
              */
             banned: boolean;
             /**
+             * @description The voter unsubscribed from the project's emails (engagement-api-v3.md, Unsubscribe); no email is sent to them
+             * @example false
+             */
+            email_unsubscribed: boolean;
+            /**
              * @description Monthly worth set on the voter in cents, overriding the tier amount; null when none
              * @example null
              */
@@ -4490,6 +4539,11 @@ export interface components {
              */
             paddle_customer_id?: string | null;
             /**
+             * @description false clears an unsubscribe (the voter receives the project's emails again); true unsubscribes the voter, as their unsubscribe link does
+             * @example false
+             */
+            email_unsubscribed?: boolean;
+            /**
              * @description true records churn now with churn_source manual (a voter already churned keeps its record); false clears churned, churned_at and churn_source
              * @example true
              */
@@ -4669,6 +4723,7 @@ export interface components {
             paddle_webhook_secret_set: boolean;
             settings: components["schemas"]["DisplaySettingsObject"];
             theme: components["schemas"]["ThemeObject"];
+            notifications: components["schemas"]["NotificationSettingsObject"];
         };
         DisplaySettingsObject: {
             /**
@@ -4759,6 +4814,40 @@ export interface components {
             text: string;
             /** @example #6b7280 */
             text_secondary: string;
+        };
+        NotificationSettingsObject: {
+            /**
+             * @description Send the notifications by email (needs from_address, and SMTP_URL on the server)
+             * @example true
+             */
+            email_enabled: boolean;
+            /**
+             * @description Sender name shown in From; the project's name until set
+             * @example Lumen
+             */
+            from_name: string;
+            /**
+             * Format: email
+             * @description Sender address (From); required while email_enabled is true
+             * @example updates@lumen.example
+             */
+            from_address: string | null;
+            /**
+             * Format: email
+             * @description Reply-To address, or null for none
+             * @example support@lumen.example
+             */
+            reply_to: string | null;
+            /**
+             * @description Minutes a voter's notifications are gathered into one email after the first; 0 sends each on its own
+             * @example 15
+             */
+            digest_minutes: number;
+            /**
+             * @description Link of each feature in an email, {feature_id} replaced by the feature's id; null: no links
+             * @example https://lumen.example/feedback/{feature_id}
+             */
+            board_url: string | null;
         };
         PatchSettingsBody: {
             /**
@@ -4923,6 +5012,41 @@ export interface components {
                     /** @example #6b7280 */
                     text_secondary?: string;
                 };
+            };
+            /** @description Email settings to change, merged key by key; email_enabled true while from_address is (or stays) null: 422 naming notifications.from_address */
+            notifications?: {
+                /**
+                 * @description Send the notifications by email (needs from_address, and SMTP_URL on the server)
+                 * @example true
+                 */
+                email_enabled?: boolean;
+                /**
+                 * @description Sender name shown in From; the project's name until set
+                 * @example Lumen
+                 */
+                from_name?: string;
+                /**
+                 * Format: email
+                 * @description Sender address (From); required while email_enabled is true
+                 * @example updates@lumen.example
+                 */
+                from_address?: string | null;
+                /**
+                 * Format: email
+                 * @description Reply-To address, or null for none
+                 * @example support@lumen.example
+                 */
+                reply_to?: string | null;
+                /**
+                 * @description Minutes a voter's notifications are gathered into one email after the first; 0 sends each on its own
+                 * @example 15
+                 */
+                digest_minutes?: number;
+                /**
+                 * @description Link of each feature in an email, {feature_id} replaced by the feature's id; null: no links
+                 * @example https://lumen.example/feedback/{feature_id}
+                 */
+                board_url?: string | null;
             };
         };
         KeyObject: {
@@ -5149,6 +5273,75 @@ export interface components {
         };
         /** @description An event of the feed; `type` tells which, and so what data.object is */
         EventObject: components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["FeatureUpdatedEvent"] | components["schemas"]["FeatureStatusChangedEvent"] | components["schemas"]["FeatureApprovedEvent"] | components["schemas"]["FeatureMergedEvent"] | components["schemas"]["FeatureUnmergedEvent"] | components["schemas"]["FeatureDeletedEvent"] | components["schemas"]["FeatureVoteMilestoneEvent"] | components["schemas"]["VoteCreatedEvent"] | components["schemas"]["VoteDeletedEvent"] | components["schemas"]["CommentCreatedEvent"] | components["schemas"]["CommentDeletedEvent"] | components["schemas"]["ReleasePublishedEvent"] | components["schemas"]["VoterBannedEvent"] | components["schemas"]["VoterUnbannedEvent"] | components["schemas"]["VoterDeletedEvent"] | components["schemas"]["VoterBillingChangedEvent"];
+        UnsubscribeObject: {
+            /**
+             * @description The project's slug
+             * @example lumen
+             */
+            project: string;
+            /**
+             * @description Whether the voter is unsubscribed from the project's emails
+             * @example true
+             */
+            unsubscribed: boolean;
+        };
+        EmailObject: {
+            /**
+             * @description Email id
+             * @example 318
+             */
+            id: number;
+            /**
+             * @description The recipient voter's id
+             * @example v_8f3a2c
+             */
+            voter_id: string;
+            /**
+             * @description The bare address it is (or was) sent to
+             * @example ada@example.com
+             */
+            to: string;
+            /**
+             * @description Subject line
+             * @example [Lumen] Night theme and 2 more
+             */
+            subject: string;
+            /**
+             * @description The notifications it holds (those read before it left are left out)
+             * @example [
+             *       "ntf_1042",
+             *       "ntf_1043",
+             *       "ntf_1050"
+             *     ]
+             */
+            notification_ids: string[];
+            /**
+             * @description pending until sent or failed (retries included); sent; failed
+             * @example sent
+             * @enum {string}
+             */
+            status: "pending" | "sent" | "failed";
+            /**
+             * @description SMTP attempts made
+             * @example 1
+             */
+            attempts: number;
+            /**
+             * @description The last failed attempt's SMTP answer or connection error
+             * @example null
+             */
+            last_error: string | null;
+            /**
+             * @description When the SMTP server accepted it, RFC 3339 UTC
+             * @example 2026-11-25T10:15:03.000Z
+             */
+            sent_at: string | null;
+            /**
+             * @description When it was made (its digest window closed), RFC 3339 UTC
+             * @example 2026-11-25T10:15:00.000Z
+             */
+            created_at: string;
+        };
         /**
          * @description An Atom 1.0 feed document (RFC 4287)
          * @example <?xml version="1.0" encoding="utf-8"?>
@@ -17776,6 +17969,314 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["EventObject"][];
+                        meta: components["schemas"]["Meta"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getUnsubscribe: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The token of an email's List-Unsubscribe link (at most 172 characters are ever issued) */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The current state */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["UnsubscribeObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postUnsubscribe: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The token of an email's List-Unsubscribe link (at most 172 characters are ever issued) */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Unsubscribed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["UnsubscribeObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminListEmails: {
+        parameters: {
+            query?: {
+                /** @description Only emails of this status */
+                status?: "pending" | "sent" | "failed";
+                /** @description Page, one based */
+                page?: number;
+                /** @description Items per page, at most 100 */
+                per_page?: number;
+            };
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of emails */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EmailObject"][];
                         meta: components["schemas"]["Meta"];
                         error: null;
                     };

@@ -17,5 +17,6 @@ export function toSettings(row: SettingsRow): SettingsObject {
     allowed_origins: row.allowed_origins,
     settings: row.settings,
     theme: row.theme,
+    notifications: { ...row.notification_settings, from_name: row.notification_settings.from_name ?? row.name },
   };
 }

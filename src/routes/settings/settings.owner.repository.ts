@@ -4,8 +4,11 @@
  * stores the result in the caller's transaction; every instance then drops its cached copy
  * (src/middleware/owner-change.ts), so the next public read shows it.
  */
+import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
-import type { ProjectSettings, ProjectTheme } from "../../../db/schema.ts";
+import type { NotificationSettings, ProjectSettings, ProjectTheme } from "../../../db/schema.ts";
+import { FROM_ADDRESS_REQUIRED } from "../../contract/notification-settings.ts";
+import { validationError } from "../../lib/http/errors.ts";
 import type { SettingsPatchBody } from "./settings.owner.schemas.ts";
 
 function selectSettings(db: Db) {
@@ -26,6 +29,7 @@ function selectSettings(db: Db) {
       "allowed_origins",
       "settings",
       "theme",
+      "notification_settings",
     ]);
 }
 
@@ -41,11 +45,30 @@ function mergeTheme(theme: ProjectTheme, patch: NonNullable<SettingsPatchBody["t
   return { ...theme, ...top, light: { ...theme.light, ...light }, dark: { ...theme.dark, ...dark } };
 }
 
-/** Applies `patch` to project `projectId` inside `trx` and returns the stored result. */
+/**
+ * `current` with `patch` applied key by key (engagement-api-v3.md, "Settings"). Throws 422
+ * naming `notifications.from_address` when the result has email on without a sender address.
+ */
+function mergeNotifications(current: NotificationSettings, patch: NonNullable<SettingsPatchBody["notifications"]>): NotificationSettings {
+  const merged = { ...current, ...patch };
+  if (merged.email_enabled && merged.from_address === null) {
+    throw validationError("notifications.from_address", `notifications.from_address: ${FROM_ADDRESS_REQUIRED}`);
+  }
+  return merged;
+}
+
+/**
+ * Applies `patch` to project `projectId` inside `trx` and returns the stored result. Throws
+ * ApiError 422 (nothing written) when the merged notifications break their cross-field rule.
+ */
 export async function updateSettings(trx: Db, projectId: number, patch: SettingsPatchBody, now: Date): Promise<SettingsRow> {
   const current = await selectSettings(trx).where("id", "=", projectId).forNoKeyUpdate().executeTakeFirstOrThrow();
-  const { settings, theme, ...fields } = patch;
-  const merged: { settings?: ProjectSettings; theme?: ProjectTheme } = {};
+  const { settings, theme, notifications, ...fields } = patch;
+  const merged: { settings?: ProjectSettings; theme?: ProjectTheme; notification_settings?: RawBuilder<string> } = {};
+  if (notifications !== undefined) {
+    // The object as a jsonb parameter: postgres-js would store a JSON text parameter as a jsonb string.
+    merged.notification_settings = sql<string>`${sql.val(mergeNotifications(current.notification_settings, notifications))}::jsonb`;
+  }
   if (settings !== undefined) merged.settings = { ...current.settings, ...settings };
   if (theme !== undefined) merged.theme = mergeTheme(current.theme, theme);
   await trx

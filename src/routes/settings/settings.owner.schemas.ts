@@ -6,6 +6,7 @@
  * PATCH of a nested object changes only the keys it sends).
  */
 import { z } from "@hono/zod-openapi";
+import { notificationSettingsShape } from "../../contract/notification-settings.ts";
 import { patchBodyOf } from "../../contract/owner-routes.ts";
 
 const flag = (description: string, example: boolean) => z.boolean().openapi({ description, example });
@@ -85,6 +86,9 @@ const projectFields = {
     }),
 };
 
+/** The owner's email settings (engagement-api-v3.md, "Email notifications"); from_name shows the project's name until set. */
+export const NotificationSettingsObject = z.object(notificationSettingsShape).openapi("NotificationSettingsObject");
+
 export const SettingsObject = z
   .object({
     ...projectFields,
@@ -93,6 +97,7 @@ export const SettingsObject = z
     paddle_webhook_secret_set: flag("Whether a Paddle webhook signing secret is stored", false),
     settings: DisplaySettingsObject,
     theme: ThemeObject,
+    notifications: NotificationSettingsObject,
   })
   .openapi("SettingsObject");
 
@@ -129,6 +134,10 @@ export const SettingsPatchBody = patchBodyOf({
   settings: patchBodyOf(displayShape).openapi({ description: "Display settings to change; keys not sent keep their value" }),
   theme: patchBodyOf({ ...themeShape, light: colorsPatch, dark: colorsPatch }).openapi({
     description: "Theme keys to change; light and dark are merged key by key too",
+  }),
+  notifications: patchBodyOf(notificationSettingsShape).openapi({
+    description:
+      "Email settings to change, merged key by key; email_enabled true while from_address is (or stays) null: 422 naming notifications.from_address",
   }),
 }).openapi("PatchSettingsBody");
 

@@ -17,6 +17,7 @@ export function toAdminVoter(row: AdminVoterRow, currencySymbol: string): AdminV
     sso_id: row.sso_id,
     role: row.role,
     banned: row.banned,
+    email_unsubscribed: row.email_unsubscribed,
     mrr_override_cents: row.mrr_override_cents,
     stripe_customer_id: row.stripe_customer_id,
     paddle_customer_id: row.paddle_customer_id,

@@ -30,6 +30,7 @@ function selectAdminVoters(db: Db) {
     "voters.sso_id",
     "voters.role",
     "voters.banned",
+    "voters.email_unsubscribed",
     "voters.created_at",
   ]);
 }

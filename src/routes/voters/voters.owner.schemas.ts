@@ -20,6 +20,10 @@ export const AdminVoterObject = RevenueVoterObject.omit({ votes: true })
       example: null,
     }),
     banned: z.boolean().openapi({ description: "Banned voters may not suggest or comment (they may still vote)", example: false }),
+    email_unsubscribed: z.boolean().openapi({
+      description: "The voter unsubscribed from the project's emails (engagement-api-v3.md, Unsubscribe); no email is sent to them",
+      example: false,
+    }),
     mrr_override_cents: z.number().int().nullable().openapi({
       description: "Monthly worth set on the voter in cents, overriding the tier amount; null when none",
       example: null,
@@ -67,6 +71,11 @@ export const VoterPatchBody = patchBodyOf({
     .max(255)
     .nullable()
     .openapi({ description: "Paddle customer id; null clears it", example: "ctm_01h8" }),
+  email_unsubscribed: z.boolean().openapi({
+    description:
+      "false clears an unsubscribe (the voter receives the project's emails again); true unsubscribes the voter, as their unsubscribe link does",
+    example: false,
+  }),
   churned: z.boolean().openapi({
     description:
       "true records churn now with churn_source manual (a voter already churned keeps its record); " +

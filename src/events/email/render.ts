@@ -1,0 +1,159 @@
+/**
+ * The message of one email (engagement-api-v3.md, "Email notifications", "Message"): pure, no
+ * I/O. Given the project, its settings, the recipient and the notifications the email holds
+ * (oldest first), it returns what nodemailer sends: From `"{from_name}" <{from_address}>`,
+ * Reply-To when set, To, a subject with the project's name and the oldest notification's
+ * feature heading (" and N more" for N further notifications), a text/plain part with the
+ * board texts as they are and a text/html part with every board text HTML-escaped, each listing
+ * every notification (a link from board_url when set), the Message-ID, and the RFC 2369 /
+ * RFC 8058 unsubscribe headers.
+ */
+import { FEATURE_ID_PLACEHOLDER } from "../../contract/notification-settings.ts";
+import { escapeHtml } from "./html-escape.ts";
+
+/** One notification as an email lists it: the row, and its feature as it is now. */
+export interface EmailNotification {
+  id: string;
+  type: string;
+  data: Record<string, unknown>;
+  feature: { id: number; heading: string };
+}
+
+export interface EmailInput {
+  project: { name: string };
+  /** The sender settings in effect (from_name already defaulted to the project's name). */
+  sender: { fromName: string; fromAddress: string; replyTo: string | null; boardUrl: string | null };
+  to: string;
+  /** At least one, oldest first. */
+  notifications: readonly EmailNotification[];
+  /** `<...@...>`, unique per email. */
+  messageId: string;
+  /** {PUBLIC_BASE_URL}/api/v3/unsubscribe/{token}. */
+  unsubscribeUrl: string;
+}
+
+/** What nodemailer's sendMail takes, as this service fills it. */
+export interface RenderedEmail {
+  from: { name: string; address: string };
+  replyTo?: string;
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  messageId: string;
+  headers: { "List-Unsubscribe": string; "List-Unsubscribe-Post": string };
+}
+
+/** Header text on one line: a board text's line breaks would otherwise need folding rules. */
+function oneLine(text: string): string {
+  return text.replace(/[\r\n\t]+/g, " ").trim();
+}
+
+function field(data: Record<string, unknown>, key: string): string | undefined {
+  const value = data[key];
+  return typeof value === "string" ? value : typeof value === "number" ? String(value) : undefined;
+}
+
+function nested(data: Record<string, unknown>, key: string, inner: string): string | undefined {
+  const value = data[key];
+  return value !== null && typeof value === "object" ? field(value as Record<string, unknown>, inner) : undefined;
+}
+
+/**
+ * The sentence a notification shows, as parts: fixed words (`text`) and board texts (`board`),
+ * so the HTML part escapes exactly the board texts and the text part shows them as they are.
+ */
+type Part = { text: string } | { board: string };
+
+function describe(notification: EmailNotification): Part[] {
+  const { data, type } = notification;
+  const feature: Part = { board: notification.feature.heading };
+  switch (type) {
+    case "status_changed":
+      return [
+        feature,
+        { text: ": status changed from " },
+        { board: field(data, "from") ?? "?" },
+        { text: " to " },
+        { board: field(data, "to") ?? "?" },
+      ];
+    case "responded": {
+      const denial = data.response_is_denial === true ? " (declined)" : "";
+      return [feature, { text: `: the team responded${denial}: ` }, { board: field(data, "developer_response") ?? "" }];
+    }
+    case "shipped":
+      return [feature, { text: ": shipped in " }, { board: nested(data, "release", "name") ?? "a release" }];
+    case "merged":
+      return [feature, { text: ": merged into " }, { board: nested(data, "into", "heading") ?? "another feature" }];
+    case "replied":
+      return [
+        { board: field(data, "author_name") ?? "Someone" },
+        { text: " replied to your comment on " },
+        feature,
+        { text: ": " },
+        { board: field(data, "excerpt") ?? "" },
+      ];
+    case "team_commented":
+      return [
+        { board: field(data, "author_name") ?? "The team" },
+        { text: " (team) commented on " },
+        feature,
+        { text: ": " },
+        { board: field(data, "excerpt") ?? "" },
+      ];
+    default:
+      return [feature, { text: `: ${type.replaceAll("_", " ")}` }];
+  }
+}
+
+function featureLink(boardUrl: string | null, featureId: number): string | undefined {
+  return boardUrl === null ? undefined : boardUrl.replaceAll(FEATURE_ID_PLACEHOLDER, encodeURIComponent(String(featureId)));
+}
+
+/** The subject: `[{project}] {oldest feature heading}` and " and N more" for N further notifications. */
+export function emailSubject(projectName: string, notifications: readonly Pick<EmailNotification, "feature">[]): string {
+  const [oldest] = notifications;
+  const more = notifications.length - 1;
+  const heading = oldest ? oneLine(oldest.feature.heading) : "";
+  return `[${oneLine(projectName)}] ${heading}${more > 0 ? ` and ${more} more` : ""}`;
+}
+
+/** The message of `input` (see the module comment). */
+export function renderEmail(input: EmailInput): RenderedEmail {
+  const { project, sender, notifications, unsubscribeUrl } = input;
+  const count = notifications.length;
+  const intro = `${count === 1 ? "An update" : `${count} updates`} from ${project.name} on features you follow:`;
+  const footer = "You receive this because you follow these features. To stop these emails, unsubscribe:";
+
+  const textItems = notifications.map((notification) => {
+    const sentence = describe(notification)
+      .map((part) => ("text" in part ? part.text : part.board))
+      .join("");
+    const link = featureLink(sender.boardUrl, notification.feature.id);
+    return `- ${sentence}${link ? `\n  ${link}` : ""}`;
+  });
+  const text = `${intro}\n\n${textItems.join("\n\n")}\n\n--\n${footer}\n${unsubscribeUrl}\n`;
+
+  const htmlItems = notifications.map((notification) => {
+    const link = featureLink(sender.boardUrl, notification.feature.id);
+    const sentence = describe(notification)
+      .map((part) => escapeHtml("text" in part ? part.text : part.board))
+      .join("");
+    return `<li>${sentence}${link ? ` <a href="${escapeHtml(link)}">View</a>` : ""}</li>`;
+  });
+  const html =
+    `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(emailSubject(project.name, notifications))}</title></head>` +
+    `<body><p>${escapeHtml(intro)}</p><ul>${htmlItems.join("")}</ul>` +
+    `<p style="color:#6b7280;font-size:12px">${escapeHtml(footer)} <a href="${escapeHtml(unsubscribeUrl)}">Unsubscribe</a></p></body></html>`;
+
+  return {
+    from: { name: oneLine(sender.fromName), address: sender.fromAddress },
+    ...(sender.replyTo ? { replyTo: sender.replyTo } : {}),
+    to: input.to,
+    subject: emailSubject(project.name, notifications),
+    text,
+    html,
+    messageId: input.messageId,
+    headers: { "List-Unsubscribe": `<${unsubscribeUrl}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
+  };
+}
