@@ -5,6 +5,7 @@
  * cacheable reads] -> validated handler. One error handler turns every failure into the envelope.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import { registerOpenApiComponents } from "./contract/route-description.ts";
@@ -25,6 +26,7 @@ import { secureHeaderValues, staticHeadersMiddleware } from "./middleware/static
 import { voterMiddleware } from "./middleware/voter.ts";
 import { FEED_PATHS } from "./routes/feeds/index.ts";
 import { registerApiRouters } from "./routes/index.ts";
+import { createMcpRequestChain, MCP_PATH } from "./routes/mcp/index.ts";
 import { createServiceRouter } from "./routes/service/index.ts";
 
 export const API_PREFIX = "/api/v3";
@@ -90,17 +92,25 @@ export function createApp(deps: AppDeps) {
       await next();
     });
   }
-  for (const path of [`${API_PREFIX}/board`, `${API_PREFIX}/projects/:slug/*`]) {
-    app.use(
-      path,
-      apiKeyMiddleware(),
-      rateLimitMiddleware(),
-      voterMiddleware(),
-      contentRevisionMiddleware(),
-      ownerChangeMiddleware(),
-      idempotencyMiddleware(),
-    );
-  }
+  const keyedChain = () => [
+    apiKeyMiddleware(),
+    rateLimitMiddleware(),
+    voterMiddleware(),
+    contentRevisionMiddleware(),
+    ownerChangeMiddleware(),
+    idempotencyMiddleware(),
+  ];
+  app.use(`${API_PREFIX}/board`, ...keyedChain());
+  // The MCP endpoint has a chain of its own (src/routes/mcp): its budget depends on the message,
+  // and the tool calls it runs in process take the keyed chain below.
+  app.use(`${API_PREFIX}${MCP_PATH}`, ...createMcpRequestChain());
+  // A regular expression test per step: hono's `except` composes the chain anew on every request.
+  const mcpPath = new RegExp(`^${API_PREFIX}${MCP_PATH.replace(":slug", "[^/]+")}$`);
+  const unlessMcp =
+    (step: MiddlewareHandler<AppEnv>): MiddlewareHandler<AppEnv> =>
+    (c, next) =>
+      mcpPath.test(c.req.path) ? next() : step(c, next);
+  app.use(`${API_PREFIX}/projects/:slug/*`, ...keyedChain().map(unlessMcp));
   // After the key and rate checks, so that a flood of wide bodies spends its sender's budget.
   app.use(jsonShapeMiddleware());
 

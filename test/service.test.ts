@@ -122,6 +122,8 @@ describe("GET /openapi.json", () => {
       // engagement-api-v3.md, "Email notifications": the open unsubscribe routes.
       "get /unsubscribe/{token}",
       "post /unsubscribe/{token}",
+      // engagement-api-v3.md, "MCP endpoint".
+      "post /projects/{slug}/mcp",
     ];
     // The owner routes (owner-api-v3.md, under /projects/{slug}/admin) are listed apart, tagged
     // "owner"; so are the billing webhooks (/billing/{system}/{slug}), tagged "billing".

@@ -77,19 +77,31 @@ function queryKey(c: Context): string | undefined {
   return c.get("access") === "feed" ? given(c.req.query("key")) : undefined;
 }
 
-/** Digest of the key that authorizes the request: the X-API-Key header, else a feed route's `key` query parameter. */
-function presentedKeyHash(c: Context): string {
-  const presented = given(c.req.header("X-API-Key")) ?? queryKey(c);
+/** Where a route takes its key besides X-API-Key: `Authorization: Bearer <key>` where `bearer` is set. */
+export interface KeySources {
+  bearer?: boolean;
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/**
+ * The key that authorizes the request: the X-API-Key header, else a feed route's `key` query
+ * parameter, else (with `sources.bearer`) the token of an `Authorization: Bearer` header.
+ * Throws 401 missing_key when there is none.
+ */
+export function presentedKey(c: Context, sources: KeySources = {}): string {
+  const bearer = sources.bearer ? given(BEARER.exec(c.req.header("Authorization") ?? "")?.[1]) : undefined;
+  const presented = given(c.req.header("X-API-Key")) ?? queryKey(c) ?? bearer;
   if (presented === undefined) {
     const feed = c.get("access") === "feed";
     throw new ApiError(
       "missing_key",
       feed
         ? "send the project key in the X-API-Key header, or the embed key as the key query parameter"
-        : "send the project key in the X-API-Key header",
+        : `send the project key in the X-API-Key header${sources.bearer ? " or as Authorization: Bearer <key>" : ""}`,
     );
   }
-  return hashSecret(presented);
+  return presented;
 }
 
 /** 401 invalid_key when a feed route's `key` query parameter is a secret key (of any project). */
@@ -108,14 +120,16 @@ async function refuseSecretKeyInQuery(c: Context): Promise<void> {
  * (owner-api-v3.md, Rules 7-8: the very next request on every instance sees the change).
  */
 export async function reauthorizeFresh(c: Context): Promise<void> {
-  await authorize(c, await resolveKey(c.get("deps"), presentedKeyHash(c)));
+  await authorize(c, await resolveKey(c.get("deps"), c.get("keyHash")));
 }
 
-export function apiKeyMiddleware(): MiddlewareHandler<AppEnv> {
+/** The key check; `sources` says where the route takes the key (default: X-API-Key alone). */
+export function apiKeyMiddleware(sources: KeySources = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const deps = c.get("deps");
     await refuseSecretKeyInQuery(c);
-    const keyHash = presentedKeyHash(c);
+    const keyHash = hashSecret(presentedKey(c, sources));
+    c.set("keyHash", keyHash);
     if (isRefusedDemoKey(deps.config, keyHash)) throw new ApiError("invalid_key", "the API key does not exist or was regenerated");
     try {
       await authorize(c, await resolveKey(deps, keyHash));

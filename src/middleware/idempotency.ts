@@ -28,8 +28,9 @@ import { type ClaimResult, IdempotencyStoreUnavailable } from "../store/store.ty
 
 export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 60 * 60;
 export const IDEMPOTENCY_LOCK_SECONDS = 15;
-const MAX_KEY_LENGTH = 200;
-const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
+/** An Idempotency-Key is 1 to IDEMPOTENCY_KEY_MAX_LENGTH printable ASCII characters. */
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 200;
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]+$/;
 
 export function idempotencyMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -38,8 +39,8 @@ export function idempotencyMiddleware(): MiddlewareHandler<AppEnv> {
       await next();
       return;
     }
-    if (key.length === 0 || key.length > MAX_KEY_LENGTH || !PRINTABLE_ASCII.test(key)) {
-      throw new ApiError("validation_failed", `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} printable ASCII characters`, {
+    if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX_LENGTH || !IDEMPOTENCY_KEY_PATTERN.test(key)) {
+      throw new ApiError("validation_failed", `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters`, {
         field: "Idempotency-Key",
       });
     }

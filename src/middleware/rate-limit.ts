@@ -6,8 +6,13 @@
  * trip reads the project's content revision for the shared read cache (c.get("contentRevision"))
  * and its lookups revision: when that moved since this process last saw it, the cached key,
  * settings, board structure and voters are dropped and the key is checked again.
+ *
+ * A route may decide the budget itself (`budgetOf`: the MCP endpoint counts a tool call against
+ * the budget of the route the tool wraps). An in-process request made by such a route for the
+ * same call (app.fetch with the binding `{ rateCounted: true }`, which no HTTP client can set) is
+ * not counted again: the call was counted once, by the request that made it.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { Config } from "../config.ts";
 import type { AppEnv } from "../lib/http/context.ts";
 import { ApiError } from "../lib/http/errors.ts";
@@ -23,12 +28,39 @@ export function budgetFor(config: Config, keyKind: "secret" | "embed", isRead: b
   return isRead ? config.RATE_LIMIT_READS_PER_MINUTE : config.RATE_LIMIT_WRITES_PER_MINUTE;
 }
 
-export function rateLimitMiddleware(): MiddlewareHandler<AppEnv> {
+export type Budget = "read" | "write";
+
+/** The hono bindings of an in-process request whose budget its caller already counted. */
+export interface RateCountedBindings {
+  rateCounted: true;
+}
+
+function countedByCaller(c: Context<AppEnv>): boolean {
+  return (c.env as Partial<RateCountedBindings> | undefined)?.rateCounted === true;
+}
+
+/** The default budget of a request: GET and HEAD are reads, every other method a write. */
+function budgetByMethod(c: Context<AppEnv>): Budget {
+  return c.req.method === "GET" || c.req.method === "HEAD" ? "read" : "write";
+}
+
+export function rateLimitMiddleware(
+  options: { budgetOf?: (c: Context<AppEnv>) => Budget | Promise<Budget> } = {},
+): MiddlewareHandler<AppEnv> {
+  const budgetOf = options.budgetOf ?? budgetByMethod;
   return async (c, next) => {
+    if (countedByCaller(c)) {
+      // No revision read: the shared read cache is bypassed, as when the store does not answer.
+      c.set("contentRevision", null);
+      await next();
+      return;
+    }
     const { config, rateLimiter, caches, now } = c.get("deps");
     const key = c.get("apiKey");
     const projectId = c.get("project").id;
-    const isRead = c.req.method === "GET" || c.req.method === "HEAD";
+    const budget = budgetOf(c);
+    // The default is synchronous: the hot path takes no extra turn of the event loop.
+    const isRead = (typeof budget === "string" ? budget : await budget) === "read";
     const limit = budgetFor(config, key.kind, isRead);
     const { rate: result, revisions } = await rateLimiter.consumeReadingRevisions(
       `${key.id}:${isRead ? "read" : "write"}`,

@@ -14,6 +14,7 @@ import { createFeaturesRouter } from "./features/index.ts";
 import { createFeedsRouter } from "./feeds/index.ts";
 import { createIdentityRouter } from "./identity/index.ts";
 import { createKeysRouter } from "./keys/index.ts";
+import { createMcpRouter } from "./mcp/index.ts";
 import { createMessagesRouter } from "./messages/index.ts";
 import { createNotificationsRouter } from "./notifications/index.ts";
 import { createRevenueRouter } from "./revenue/index.ts";
@@ -46,6 +47,7 @@ export function registerApiRouters(app: OpenAPIHono<AppEnv>, prefix: string): vo
   app.route(prefix, createFeedsRouter());
   app.route(prefix, createNotificationsRouter());
   app.route(prefix, createSubscriptionsRouter());
+  app.route(prefix, createMcpRouter({ dispatch: (request, bindings) => app.fetch(request, bindings), prefix }));
   // On the app's own registry: a sub-router's webhooks would be keyed under the prefix.
   registerEventWebhooks(app.openAPIRegistry);
 }

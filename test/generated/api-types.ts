@@ -1364,6 +1364,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/projects/{slug}/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Model Context Protocol endpoint for AI assistants
+         * @description A Model Context Protocol server (Streamable HTTP transport, JSON-RPC 2.0, protocol version 2025-06-18 or later, stateless: no session id) whose tools act on the project as its owner: search_features, get_feature, find_similar_features, list_events, revenue_by_feature, update_feature, merge_features, reply_as_team, publish_release. The project's secret key, as X-API-Key or `Authorization: Bearer <key>`; key refusals are the JSON envelope. Send `Accept: application/json, text/event-stream`; answers are application/json. initialize, tools/list and notifications count against the read budget, a tool call against the budget of the route it wraps. A tool call runs the wrapped route in process: its refusals (4xx) are results with isError true whose text is the error object; invalid arguments are validation_failed naming the argument; write tools take an optional idempotency_key argument with the semantics of the Idempotency-Key header. See docs/mcp.md.
+         */
+        post: operations["postMcpMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "feature.created": {
@@ -1729,6 +1749,58 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description A JSON-RPC 2.0 request (with id) or notification (without) of the Model Context Protocol. One message per POST: batches are refused. */
+        JsonRpcRequest: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            /**
+             * @description Request id chosen by the client; the answer carries the same one
+             * @example 1
+             */
+            id?: string | number;
+            /**
+             * @description initialize, notifications/initialized, tools/list, tools/call or ping
+             * @example tools/call
+             */
+            method: string;
+            /**
+             * @description tools/call: {name, arguments}; initialize: {protocolVersion, capabilities, clientInfo}
+             * @example {
+             *       "name": "get_feature",
+             *       "arguments": {
+             *         "feature_id": 41
+             *       }
+             *     }
+             */
+            params?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A JSON-RPC 2.0 response. initialize: {protocolVersion, capabilities: {tools}, serverInfo: {name, version}}; tools/list: {tools: [{name, description, inputSchema, annotations}]}; tools/call: {content: [{type: text, text}], structuredContent, isError?}. A tool the server lacks is the error -32602. */
+        JsonRpcResponse: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            /**
+             * @description Request id chosen by the client; the answer carries the same one
+             * @example 1
+             */
+            id?: string | number | null;
+            /** @description The method's result */
+            result?: {
+                [key: string]: unknown;
+            };
+            /** @description A JSON-RPC error: -32700 parse error, -32600 invalid request, -32601 unknown method, -32602 invalid params (unknown tool) */
+            error?: {
+                /** @example -32602 */
+                code: number;
+                message: string;
+                data?: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
         /** @description feature.created: A suggestion (POST features) or an owner's new feature */
         FeatureCreatedEvent: {
             /**
@@ -19616,6 +19688,248 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postMcpMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description One JSON-RPC message */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": 2,
+                 *       "method": "tools/call",
+                 *       "params": {
+                 *         "name": "get_feature",
+                 *         "arguments": {
+                 *           "feature_id": 41
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["JsonRpcRequest"];
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC answer to the request: its result (tool refusals included, as isError results) or a JSON-RPC error */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
+            /** @description A notification or response was accepted; no body */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description JSON-RPC error: the body is not JSON (-32700), not a JSON-RPC message, a batch, or an unsupported protocol version */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description JSON-RPC error: Accept must list application/json and text/event-stream */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description JSON-RPC error: Content-Type must be application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
                 };
             };
         };

@@ -88,6 +88,8 @@ export interface AppEnv {
     access: RouteAccess;
     project: ProjectContext;
     apiKey: ApiKeyContext;
+    /** SHA-256 digest of the key the request presented (set by the api-key middleware). */
+    keyHash: string;
     /** null when the request carries no identity (reads) or names an SSO user not yet seen. */
     voter: VoterContext | null;
     /**

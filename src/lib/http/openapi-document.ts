@@ -54,6 +54,7 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>) {
       },
       { name: "email", description: "Unsubscribe links of the notification emails: open routes authorized by their signed token" },
       { name: "webhooks", description: "What the service POSTs to the owner's webhooks: one delivery per event type (Standard Webhooks)" },
+      { name: "MCP", description: "Model Context Protocol endpoint: owner tools for AI assistants (secret key only)" },
     ],
   });
 }

@@ -17,5 +17,7 @@ export function createChangelogRouter() {
   return router;
 }
 
+// Route definitions the MCP tool publish_release wraps.
+export { adminGetRelease, adminUpdateRelease } from "./changelog.owner.routes.ts";
 // What other areas may use: the owner's view of a release (events carry it).
 export { AdminReleaseObject } from "./changelog.owner.schemas.ts";

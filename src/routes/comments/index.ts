@@ -17,5 +17,7 @@ export function createCommentsRouter() {
   return router;
 }
 
+// Route definitions the MCP tools wrap (their request schemas are the tools' arguments).
+export { adminCreateComment, adminListComments } from "./comments.owner.routes.ts";
 // What other areas may use: the comment as events carry it.
 export { CommentEventObject } from "./comments.schemas.ts";

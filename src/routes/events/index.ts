@@ -13,3 +13,6 @@ export function createEventsRouter() {
   router.openapi(ownerRoutes.adminListEvents, ownerHandlers.adminListEvents);
   return router;
 }
+
+// The route definition the MCP tool list_events wraps (its query is the tool's arguments).
+export { adminListEvents } from "./events.owner.routes.ts";

@@ -27,6 +27,14 @@ export function createFeaturesRouter() {
 // view of it in SQL (for events recorded by a vote's own statement).
 export { adminFeatureJsonSql } from "./features.events.ts";
 export { scoreOf } from "./features.mapper.ts";
+// Route definitions the MCP tools wrap (their request schemas are the tools' arguments).
+export {
+  adminGetFeature,
+  adminListFeatures,
+  adminListSimilarFeatures,
+  adminMergeFeature,
+  adminUpdateFeature,
+} from "./features.owner.routes.ts";
 export { AdminFeatureObject, SimilarAdminFeatureObject, SimilarAdminFeaturesQuery } from "./features.owner.schemas.ts";
 // The owner's similar-features rule for a feature id or a free text (MCP find_similar_features),
 // and the query definitions its arguments derive from (q, limit).

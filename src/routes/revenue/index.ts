@@ -12,5 +12,7 @@ export function createRevenueRouter() {
 
 // What other areas may use: the revenue view of a voter (the owner's AdminVoterObject extends it).
 export { toRevenueVoter } from "./revenue.mapper.ts";
+// The route definition the MCP tool revenue_by_feature wraps (its query is the tool's arguments).
+export { listRevenueFeatures } from "./revenue.routes.ts";
 export { RevenueVoterObject } from "./revenue.schemas.ts";
 export { countVoters, selectVotersWithTier } from "./revenue.voters.repository.ts";
