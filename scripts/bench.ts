@@ -440,6 +440,18 @@ async function main(): Promise<void> {
       rowsOf.get(project)!.push(writeRow(route, project, result));
       await vacuumVotedTables(sql);
     }
+    if (baselineDir && only("PATCH admin/features/{id} status (owner)")) {
+      const { fx, headers } = targets[0]!;
+      const route = "PATCH admin/features/{id} status (owner)";
+      const common = { baselineDir, env: serverEnv, nodeArgs, headers, connections, warmupSeconds, seconds };
+      const rounds = Number(process.env.BENCH_AB_ROUNDS ?? 4);
+      const reset = () => vacuumVotedTables(sql);
+      const ab = await runBaselineAb(
+        { ...common, route, requests: () => ownerStatusPatches(fx), rounds, databasePids: cpu.database, reset },
+        log,
+      );
+      checks.push(describeAb(route, ab));
+    }
     const { fx: nfx, headers: nHeaders } = targets[0]!;
     if (Object.values(NOTIFICATION_ROUTES).some(only)) {
       const featureIds: [number, number] = [nfx.hotFeatureIds[0]!, nfx.hotFeatureIds[1]!];
