@@ -13,8 +13,8 @@
  * BENCH_REDIS (redis://127.0.0.1:6379), BENCH_SERVER_NODE_ARGS (node flags for the server on top
  * of those `npm start` uses, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it),
  * BENCH_BASELINE_DIR (a checkout of an earlier commit to A/B against in the same run: the vote
- * cycle, scripts/bench/baseline-ab.ts, with BENCH_AB_ROUNDS alternating rounds per side, default
- * 4; and the mixed load, scripts/bench/mixed.ts).
+ * cycle and the owner PATCH, scripts/bench/baseline-ab.ts, with BENCH_AB_ROUNDS alternating rounds
+ * per side, default 4; and the mixed load, scripts/bench/mixed.ts).
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
