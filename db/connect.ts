@@ -31,9 +31,9 @@ export interface DatabaseHandle {
   /**
    * Subscribes to a NOTIFY channel (postgres-js `listen` on its own connection, re-subscribing
    * after a reconnect; PGlite `listen`). `onNotify` also runs whenever the subscription is
-   * (re)established. Resolves to an unsubscribe function.
+   * (re)established, then with no payload. Resolves to an unsubscribe function.
    */
-  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  listen(channel: string, onNotify: (payload?: string) => void): Promise<() => Promise<void>>;
   /**
    * True when this open created the database: a new PGlite directory (or memory://), filled from
    * `initialDataDir` when one was given, else by initdb. Always false for Postgres.
@@ -108,10 +108,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       connection: { TimeZone: "UTC", ...limitParameters(options.limits) },
     });
     const db = new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: preparedStatementClient(client) }) });
-    const listen = async (channel: string, onNotify: () => void) => {
+    const listen = async (channel: string, onNotify: (payload?: string) => void) => {
       const subscription = await client.listen(
         channel,
-        () => onNotify(),
+        (payload) => onNotify(payload),
         () => onNotify(),
       );
       return () => subscription.unlisten();
@@ -134,8 +134,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     extensions: { pg_trgm, fuzzystrmatch, btree_gin },
   });
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
-  const listen = async (channel: string, onNotify: () => void) => {
-    const unsubscribe = await pglite.listen(channel, () => onNotify());
+  const listen = async (channel: string, onNotify: (payload?: string) => void) => {
+    const unsubscribe = await pglite.listen(channel, (payload) => onNotify(payload));
     onNotify();
     return () => unsubscribe();
   };

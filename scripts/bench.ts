@@ -13,8 +13,8 @@
  * BENCH_REDIS (redis://127.0.0.1:6379), BENCH_SERVER_NODE_ARGS (node flags for the server on top
  * of those `npm start` uses, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it),
  * BENCH_BASELINE_DIR (a checkout of an earlier commit to A/B against in the same run: the vote
- * cycle, scripts/bench/baseline-ab.ts, with BENCH_AB_ROUNDS alternating rounds per side, default
- * 4; and the mixed load, scripts/bench/mixed.ts).
+ * cycle and the owner PATCH, scripts/bench/baseline-ab.ts, with BENCH_AB_ROUNDS alternating rounds
+ * per side, default 4; and the mixed load, scripts/bench/mixed.ts).
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -440,6 +440,18 @@ async function main(): Promise<void> {
       });
       rowsOf.get(project)!.push(writeRow(route, project, result));
       await vacuumVotedTables(sql);
+    }
+    if (baselineDir && only("PATCH admin/features/{id} status (owner)")) {
+      const { fx, headers } = targets[0]!;
+      const route = "PATCH admin/features/{id} status (owner)";
+      const common = { baselineDir, env: serverEnv, nodeArgs, headers, connections, warmupSeconds, seconds };
+      const rounds = Number(process.env.BENCH_AB_ROUNDS ?? 4);
+      const reset = () => vacuumVotedTables(sql);
+      const ab = await runBaselineAb(
+        { ...common, route, requests: () => ownerStatusPatches(fx), rounds, databasePids: cpu.database, reset },
+        log,
+      );
+      checks.push(describeAb(route, ab));
     }
     const { fx: nfx, headers: nHeaders } = targets[0]!;
     if (Object.values(NOTIFICATION_ROUTES).some(only)) {

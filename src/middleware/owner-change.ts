@@ -2,7 +2,9 @@
  * After a successful owner write (2xx to POST, PATCH or DELETE under /projects/{slug}/admin),
  * retires what every instance has cached about the project beyond its content (key lookups,
  * settings, board structure, anonymous voters with their ban flag, listing totals), so the change
- * is seen by the very next request anywhere (owner-api-v3.md, "Common rules", Rules 6-8). The
+ * is seen by the very next request anywhere (owner-api-v3.md, "Common rules", Rules 6-8): this
+ * app's caches now, the others' through the NOTIFY on CACHE_CHANNEL (sent here after the commit,
+ * or by the write's transaction when it set `cacheInvalidationSent`). The
  * content revision that retires cached answers is replaced by contentRevisionMiddleware, which
  * runs around this one.
  */
@@ -16,6 +18,9 @@ export function ownerChangeMiddleware(): MiddlewareHandler<AppEnv> {
     if (c.get("access") !== "owner" || c.req.method === "GET" || c.req.method === "HEAD") return;
     if (c.res.status < 200 || c.res.status >= 300) return;
     const { db, caches } = c.get("deps");
-    await notifyCacheInvalidation(db, caches);
+    // A write that sent the NOTIFY in its own transaction (cacheInvalidationNotice) saves the
+    // round trip; this app's listener skips that notice, so the clear happens here, once.
+    if (c.get("cacheInvalidationSent") === true) caches.clearAll();
+    else await notifyCacheInvalidation(db, caches);
   };
 }

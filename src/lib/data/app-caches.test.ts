@@ -133,4 +133,41 @@ describe("app caches", () => {
     expect(caches.responses!.get("r")).toBeUndefined();
     await stop();
   });
+
+  it("skips the notice the app sent itself (its write cleared its caches) and clears on another app's", async () => {
+    const caches = createAppCaches(config);
+    let notify: ((payload?: string) => void) | undefined;
+    const stop = await listenForCacheInvalidation(async (_name, onNotify) => {
+      notify = onNotify;
+      return async () => {};
+    }, caches);
+    caches.tags.set([1], []);
+    notify!(caches.instanceId);
+    expect(caches.tags.get([1])).toEqual([]);
+    notify!(createAppCaches(config).instanceId);
+    expect(caches.tags.get([1])).toBeUndefined();
+    await stop();
+  });
+
+  it("clear() forgets every entry however few or many, expired ones too (a clock moved back cannot revive them)", () => {
+    for (const count of [3, 5_000]) {
+      const cache = new LocalCache(60_000);
+      for (let i = 0; i < count; i++) cache.set(`k${i}`, i);
+      cache.clear();
+      expect(cache.get("k0")).toBeUndefined();
+      expect(cache.get(`k${count - 1}`)).toBeUndefined();
+    }
+    const start = Date.now();
+    const clock = vi.spyOn(Date, "now").mockReturnValue(start);
+    try {
+      const cache = new LocalCache(1_000);
+      cache.set("old", 1);
+      clock.mockReturnValue(start + 2_000);
+      cache.clear();
+      clock.mockReturnValue(start + 500);
+      expect(cache.get("old")).toBeUndefined();
+    } finally {
+      clock.mockRestore();
+    }
+  });
 });

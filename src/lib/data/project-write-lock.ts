@@ -24,17 +24,24 @@ export const LOCK_CLASS = 0x66620001;
  * mode, and returns what it returned. Deadlock and serialization victims are retried
  * (inTransaction, src/lib/data/transaction.ts). A foreign-key violation (23503) means a row the
  * request resolved before it waited (a feature, comment or voter) is gone from the project a
- * replace restored: it answers 404 not_found instead of a 500. Other errors propagate.
+ * replace restored: it answers 404 not_found instead of a 500. Other errors propagate. With
+ * `firstStatementLocks`, `write`'s first statement takes the lock (sharedProjectWriteLock).
  */
 export async function withProjectWriteLock<T>(
   db: Kysely<Database>,
   projectId: number,
   write: (trx: Transaction<Database>) => Promise<T>,
+  options: { firstStatementLocks?: boolean } = {},
 ): Promise<T> {
   return waitingOutReplace(db, projectId, () =>
     answeringVanishedRows(() =>
       inTransaction(db, async (trx) => {
-        await sql`SELECT pg_advisory_xact_lock_shared(${LOCK_CLASS}::int, ${projectId}::int)`.execute(trx);
+        // `firstStatementLocks`: the caller's first statement takes the lock itself
+        // (sharedProjectWriteLock, below its row locks), saving a round trip; a first statement
+        // that finds no row may not take it, so it must then write nothing.
+        if (!options.firstStatementLocks) {
+          await sql`SELECT pg_advisory_xact_lock_shared(${LOCK_CLASS}::int, ${projectId}::int)`.execute(trx);
+        }
         return write(trx);
       }),
     ),

@@ -101,6 +101,8 @@ export interface AppEnv {
     contentUnchanged: boolean;
     /** Set by a write handler whose change is narrower than `all` (see read-dependencies.ts). */
     contentChange: ContentChange;
+    /** Set by an owner write whose transaction sent the cache NOTIFY itself (cacheInvalidationNotice). */
+    cacheInvalidationSent: boolean;
     /** Set by a cached read's handler: what its answer shows (default `all`). */
     readDependencies: ReadDependencies;
     /** Scope of idempotency records: the voter, or the presented token digest on /identity. */

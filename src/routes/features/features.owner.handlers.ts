@@ -25,6 +25,7 @@ import {
   findBoardBySlug,
   listAdminFeatures,
   lockFeature,
+  lockFeatureForEdit,
   updateAdminFeature,
 } from "./features.owner.repository.ts";
 import type * as routes from "./features.owner.routes.ts";
@@ -89,15 +90,24 @@ export const adminUpdateFeature: AppRouteHandler<typeof routes.adminUpdateFeatur
   const { db, now } = c.get("deps");
   const project = c.get("project");
   const at = now();
-  const feature = await withProjectWriteLock(db, project.id, async (trx) => {
-    // Locked before it is read, so `before` is the state this edit replaces.
-    if (!(await lockFeature(trx, project.id, id))) throw notFound("feature");
-    const before = await adminFeatureObject(trx, project, id, at);
-    if (!(await updateAdminFeature(trx, project.id, id, body, at))) throw notFound("feature");
-    const after = await adminFeatureObject(trx, project, id, at);
-    await recordEvents(trx, project.id, featureChangeEvents("feature.updated", before, after));
-    return after;
-  });
+  const { instanceId } = c.get("deps").caches;
+  const feature = await withProjectWriteLock(
+    db,
+    project.id,
+    async (trx) => {
+      // Locked before it is read, so `before` is the state this edit replaces; the same
+      // statement takes the project's write lock and queues the cache NOTIFY for the commit.
+      const current = await lockFeatureForEdit(trx, project.id, id, instanceId);
+      if (!current) throw notFound("feature");
+      const before = await adminFeatureObject(trx, project, id, at);
+      await updateAdminFeature(trx, project.id, current, body, at);
+      const after = await adminFeatureObject(trx, project, id, at);
+      await recordEvents(trx, project.id, featureChangeEvents("feature.updated", before, after));
+      return after;
+    },
+    { firstStatementLocks: true },
+  );
+  c.set("cacheInvalidationSent", true);
   return c.json(success(feature), 200);
 };
 

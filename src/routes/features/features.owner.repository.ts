@@ -7,7 +7,10 @@
  */
 import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
+import { QueryTemplate } from "../../../db/query-template.ts";
 import type { Database, FeaturesTable, ProjectSettings } from "../../../db/schema.ts";
+import { cacheInvalidationNotice } from "../../lib/data/app-caches.ts";
+import { sharedProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 import { subscribeOnChange } from "../../lib/data/subscriptions.ts";
 import { validationError } from "../../lib/http/errors.ts";
 import { type PageRequest, pageOffset } from "../../lib/http/pagination.ts";
@@ -15,7 +18,7 @@ import { recountVoters } from "./features.counters.repository.ts";
 import type { AdminFeaturePatchBody } from "./features.owner.schemas.ts";
 import type { FeatureRow } from "./features.repository.ts";
 import { containsPattern, type FeatureQuery, ordered, withFeatureColumns } from "./features.repository.ts";
-import { everythingShown, publiclyListed } from "./features.visibility.ts";
+import { everythingShown, publiclyListed, visibilityShapeKey } from "./features.visibility.ts";
 
 type Project = { id: number; settings: ProjectSettings };
 
@@ -112,10 +115,22 @@ export async function listAdminFeatures(
   return { rows: rows as AdminFeatureRow[], total: Number(counted.total) };
 }
 
+/**
+ * The AdminFeatureRow of one feature, compiled once per visibility shape (the settings
+ * publiclyListed reads for is_public): an owner edit reads it twice (before and after).
+ */
+const adminFeatureStatement = new QueryTemplate<ProjectSettings, { projectId: number; featureId: number; now: Date }, AdminFeatureRow>(
+  visibilityShapeKey,
+  (db, settings, param) => {
+    const projectId = param("projectId");
+    const query = db.selectFrom("features").where("features.id", "=", param("featureId")).where("features.project_id", "=", projectId);
+    return adminRows(db, query, { id: projectId, settings }, param("now")) as never;
+  },
+);
+
 /** The feature `featureId` of the project whatever its visibility; undefined when missing. */
 export async function findAdminFeature(db: Db, project: Project, featureId: number, now: Date): Promise<AdminFeatureRow | undefined> {
-  const query = db.selectFrom("features").where("features.id", "=", featureId).where("features.project_id", "=", project.id);
-  return (await adminRows(db, query, project, now).executeTakeFirst()) as AdminFeatureRow | undefined;
+  return adminFeatureStatement.executeTakeFirst(db, project.settings, { projectId: project.id, featureId, now });
 }
 
 /** A board of the project by slug ("roadmap" also names the roadmap whatever its slug). */
@@ -336,16 +351,66 @@ export async function lockFeature(db: Db, projectId: number, featureId: number) 
     .executeTakeFirst();
 }
 
-/** Applies a PATCH body (partial: absent keys unchanged, null clears). false when the feature is missing. */
-export async function updateAdminFeature(
+/** Where a locked feature sits (lockFeature, lockFeatureForEdit). */
+export interface LockedFeature {
+  id: number;
+  board_id: number;
+  board_kind: "roadmap" | "custom";
+  column_id: number | null;
+  status: string;
+  linked_feature_id: number | null;
+}
+
+/**
+ * The first statement of an owner edit's transaction (withProjectWriteLock with
+ * `firstStatementLocks`): takes the project's write lock in shared mode (sharedProjectWriteLock,
+ * evaluated before the row lock), locks the feature row (FOR NO KEY UPDATE) and queues the cache
+ * NOTIFY with this app's id (cacheInvalidationNotice, delivered at commit), in one round trip.
+ */
+const lockForEditStatement = new QueryTemplate<null, { projectId: number; featureId: number; instanceId: string }, LockedFeature>(
+  () => "",
+  (db, _shape, param) =>
+    db
+      .selectFrom("features")
+      .innerJoin("boards", "boards.id", "features.board_id")
+      .select([
+        "features.id",
+        "features.board_id",
+        "boards.kind as board_kind",
+        "features.column_id",
+        "features.status",
+        "features.linked_feature_id",
+        cacheInvalidationNotice(param("instanceId")).as("notified"),
+      ])
+      .where(sharedProjectWriteLock(param("projectId")))
+      .where("features.id", "=", param("featureId"))
+      .where("features.project_id", "=", param("projectId"))
+      .forNoKeyUpdate("features") as never,
+);
+
+/**
+ * lockFeature for an owner edit, as the first statement of its transaction: also takes the
+ * project's write lock and sends the cache NOTIFY on commit with payload `instanceId`
+ * (AppCaches.instanceId). Undefined when the feature is not the project's (nothing is sent then).
+ */
+export async function lockFeatureForEdit(
   db: Db,
   projectId: number,
   featureId: number,
+  instanceId: string,
+): Promise<LockedFeature | undefined> {
+  return lockForEditStatement.executeTakeFirst(db, null, { projectId, featureId, instanceId });
+}
+
+/** Applies a PATCH body (partial: absent keys unchanged, null clears) to `current`, the feature locked by the caller. */
+export async function updateAdminFeature(
+  db: Db,
+  projectId: number,
+  current: LockedFeature,
   fields: AdminFeaturePatchBody,
   now: Date,
-): Promise<boolean> {
-  const current = await lockFeature(db, projectId, featureId);
-  if (!current) return false;
+): Promise<void> {
+  const featureId = current.id;
   const set = plainColumns(fields);
   if (fields.board !== undefined || fields.column_id !== undefined || fields.status !== undefined) {
     const placement = await resolvePlacement(
@@ -365,7 +430,6 @@ export async function updateAdminFeature(
       .set(set as never)
       .where("id", "=", featureId)
       .execute();
-  return true;
 }
 
 /**
