@@ -31,6 +31,21 @@ function isHttpBase(value: string): boolean {
 
 const perMinute = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
+/** A retry schedule: seconds, comma-separated, each >= 0, frozen into an array (`fallback` when unset). */
+function retrySchedule(fallback: string) {
+  return z
+    .string()
+    .default(fallback)
+    .transform((text, context) => {
+      const delays = text.split(",").map((part) => Number(part.trim()));
+      if (text.trim() === "" || delays.some((delay) => !Number.isFinite(delay) || delay < 0)) {
+        context.addIssue({ code: "custom", message: "must be non-negative numbers of seconds separated by commas" });
+        return z.NEVER;
+      }
+      return Object.freeze(delays);
+    });
+}
+
 const configSchema = z.object({
   DATABASE_URL: optionalUrl,
   REDIS_URL: optionalUrl,
@@ -126,17 +141,7 @@ const configSchema = z.object({
    * with +-10 % jitter); once they are used up the delivery is failed. The spec's schedule:
    * about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (8 attempts in all). Tests shorten it.
    */
-  WEBHOOK_RETRY_SCHEDULE_SECONDS: z
-    .string()
-    .default("5,300,1800,7200,18000,36000,36000")
-    .transform((text, context) => {
-      const delays = text.split(",").map((part) => Number(part.trim()));
-      if (text.trim() === "" || delays.some((delay) => !Number.isFinite(delay) || delay < 0)) {
-        context.addIssue({ code: "custom", message: "must be non-negative numbers of seconds separated by commas" });
-        return z.NEVER;
-      }
-      return Object.freeze(delays);
-    }),
+  WEBHOOK_RETRY_SCHEDULE_SECONDS: retrySchedule("5,300,1800,7200,18000,36000,36000"),
   /** Deliveries ending failed in a row (docs/webhooks.md) that disable a webhook (`failing`). The spec's 100. */
   WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(1).default(100),
   /**
@@ -179,17 +184,7 @@ const configSchema = z.object({
    * in seconds, comma-separated; once used up the email is failed. The spec's schedule: about 1,
    * 5 and 30 minutes, 2 and 6 hours. Tests shorten it.
    */
-  EMAIL_RETRY_SCHEDULE_SECONDS: z
-    .string()
-    .default("60,300,1800,7200,21600")
-    .transform((text, context) => {
-      const delays = text.split(",").map((part) => Number(part.trim()));
-      if (text.trim() === "" || delays.some((delay) => !Number.isFinite(delay) || delay < 0)) {
-        context.addIssue({ code: "custom", message: "must be non-negative numbers of seconds separated by commas" });
-        return z.NEVER;
-      }
-      return Object.freeze(delays);
-    }),
+  EMAIL_RETRY_SCHEDULE_SECONDS: retrySchedule("60,300,1800,7200,21600"),
   /** Milliseconds between the email worker's looks for digests to close and emails to send (30 s bound: docs/email.md). */
   EMAIL_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(20_000).default(5000),
   /** SMTP connections one process keeps open at a time (nodemailer's pool). */
