@@ -245,6 +245,18 @@ export interface FeatureSimilarityTable {
   typo_keys: ColumnType<number[], never, never>;
 }
 
+/**
+ * One row per English lexeme of a feature's heading (migration 2026-11-25T02-20-00), kept with
+ * feature_similarity: similar-feature search reads the features sharing a word with q, those
+ * with the fewest heading lexemes (heading_size) first.
+ */
+export interface FeatureSimilarityPostingsTable {
+  project_id: number;
+  word: string;
+  heading_size: number;
+  feature_id: number;
+}
+
 export interface FeatureTierVotesTable {
   feature_id: number;
   tier_id: number;
@@ -529,6 +541,7 @@ export interface Database {
   feature_tier_votes: FeatureTierVotesTable;
   feature_search: FeatureSearchTable;
   feature_similarity: FeatureSimilarityTable;
+  feature_similarity_postings: FeatureSimilarityPostingsTable;
   project_voter_counts: ProjectVoterCountsTable;
   comments: CommentsTable;
   comment_likes: CommentLikesTable;

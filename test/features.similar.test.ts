@@ -160,6 +160,13 @@ describe("the score's guarantees", () => {
     expect(answer.slice(0, 5).map(([ref]) => ref)).toEqual(["e-case", ...answer.slice(1, 5).map(([ref]) => ref)]);
   });
 
+  it("finds a heading sharing most but not all of q's words (a partial match by shared words)", async () => {
+    // q's words export, report, excel; e-partial's export, report, csv, file: Jaccard 2/5 -> 0.32+.
+    const found = new Map(await similarRefs(main, "Export reports to Excel"));
+    expect(found.get("e-partial")).toBeGreaterThanOrEqual(0.32);
+    expect(found.get("e-partial")).toBeLessThanOrEqual(0.8);
+  });
+
   it("lists nothing under 0.3: a heading sharing one word of four, unrelated text, a synonym", async () => {
     const found = new Map(await similarRefs(main, "Export to CSV"));
     expect(found.has("e-weak")).toBe(false);

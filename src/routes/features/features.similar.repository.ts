@@ -16,13 +16,15 @@
  *   index of the lexemes, and D, the description's, is the share of q's lexemes it contains.
  * A feature sharing no lexeme and no trigram with q scores 0. Listed: a score of at least 0.3.
  *
- * Two passes keep the common case cheap: the near-duplicates are looked up by exact keys
- * (btree on the heading and on the lexeme key, GIN on the typo keys); when they fill the
- * answer, nothing scoring less can enter it (a partial match never exceeds 0.8). Otherwise a
- * second pass scores every feature the indexes can match at all: heading trigrams (GIN `%`,
- * pg_trgm's default threshold 0.3, H's) and shared lexemes of heading or description (GIN `&&`).
+ * The work per query is bounded whatever the board's size: only candidates are scored, those the
+ * exact keys find (the heading, the lexeme key, the typo keys: the near-duplicates), the
+ * headings and descriptions holding every lexeme of q, and for each lexeme of q the headings
+ * holding it with the fewest lexemes; each lookup has its own LIMIT (candidatesOf). A partial
+ * match outside them is not listed (docs/decisions.md says which). q's keys are computed once,
+ * in the statement, so its text depends only on the visibility shape and Postgres reuses a
+ * generic plan of the prepared statement.
  */
-import { type ExpressionBuilder, type RawBuilder, type SqlBool, sql } from "kysely";
+import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { Database, ProjectSettings } from "../../../db/schema.ts";
 import type { AdminFeatureRow } from "./features.owner.repository.ts";
@@ -38,14 +40,6 @@ export const SIMILARITY_THRESHOLD = 0.3;
 /** The lowest score of a near-duplicate; a partial match scores at most PARTIAL_MATCH_MAX. */
 const NEAR_DUPLICATE_MIN = 0.85;
 
-/** q as the index compares it: normalized text, lexemes and their key, typo keys. */
-interface SimilarityInput {
-  norm: string;
-  words: string[];
-  key: string;
-  typoKeys: number[];
-}
-
 /** Who is searching: the public (a voter or nobody) or the owner, and what to leave out. */
 export type SimilarityScope = { kind: "public"; voterId: number | null } | { kind: "owner"; excludeId: number | null };
 
@@ -55,27 +49,61 @@ export interface RankedFeature {
   similarity: number;
 }
 
-async function inputOf(db: Db, text: string): Promise<SimilarityInput> {
-  const row = await sql<{ norm: string; words: string[]; typo_keys: number[] | null }>`
-    SELECT n.norm, feature_similarity_words(${text}) AS words, feature_similarity_typo_keys(n.norm) AS typo_keys
-    FROM (SELECT feature_similarity_norm(${text}) AS norm) AS n`
-    .execute(db)
-    .then((result) => result.rows[0]!);
-  const words = row.words ?? [];
-  return { norm: row.norm, words, key: words.join(" "), typoKeys: row.typo_keys ?? [] };
+/** Caps of the bounded retrieval: near-duplicate keys, then all of q's words (each branch). */
+const NEAR_CANDIDATES = 100;
+const WORD_CANDIDATES = 40;
+/** q's lexemes looked up one by one (the first in lexeme order), and the features read for each. */
+const WORDS_LOOKED_UP = 10;
+const PER_WORD_CANDIDATES = 10;
+
+/**
+ * The candidates of the project for `text` (1..254 characters), one row each with q's normal
+ * form, lexemes, lexeme key and typo keys, computed once in the CTE q so that the statement's
+ * text never depends on q (one prepared statement, one generic plan). Each branch is an index
+ * lookup with its own LIMIT, so no query scores more than 280 rows whatever the board's size:
+ * the near-duplicate keys (btree on heading_norm and word_key, GIN on typo_keys), the headings
+ * and the descriptions holding every lexeme of q (GIN `@>`), and for each of q's first
+ * WORDS_LOOKED_UP lexemes the features whose heading holds it, fewest heading lexemes first
+ * (btree feature_similarity_postings: the best matches by one shared word).
+ */
+function candidatesOf(projectId: number, text: string) {
+  return sql<{ feature_id: number; norm: string; words: string[]; word_key: string; typo_keys: number[] }>`(
+    WITH q AS MATERIALIZED (
+      SELECT n.norm, w.words, array_to_string(w.words, ' ') AS word_key,
+        coalesce(feature_similarity_typo_keys(n.norm), '{}') AS typo_keys
+      FROM (SELECT feature_similarity_norm(${text}::text) AS norm) AS n,
+        (SELECT coalesce(feature_similarity_words(${text}::text), '{}') AS words) AS w
+    ), ids AS (
+      (SELECT s.feature_id FROM feature_similarity s
+        WHERE s.project_id = ${projectId}::int AND (s.heading_norm = (SELECT norm FROM q)
+          OR s.word_key = nullif((SELECT word_key FROM q), '') OR s.typo_keys && (SELECT typo_keys FROM q))
+        LIMIT ${sql.lit(NEAR_CANDIDATES)})
+      UNION
+      (SELECT s.feature_id FROM feature_similarity s
+        WHERE s.project_id = ${projectId}::int AND (SELECT words FROM q) <> '{}' AND s.heading_words @> (SELECT words FROM q)
+        LIMIT ${sql.lit(WORD_CANDIDATES)})
+      UNION
+      (SELECT s.feature_id FROM feature_similarity s
+        WHERE s.project_id = ${projectId}::int AND (SELECT words FROM q) <> '{}' AND s.description_words @> (SELECT words FROM q)
+        LIMIT ${sql.lit(WORD_CANDIDATES)})
+      UNION
+      (SELECT p.feature_id FROM unnest((SELECT words FROM q)[1:${sql.lit(WORDS_LOOKED_UP)}]) AS w(word)
+        CROSS JOIN LATERAL (SELECT p.feature_id FROM feature_similarity_postings p
+          WHERE p.project_id = ${projectId}::int AND p.word = w.word
+          ORDER BY p.heading_size, p.feature_id LIMIT ${sql.lit(PER_WORD_CANDIDATES)}) AS p)
+    )
+    -- A text of punctuation only has no normal form: nothing is similar to it.
+    SELECT ids.feature_id, q.norm, q.words, q.word_key, q.typo_keys FROM ids, q WHERE q.norm <> '')`;
 }
 
-/** How many of q's lexemes the lexeme array `column` holds: one containment test per word. */
-function sharedWords(column: string, words: string[]) {
-  return sql<number>`(${sql.join(
-    words.map((word) => sql`(${sql.ref(column)} @> ARRAY[${word}]::text[])::int`),
-    sql` + `,
-  )})`;
+/** How many of q's lexemes (candidate alias `cand`) the lexeme array `column` holds. */
+function sharedWords(column: string) {
+  return sql<number>`(SELECT count(*) FROM unnest(cand.words) AS w WHERE w = ANY(${sql.ref(column)}))`;
 }
 
 /**
- * The components of the score of a row of feature_similarity joined with its features row, for
- * `input`, each computed once (a LATERAL subquery kept apart by OFFSET 0, or the planner would
+ * The components of the score of a candidate (alias cand, joined with its feature_similarity
+ * row), each computed once (a LATERAL subquery kept apart by OFFSET 0, or the planner would
  * inline and repeat them): ts heading trigram similarity, near (a near-duplicate key matches),
  * hw heading lexemes' Jaccard index, dw share of q's lexemes in the description.
  */
@@ -86,113 +114,40 @@ interface Components {
   dw: number;
 }
 
-function componentsOf(input: SimilarityInput): RawBuilder<Components> {
-  const { norm, words, key, typoKeys } = input;
-  const ts = sql<number>`similarity(feature_similarity.heading_norm, ${norm})`;
+const components = (() => {
+  const norm = sql`cand.norm`;
+  const heading = sql`feature_similarity.heading_norm`;
   // levenshtein counts a transposition as two edits; an adjacent swap is one typo.
-  const oneTypo = sql<boolean>`(feature_similarity.typo_keys && ${typoKeys}::int[] AND length(feature_similarity.heading_norm) <= 255 AND CASE
-      WHEN levenshtein(feature_similarity.heading_norm, ${norm}) <= 1 THEN true
-      WHEN length(feature_similarity.heading_norm) = length(${norm}) AND levenshtein(feature_similarity.heading_norm, ${norm}) = 2 THEN EXISTS (
+  const oneTypo = sql<boolean>`(feature_similarity.typo_keys && cand.typo_keys AND length(${heading}) <= 255 AND CASE
+      WHEN levenshtein(${heading}, ${norm}) <= 1 THEN true
+      WHEN length(${heading}) = length(${norm}) AND levenshtein(${heading}, ${norm}) = 2 THEN EXISTS (
         SELECT 1 FROM generate_series(1, length(${norm}) - 1) AS i
-        WHERE overlay(${norm} placing substr(${norm}, i + 1, 1) || substr(${norm}, i, 1) from i for 2) = feature_similarity.heading_norm)
+        WHERE overlay(${norm} placing substr(${norm}, i + 1, 1) || substr(${norm}, i, 1) from i for 2) = ${heading})
       ELSE false END)`;
-  const near = sql<boolean>`((${key} <> '' AND feature_similarity.word_key = ${key}) OR ${oneTypo})`;
-  if (words.length === 0) {
-    return sql<Components>`(SELECT ${ts} AS ts, ${near} AS near, 0::float8 AS hw, 0::float8 AS dw OFFSET 0)`;
-  }
-  const headingShared = sharedWords("feature_similarity.heading_words", words);
-  return sql<Components>`(SELECT ${ts} AS ts, ${near} AS near,
-      -- Jaccard index: shared / (|heading's| + |q's| - shared).
-      ${headingShared}::float8 / (cardinality(feature_similarity.heading_words) + ${words.length} - ${headingShared}) AS hw,
-      ${sharedWords("feature_similarity.description_words", words)}::float8 / ${words.length} AS dw
+  const headingShared = sharedWords("feature_similarity.heading_words");
+  return sql<Components>`(SELECT similarity(${heading}, ${norm}) AS ts,
+      ((cand.word_key <> '' AND feature_similarity.word_key = cand.word_key) OR ${oneTypo}) AS near,
+      -- Jaccard index: shared / (|heading's| + |q's| - shared); 0 when q has no lexeme.
+      coalesce(${headingShared}::float8 / nullif(cardinality(feature_similarity.heading_words) + cardinality(cand.words) - ${headingShared}, 0), 0) AS hw,
+      coalesce(${sharedWords("feature_similarity.description_words")}::float8 / nullif(cardinality(cand.words), 0), 0) AS dw
     OFFSET 0)`;
-}
+})();
 
-/** The score from componentsOf (alias c), unrounded. */
-function scoreOf(input: SimilarityInput) {
+/** The score from components (alias c), unrounded. */
+const score = (() => {
   const heading = sql<number>`greatest(CASE WHEN c.ts >= 0.3 THEN c.ts ELSE 0 END, c.hw)`;
-  const description = sql<number>`c.dw`;
   // A one-typo match must also share a trigram: two one-letter headings share none.
   return sql<number>`CASE
-    WHEN feature_similarity.heading_norm = ${input.norm} THEN 1.0
-    WHEN c.near AND c.ts > 0 THEN ${NEAR_DUPLICATE_MIN} + 0.1 * c.ts
-    ELSE 0.8 * (1 - (1 - ${heading}) * (1 - ${description} / 2)) END`;
-}
-
-/**
- * The ids of the project's features the indexes match for `input`: the near-duplicate keys
- * only, or (`everything`) also heading trigrams (`%`) and shared lexemes of heading or
- * description, one index-backed branch each. Visibility is applied when they are scored.
- */
-function candidates(db: Db, projectId: number, input: SimilarityInput, everything: boolean) {
-  const matching = (condition: RawBuilder<SqlBool>) =>
-    db.selectFrom("feature_similarity").select("feature_id").where("project_id", "=", projectId).where(condition);
-  const near = [sql`heading_norm = ${input.norm}`];
-  if (input.key !== "") near.push(sql`word_key = ${input.key}`);
-  if (input.typoKeys.length > 0) near.push(sql`typo_keys && ${input.typoKeys}::int[]`);
-  let query = matching(sql<SqlBool>`(${sql.join(near, sql` OR `)})`);
-  if (everything) query = query.union(matching(sql<SqlBool>`heading_norm % ${input.norm}`));
-  if (everything && input.words.length > 0) {
-    query = query
-      .union(matching(sql<SqlBool>`heading_words && ${input.words}::text[]`))
-      .union(matching(sql<SqlBool>`description_words && ${input.words}::text[]`));
-  }
-  return query;
-}
-
-/**
- * The `limit` best of the candidates (ids, or the candidates query itself: thousands of ids are
- * cheaper joined in Postgres than carried to the server and back) that `scope` may see, scored for `input`, of at least the threshold. */
-async function rank(
-  db: Db,
-  project: Project,
-  scope: SimilarityScope,
-  input: SimilarityInput,
-  ids: number[] | ReturnType<typeof candidates>,
-  limit: number,
-): Promise<RankedFeature[]> {
-  if (Array.isArray(ids) && ids.length === 0) return [];
-  let scored = db
-    .selectFrom("features")
-    .innerJoin("feature_similarity", "feature_similarity.feature_id", "features.id")
-    .innerJoinLateral(componentsOf(input).as("c"), (join) => join.onTrue())
-    // On both sides, so that each is read through its primary key rather than scanned whole.
-    .where((eb) =>
-      Array.isArray(ids)
-        ? eb.and([
-            eb("features.id", "=", sql<number>`any(${ids}::int[])`),
-            eb("feature_similarity.feature_id", "=", sql<number>`any(${ids}::int[])`),
-          ])
-        : eb("features.id", "in", ids),
-    )
-    .where("features.project_id", "=", project.id)
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom("feature_merges").select("feature_merges.id").whereRef("feature_merges.source_id", "=", "features.id"))),
-    );
-  if (scope.kind === "public") {
-    scored = scored.where((eb) => visibleTo(project.settings, scope.voterId)(eb as unknown as ExpressionBuilder<Database, "features">));
-  } else if (scope.excludeId !== null) {
-    scored = scored.where("features.id", "<>", scope.excludeId);
-  }
-  const inner = scored
-    .select(["features.id", "features.vote_count", sql<number>`round((${scoreOf(input)})::numeric, 3)`.as("similarity")])
-    .as("scored");
-  const rows = await db
-    .selectFrom(inner)
-    .select(["scored.id", "scored.similarity"])
-    .where("scored.similarity", ">=", sql<number>`${SIMILARITY_THRESHOLD}::numeric`)
-    .orderBy("scored.similarity", "desc")
-    .orderBy("scored.vote_count", "desc")
-    .orderBy("scored.id", "asc")
-    .limit(limit)
-    .execute();
-  return rows.map((row) => ({ id: row.id, similarity: Number(row.similarity) }));
-}
+    WHEN feature_similarity.heading_norm = cand.norm THEN 1.0
+    WHEN c.near AND c.ts > 0 THEN ${sql.lit(NEAR_DUPLICATE_MIN)} + 0.1 * c.ts
+    ELSE 0.8 * (1 - (1 - ${heading}) * (1 - c.dw / 2)) END`;
+})();
 
 /**
  * The `limit` features most similar to `text` (1..254 characters, already trimmed) that `scope`
  * may see, highest similarity first, then vote_count, then id; only those of at least 0.3;
- * merged duplicates never. Returns ids with their similarity (0..1, 3 decimals).
+ * merged duplicates never. Returns ids with their similarity (0..1, 3 decimals). One statement:
+ * the bounded candidates of candidatesOf, scored; its text depends only on the visibility shape.
  */
 export async function rankSimilarFeatures(
   db: Db,
@@ -201,13 +156,34 @@ export async function rankSimilarFeatures(
   scope: SimilarityScope,
   limit: number,
 ): Promise<RankedFeature[]> {
-  const input = await inputOf(db, text);
-  if (input.norm === "" && input.words.length === 0) return [];
-  const nearIds = (await candidates(db, project.id, input, false).execute()).map((row) => row.feature_id);
-  const near = await rank(db, project, scope, input, nearIds, limit);
-  // Every partial match scores below NEAR_DUPLICATE_MIN: a full page of near-duplicates is final.
-  if (near.length === limit && near.every((feature) => feature.similarity >= NEAR_DUPLICATE_MIN)) return near;
-  return rank(db, project, scope, input, candidates(db, project.id, input, true), limit);
+  let scored = db
+    .selectFrom(candidatesOf(project.id, text).as("cand"))
+    .innerJoin("features", "features.id", "cand.feature_id")
+    .innerJoin("feature_similarity", "feature_similarity.feature_id", "cand.feature_id")
+    .innerJoinLateral(components.as("c"), (join) => join.onTrue())
+    .where("features.project_id", "=", project.id)
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom("feature_merges").select("feature_merges.id").whereRef("feature_merges.source_id", "=", "features.id"))),
+    );
+  if (scope.kind === "public") {
+    scored = scored.where((eb) => visibleTo(project.settings, scope.voterId)(eb as unknown as ExpressionBuilder<Database, "features">));
+  } else {
+    // Always present (-1 for none), so that both cases share one statement.
+    scored = scored.where("features.id", "<>", scope.excludeId ?? -1);
+  }
+  const inner = scored
+    .select(["features.id", "features.vote_count", sql<number>`round((${score})::numeric, 3)`.as("similarity")])
+    .as("scored");
+  const rows = await db
+    .selectFrom(inner)
+    .select(["scored.id", "scored.similarity"])
+    .where("scored.similarity", ">=", sql<number>`${sql.lit(SIMILARITY_THRESHOLD)}::numeric`)
+    .orderBy("scored.similarity", "desc")
+    .orderBy("scored.vote_count", "desc")
+    .orderBy("scored.id", "asc")
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ id: row.id, similarity: Number(row.similarity) }));
 }
 
 /** The public rows (FeatureRow, has_voted for `voterId`) of `ids`, in the order given. */
