@@ -7,7 +7,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { requestId } from "hono/request-id";
 import { registerOpenApiComponents } from "./contract/route-description.ts";
 import { isTimeLimit, sqlStateOf } from "./lib/data/transaction.ts";
 import type { AppDeps, AppEnv } from "./lib/http/context.ts";
@@ -21,7 +20,8 @@ import { ownerChangeMiddleware } from "./middleware/owner-change.ts";
 import { rateLimitMiddleware } from "./middleware/rate-limit.ts";
 import { readCacheMiddleware } from "./middleware/read-cache.ts";
 import { bodyLimitMiddleware, jsonShapeMiddleware } from "./middleware/request-body.ts";
-import { contentRevisionMiddleware } from "./middleware/shared-read-cache.ts";
+import { requestIdMiddleware } from "./middleware/request-id.ts";
+import { cachedReadHitMiddleware, contentRevisionMiddleware } from "./middleware/shared-read-cache.ts";
 import { secureHeaderValues, staticHeadersMiddleware } from "./middleware/static-headers.ts";
 import { voterMiddleware } from "./middleware/voter.ts";
 import { FEED_PATHS } from "./routes/feeds/index.ts";
@@ -51,7 +51,7 @@ export function createApp(deps: AppDeps) {
       ]),
     ),
   );
-  app.use(requestId({ headerName: "X-Request-Id" }));
+  app.use(requestIdMiddleware());
   app.use(async (c, next) => {
     c.set("deps", deps);
     const started = performance.now();
@@ -61,7 +61,7 @@ export function createApp(deps: AppDeps) {
         req_id: c.get("requestId"),
         method: c.req.method,
         path: c.req.path,
-        status: c.res.status,
+        status: c.get("sentStatus") ?? c.res.status,
         ms: Math.round((performance.now() - started) * 10) / 10,
       },
       "request",
@@ -95,6 +95,7 @@ export function createApp(deps: AppDeps) {
   const keyedChain = () => [
     apiKeyMiddleware(),
     rateLimitMiddleware(),
+    cachedReadHitMiddleware(),
     voterMiddleware(),
     contentRevisionMiddleware(),
     ownerChangeMiddleware(),

@@ -107,6 +107,38 @@ describe("static response headers", () => {
     }
   });
 
+  it("a cached hit written straight to Node carries the whole header set of the route's own answer, 200 and 304", async () => {
+    const path = `/api/v3/projects/${project.slug}/features?sort=top`;
+    const headers = { "X-API-Key": project.embedKey, Origin: "https://allowed.example", "X-Request-Id": "hit-1" };
+    // Built through the route in process; the same app's cache then answers over HTTP.
+    const built = await ctx.app.request(path, { headers });
+    const builtBody = await built.text();
+    const stats = ctx.deps.caches.readStats;
+    const hitsBefore = stats.hits;
+    const viaNode = await fetch(`${base}${path}`, { headers });
+    expect(viaNode.status).toBe(200);
+    expect(await viaNode.text()).toBe(builtBody);
+    const notModified = await fetch(`${base}${path}`, { headers: { ...headers, "If-None-Match": built.headers.get("ETag")! } });
+    const notModifiedInProcess = await ctx.app.request(path, { headers: { ...headers, "If-None-Match": built.headers.get("ETag")! } });
+    expect([notModified.status, notModifiedInProcess.status]).toEqual([304, 304]);
+    expect(await notModified.text()).toBe("");
+    expect(stats.hits - hitsBefore).toBe(3);
+    // Node's own framing headers aside, the same names and values (the rate budget moved on).
+    const framing = new Set(["content-length", "date", "connection", "keep-alive"]);
+    const comparable = (response: Response) =>
+      Object.fromEntries(
+        [...response.headers]
+          .filter(([name]) => !framing.has(name))
+          .map(([name, value]) => [name, name === "x-ratelimit-remaining" ? "n" : value]),
+      );
+    expect(built.headers.get("Access-Control-Allow-Origin")).toBe("https://allowed.example");
+    expect(built.headers.get("X-Request-Id")).toBe("hit-1");
+    expect(built.headers.get("Cache-Control")).toBe("private, max-age=60");
+    expect(comparable(viaNode)).toEqual(comparable(built));
+    expect(comparable(notModified)).toEqual(comparable(notModifiedInProcess));
+    expect(viaNode.headers.get("Content-Length")).toBe(String(Buffer.byteLength(builtBody)));
+  });
+
   it("yield to a header the route sets itself", async () => {
     const app = new Hono()
       .use(

@@ -23,6 +23,7 @@ import type { AppEnv } from "../lib/http/context.ts";
 import { ApiError } from "../lib/http/errors.ts";
 import { isRefusedDemoKey } from "../lib/rules/published-demo-keys.ts";
 import { hashSecret } from "../lib/rules/secrets.ts";
+import { setResponseHeader } from "../lib/runtime/runtime-adapter.ts";
 
 /** Whether `origin` may ever match an allowlist and be named in Access-Control-Allow-Origin (the opaque origin `null` never). */
 export function isNamableOrigin(origin: string | undefined): origin is string {
@@ -50,9 +51,9 @@ async function authorize(c: Context, found: FoundKey | undefined): Promise<void>
     if (!isNamableOrigin(origin) || !project.allowed_origins.includes(origin)) {
       throw new ApiError("origin_not_allowed", "this origin is not on the project's allowlist for the embed key");
     }
-    // The one place a browser is let read the answer (src/middleware/cors.ts); a prepared
-    // header, so every answer from here on carries it, errors and 304 included.
-    c.header("Access-Control-Allow-Origin", origin);
+    // The one place a browser is let read the answer (src/middleware/cors.ts); set for the whole
+    // request, so every answer from here on carries it, errors, 304 and cached hits included.
+    setResponseHeader(c, "Access-Control-Allow-Origin", origin);
   }
   // Mounted on /projects/{slug}/* (the slug, decoded by hono) and on /board (none).
   const slugInPath = c.req.param("slug");

@@ -11,6 +11,8 @@ import type { AppEnv } from "../lib/http/context.ts";
 import { failure } from "../lib/http/envelope.ts";
 import { ApiError } from "../lib/http/errors.ts";
 
+const RECENT_PATHS = 2048;
+
 // biome-ignore lint/suspicious/noExplicitAny: any app's routes (hono's schema and base path generics play no part here)
 export function methodCheckMiddleware(app: Hono<AppEnv, any, any>): MiddlewareHandler<AppEnv> {
   let router: TrieRouter<string[]> | undefined;
@@ -30,11 +32,23 @@ export function methodCheckMiddleware(app: Hono<AppEnv, any, any>): MiddlewareHa
     return built;
   };
 
+  // The methods of recently asked paths: a trie walk per request cost a cached read more than
+  // this lookup. Bounded, since paths are the client's: emptied when full.
+  const recent = new Map<string, ReadonlySet<string>>();
+  const allowedAt = (path: string): ReadonlySet<string> => {
+    const known = recent.get(path);
+    if (known !== undefined) return known;
+    router ??= build();
+    const found = new Set<string>();
+    for (const [methods] of router.match("ALL", path)[0]) for (const method of methods) found.add(method);
+    if (recent.size >= RECENT_PATHS) recent.clear();
+    recent.set(path, found);
+    return found;
+  };
+
   return async (c, next) => {
     if (c.req.method === "OPTIONS") return next();
-    router ??= build();
-    const allowed = new Set<string>();
-    for (const [methods] of router.match("ALL", c.req.path)[0]) for (const method of methods) allowed.add(method);
+    const allowed = allowedAt(c.req.path);
     if (allowed.size === 0 || allowed.has(c.req.method)) return next();
     const allow = [...allowed].join(", ");
     return c.json(failure(new ApiError("method_not_allowed", `this path takes ${allow}`)), 405, { Allow: allow });

@@ -16,6 +16,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { Config } from "../config.ts";
 import type { AppEnv } from "../lib/http/context.ts";
 import { ApiError } from "../lib/http/errors.ts";
+import { setResponseHeader } from "../lib/runtime/runtime-adapter.ts";
 import { reauthorizeFresh } from "./api-key.ts";
 
 const WINDOW_SECONDS = 60;
@@ -75,9 +76,9 @@ export function rateLimitMiddleware(
       caches.clearLookups();
       await reauthorizeFresh(c);
     }
-    c.header("X-RateLimit-Limit", String(result.limit));
-    c.header("X-RateLimit-Remaining", String(result.remaining));
-    c.header("X-RateLimit-Reset", String(result.resetAt));
+    setResponseHeader(c, "X-RateLimit-Limit", String(result.limit));
+    setResponseHeader(c, "X-RateLimit-Remaining", String(result.remaining));
+    setResponseHeader(c, "X-RateLimit-Reset", String(result.resetAt));
     if (!result.allowed) {
       const retryAfter = Math.max(1, Math.ceil(result.resetAt - now().getTime() / 1000));
       throw new ApiError("rate_limited", `the ${isRead ? "read" : "write"} budget of ${limit} requests a minute is spent`, {

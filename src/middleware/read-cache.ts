@@ -9,7 +9,7 @@ import { hash } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { RETAINED_304_HEADERS } from "hono/etag";
 import type { AppEnv } from "../lib/http/context.ts";
-import { cachedStringBody } from "../lib/runtime/runtime-adapter.ts";
+import { cachedStringBody, wasSentDirect } from "../lib/runtime/runtime-adapter.ts";
 import { isStaticHeader } from "./static-headers.ts";
 
 export const READ_CACHE_CONTROL = "private, max-age=60";
@@ -37,7 +37,7 @@ export function etagOf(body: string | Uint8Array): string {
 }
 
 /** Whether If-None-Match names this ETag (weak comparison, as hono's etag middleware does). */
-function etagMatches(etag: string, ifNoneMatch: string | null): boolean {
+export function etagMatches(etag: string, ifNoneMatch: string | null): boolean {
   const expected = etag.replace(/^W\//, "");
   return ifNoneMatch?.match(/"[^"]*"/g)?.some((tag) => tag === expected) ?? false;
 }
@@ -50,6 +50,8 @@ export function readCacheMiddleware(): MiddlewareHandler<AppEnv> {
     }
     const ifNoneMatch = c.req.header("If-None-Match") ?? null;
     await next();
+    // A cached hit written straight to Node already carries all of this (shared-read-cache.ts).
+    if (wasSentDirect(c.res)) return;
     // Through c.res.headers, not c.header(): after the handler, c.header() rebuilds the response.
     // A route that chose its own caching (the reference page's versioned bundle) keeps it.
     if (c.res.status === 200 && !c.res.headers.has("Cache-Control")) {

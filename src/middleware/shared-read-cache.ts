@@ -27,8 +27,8 @@ import { nextPublicationAfter } from "../lib/data/next-publication.ts";
 import { changes, parseRevision, type ReadDependencies } from "../lib/data/read-dependencies.ts";
 import { BooleanFieldOverlay, itemsOf } from "../lib/http/boolean-field-overlay.ts";
 import type { AppDeps, AppEnv, VoterContext } from "../lib/http/context.ts";
-import { cachedStringBody } from "../lib/runtime/runtime-adapter.ts";
-import { etagOf } from "./read-cache.ts";
+import { cachedStringBody, sendDirect } from "../lib/runtime/runtime-adapter.ts";
+import { etagMatches, etagOf, READ_CACHE_CONTROL } from "./read-cache.ts";
 
 /**
  * How a reader's answer differs from the anonymous one: every item of the answer (`data`, or
@@ -76,10 +76,8 @@ export function sharedReadCache(options: SharedReadCacheOptions = {}): Middlewar
       return next();
     }
     if (voter !== null && options.personalize === undefined) return next();
-    const url = c.req.url;
-    const queryAt = url.indexOf("?");
     const projectId = c.get("project").id;
-    const key = `${projectId}\n${c.req.path}${queryAt < 0 ? "" : url.slice(queryAt)}`;
+    const key = entryKey(c.req.url, c.req.path, projectId);
     const deps = c.get("deps");
     let entry = cache.get<CachedRead>(key);
     // Only answers this instance kept before are looked up in and shared with the cluster, so
@@ -135,6 +133,61 @@ export function sharedReadCache(options: SharedReadCacheOptions = {}): Middlewar
     // headers over, so its ETag is replaced too).
     c.res = c.body(personal.body, 200, { "Content-Type": entry.contentType });
     c.res.headers.set("ETag", personal.etag);
+  };
+}
+
+/** The cache key of a read: the project, the path and the query string as sent. */
+function entryKey(url: string, path: string, projectId: number): string {
+  const queryAt = url.indexOf("?");
+  return `${projectId}\n${path}${queryAt < 0 ? "" : url.slice(queryAt)}`;
+}
+
+/**
+ * The hit path (docs/architecture.md, "The request path"): placed right after the key and rate
+ * checks, it answers an anonymous GET whose answer the cache holds at the current content
+ * revision, so a hit skips the voter, write and body steps, the routing and the validators it
+ * does not need. Only entries sharedReadCache stored exist, and each came from the identical,
+ * validated request, so the answer is the one the route's own cache step would give: same body,
+ * ETag, type, and (as the read-cache middleware adds them) Cache-Control and the 304 on a
+ * matching If-None-Match. Requests carrying an identity header go the whole way (the voter step
+ * checks the token and may personalize); so do misses, stale or expired entries, owner and
+ * identity routes. Under Node the answer is written in one go onto the ServerResponse, whose
+ * request-wide headers (static, X-Request-Id, rate, CORS) Node merges in.
+ */
+export function cachedReadHitMiddleware(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (c.req.method !== "GET") return next();
+    const access = c.get("access");
+    if (access === "owner" || access === "identity") return next();
+    if (c.req.header("X-VF-Token") !== undefined || c.req.header("X-VF-Anon") !== undefined) return next();
+    const deps = c.get("deps");
+    const cache = deps.caches.responses;
+    const revision = c.get("contentRevision");
+    if (cache === null || revision === null) return next();
+    const projectId = c.get("project").id;
+    const entry = cache.get<CachedRead>(entryKey(c.req.url, c.req.path, projectId));
+    if (entry === undefined) return next();
+    if (entry.expiresAt != null && deps.now().getTime() >= entry.expiresAt) return next();
+    if (!(await currentAt(entry, revision, projectId, deps))) return next();
+    deps.caches.readStats.hits++;
+    c.set("voter", null);
+    const ifNoneMatch = c.req.header("If-None-Match") ?? null;
+    if (ifNoneMatch === "*" || etagMatches(entry.etag, ifNoneMatch)) {
+      const sent = sendDirect(c, 304, ["ETag", entry.etag, "Cache-Control", READ_CACHE_CONTROL], null);
+      if (sent !== undefined) {
+        c.set("sentStatus", 304);
+        return sent;
+      }
+    } else {
+      const headers = ["Content-Type", entry.contentType, "ETag", entry.etag, "Cache-Control", READ_CACHE_CONTROL];
+      const sent = sendDirect(c, 200, headers, entry.body);
+      if (sent !== undefined) {
+        c.set("sentStatus", 200);
+        return sent;
+      }
+    }
+    // In-process: through hono, the read-cache middleware adds Cache-Control and answers 304.
+    return c.body(entry.body, 200, { "Content-Type": entry.contentType, ETag: entry.etag });
   };
 }
 

@@ -105,6 +105,8 @@ export interface AppEnv {
     cacheInvalidationSent: boolean;
     /** Set by a cached read's handler: what its answer shows (default `all`). */
     readDependencies: ReadDependencies;
+    /** The status of an answer written straight to Node (sendDirect), for the log. */
+    sentStatus: number;
     /** Scope of idempotency records: the voter, or the presented token digest on /identity. */
     idempotencyScope: string;
   };
