@@ -5364,7 +5364,7 @@ export interface components {
              * @example status_changed
              */
             type: string;
-            feature: components["schemas"]["FeatureRef"] & unknown;
+            feature: components["schemas"]["FeatureRef"];
             /**
              * @description By type: status_changed {from, to} (statuses); responded {developer_response, response_is_denial}; shipped {release: ReleaseRef}; merged {into: FeatureRef}; replied {comment_id, parent_id, author_name, excerpt}; team_commented {comment_id, author_name, excerpt}. excerpt: the first 280 Unicode code points of the comment
              * @example {
@@ -5416,7 +5416,7 @@ export interface components {
             all?: boolean;
         };
         SubscriptionObject: {
-            feature: components["schemas"]["FeatureRef"] & unknown;
+            feature: components["schemas"]["FeatureRef"];
             /**
              * @description Why the voter follows it: author (suggested it), vote, comment, manual (PUT) or merge (followed a duplicate merged into it); tolerate added members
              * @example vote

@@ -18,7 +18,8 @@ export const NotificationObject = z
       "What happened: status_changed, responded, shipped, merged, replied, team_commented; tolerate additions",
       "status_changed",
     ),
-    feature: FeatureRef.openapi({ description: "The feature it is about, as it is now" }),
+    /** The feature it is about, as it is now. */
+    feature: FeatureRef,
     data: z.record(z.string(), z.unknown()).openapi({
       description:
         "By type: status_changed {from, to} (statuses); responded {developer_response, response_is_denial}; " +

@@ -6,7 +6,7 @@ import { FeatureRef } from "../../contract/schemas.ts";
 
 export const SubscriptionObject = z
   .object({
-    feature: FeatureRef.openapi({ description: "The feature followed" }),
+    feature: FeatureRef,
     reason: extensibleEnum(
       SUBSCRIPTION_REASONS,
       "Why the voter follows it: author (suggested it), vote, comment, manual (PUT) or merge (followed a duplicate merged into it); tolerate added members",
