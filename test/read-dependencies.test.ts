@@ -15,6 +15,7 @@ import { type Answer, body, createTestContext, type ImportedProject, type TestCo
 
 type FeatureList = Answer<"/api/v3/projects/{slug}/features", "get">;
 type FeatureAnswer = Answer<"/api/v3/projects/{slug}/features/{id}", "get">;
+type BoardDocument = Answer<"/api/v3/projects/{slug}", "get">;
 
 let ctx: TestContext;
 
@@ -95,6 +96,61 @@ describe("narrow invalidation of cached reads", () => {
     expect(page.map((f) => [f.id, f.heading, f.vote_count])).toEqual([
       [f1, "First", 2],
       [f3, "Third", 1],
+    ]);
+  });
+
+  it("the board document is retired by a vote that moves voter_count, kept through one that does not", async () => {
+    const p = await boardWithThreeFeatures();
+    const { f1, f2 } = p.ids.ids.features;
+    const board = async () => (await json<BoardDocument>(ctx.get(`/api/v3/projects/${p.slug}`, p.secretKey))).data.project.voter_count;
+    await castVote(p, f1, 0);
+    expect(await board()).toBe(1);
+    // Counted behind the API's back: only a rebuilt document shows the extra 100.
+    await ctx.db
+      .updateTable("project_voter_counts")
+      .set((eb) => ({ voter_count: eb("voter_count", "+", 100) }))
+      .where("project_id", "=", (eb) => eb.selectFrom("projects").select("id").where("slug", "=", p.slug))
+      .where("voter_count", ">", 0)
+      .execute();
+    // Ada's second vote and its withdrawal leave voter_count where it was: the document stays cached.
+    await castVote(p, f2, 0);
+    expect(await board()).toBe(1);
+    await castVote(p, f2, 0, "DELETE");
+    expect(await board()).toBe(1);
+    // Bob's first vote moves it, and so does his withdrawal of his only vote.
+    await castVote(p, f1, 1);
+    expect(await board()).toBe(102);
+    await castVote(p, f1, 1, "DELETE");
+    expect(await board()).toBe(101);
+  });
+
+  it("a full trending first page is retired by a vote that lifts an unlisted feature into it, not by one that does not", async () => {
+    const p = await boardWithThreeFeatures();
+    const { f1, f2, f3 } = p.ids.ids.features;
+    const trending = async () =>
+      (await json<FeatureList>(ctx.get(`/api/v3/projects/${p.slug}/features?sort=trending&per_page=2`, p.secretKey))).data.map((f) => [
+        f.id,
+        f.heading,
+      ]);
+    // Each vote is worth more the later it is cast; three votes outweigh two later ones.
+    for (const voter of [0, 1, 2]) await castVote(p, f1, voter);
+    for (const voter of [0, 1, 2]) await castVote(p, f2, voter);
+    expect(await trending()).toEqual([
+      [f2, "Second"],
+      [f1, "First"],
+    ]);
+    await renameUnannounced(f2, "Second, renamed");
+    await castVote(p, f3, 0);
+    await castVote(p, f3, 1);
+    expect(await trending()).toEqual([
+      [f2, "Second"],
+      [f1, "First"],
+    ]);
+    // The third vote lifts f3 above both: the page is rebuilt.
+    await castVote(p, f3, 2);
+    expect(await trending()).toEqual([
+      [f3, "Third"],
+      [f2, "Second, renamed"],
     ]);
   });
 

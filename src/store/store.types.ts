@@ -66,11 +66,22 @@ export interface RateLimiter {
 /**
  * What a write changed, recorded with the content revision it gave the project
  * (src/lib/data/read-dependencies.ts decides which cached answers it retires): `all`, or a vote
- * cast or withdrawn with the feature's counters after it.
+ * cast or withdrawn with the feature's counters after it (`trending_score` null once it holds no
+ * vote), and `voterCountMoved`, whether the project's voter_count moved with it (the voter's
+ * first vote or last withdrawal). A record without the last two (written before they existed)
+ * counts as moving both.
  */
 export type ContentChange =
   | { kind: "all" }
-  | { kind: "vote"; featureId: number; cast: boolean; vote_count: number; weighted_score: number };
+  | {
+      kind: "vote";
+      featureId: number;
+      cast: boolean;
+      vote_count: number;
+      weighted_score: number;
+      trending_score?: number | null;
+      voterCountMoved?: boolean;
+    };
 
 /**
  * Retires cached answers and lookups on every instance: any write path, public or owner, calls

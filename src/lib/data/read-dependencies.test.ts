@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ContentChange } from "../../store/store.types.ts";
 import { ContentChangeLog, changes, parseRevision, type ReadDependencies } from "./read-dependencies.ts";
 
-const vote = (featureId: number, cast: boolean, count: number): ContentChange => ({
+const vote = (featureId: number, cast: boolean, count: number): Extract<ContentChange, { kind: "vote" }> => ({
   kind: "vote",
   featureId,
   cast,
@@ -41,12 +41,44 @@ describe("which answers a change retires", () => {
     expect(changes(vote(7, true, 50), top([9, 5], null))).toBe(false);
   });
 
-  it("a later score-ordered page or a full trending first page: any vote cast that may move a feature", () => {
+  it("a later score-ordered page: any vote that may move a feature", () => {
     expect(changes(vote(7, false, 0), top([9, 5], { id: 5, key: 10 }, false))).toBe(true);
-    const trending = (full: boolean): ReadDependencies => ({ kind: "listing", ids: [9], firstPage: true, order: { by: "trending", full } });
-    expect(changes(vote(7, true, 1), trending(true))).toBe(true);
-    expect(changes(vote(7, true, 1), trending(false))).toBe(false);
-    expect(changes(vote(7, false, 0), trending(true))).toBe(false);
+  });
+
+  it("a trending first page: only a vote cast whose new score beats its last item (nulls last, ties by higher id)", () => {
+    const trending = (last: { id: number; key: number | null } | null, firstPage = true): ReadDependencies => ({
+      kind: "listing",
+      ids: [9, 5],
+      firstPage,
+      order: { by: "trending", last },
+    });
+    const cast = (featureId: number, score: number | null | undefined): ContentChange => ({
+      ...vote(featureId, true, 1),
+      ...(score === undefined ? {} : { trending_score: score }),
+    });
+    const page = trending({ id: 5, key: 100.25 });
+    expect(changes(cast(7, 100.24), page)).toBe(false);
+    expect(changes(cast(4, 100.25), page)).toBe(false);
+    expect(changes(cast(6, 100.25), page)).toBe(true);
+    expect(changes(cast(7, 100.26), page)).toBe(true);
+    // A listed feature's vote always; a withdrawal of an unlisted one never lifts it.
+    expect(changes({ ...vote(9, false, 0), trending_score: null }, page)).toBe(true);
+    expect(changes({ ...vote(7, false, 0), trending_score: 500 }, page)).toBe(false);
+    // A last item without votes is beaten by any cast; a page that is not full lists every match.
+    expect(changes(cast(4, 1), trending({ id: 5, key: null }))).toBe(true);
+    expect(changes(cast(7, 500), trending(null))).toBe(false);
+    // A change recorded without the score counts as entering; a later page by any vote.
+    expect(changes(cast(7, undefined), page)).toBe(true);
+    expect(changes({ ...vote(7, false, 0), trending_score: 1 }, trending({ id: 5, key: 100 }, false))).toBe(true);
+  });
+
+  it("the board document: only a vote that moved the project's voter count", () => {
+    expect(changes({ ...vote(7, true, 3), voterCountMoved: false }, { kind: "board" })).toBe(false);
+    expect(changes({ ...vote(7, true, 1), voterCountMoved: true }, { kind: "board" })).toBe(true);
+    expect(changes({ ...vote(7, false, 0), voterCountMoved: true }, { kind: "board" })).toBe(true);
+    // Recorded without saying (an older record): counted as moved.
+    expect(changes(vote(7, true, 1), { kind: "board" })).toBe(true);
+    expect(changes({ kind: "all" }, { kind: "board" })).toBe(true);
   });
 });
 

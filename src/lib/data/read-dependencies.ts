@@ -13,16 +13,19 @@ export { parseRevision } from "../../store/store.types.ts";
 export type { ContentChange };
 
 /**
- * How a listing page is ordered, as far as a vote can move a feature into it:
+ * How a listing page is ordered, as far as a vote can move a feature into it (pinned features
+ * first in every order, ties by id descending: features.repository.ts `ordered`):
  * - `score`: by `key` descending then id descending (sorts top and votes); `last` is the page's
  *   last item, null when the page is not full (every match is on it);
- * - `trending`: by trending_score, which every vote cast raises by an amount not recorded;
- *   `full` whether the page is full;
+ * - `trending`: by trending_score descending, nulls last (a feature without votes), then id
+ *   descending; `last` as for `score`, its key null when the last item has no votes. The stored
+ *   score orders features the same way at every instant (src/lib/rules/trending.ts), so a page
+ *   stays right until a vote moves a feature's score;
  * - `fixed`: by something votes do not change (position, dates, comment counts).
  */
 export type ListingOrder =
   | { by: "score"; key: "vote_count" | "weighted_score"; last: { id: number; key: number } | null }
-  | { by: "trending"; full: boolean }
+  | { by: "trending"; last: { id: number; key: number | null } | null }
   | { by: "fixed" };
 
 /** What a cached answer shows. */
@@ -30,6 +33,11 @@ export type ReadDependencies =
   | { kind: "all" }
   /** Nothing a vote changes (comments, the changelog). */
   | { kind: "not-votes" }
+  /**
+   * The board document: of what a vote changes it shows only the project's voter_count
+   * (feedback-board-api-v3.md, BoardDocument `project.voter_count`).
+   */
+  | { kind: "board" }
   /** One feature's object. */
   | { kind: "feature"; featureId: number }
   /** One page of features: the ids listed, whether it is the first page, and its order. */
@@ -41,6 +49,8 @@ export function changes(change: ContentChange, dependencies: ReadDependencies): 
   switch (dependencies.kind) {
     case "not-votes":
       return false;
+    case "board":
+      return change.voterCountMoved !== false;
     case "feature":
       return dependencies.featureId === change.featureId;
     case "listing": {
@@ -53,8 +63,14 @@ export function changes(change: ContentChange, dependencies: ReadDependencies): 
       // take it. Pinned features come first: an unlisted one that beats the last item by key
       // may be pinned, so it is counted as entering.
       if (!change.cast) return false;
-      if (order.by === "trending") return order.full;
       if (order.last === null) return false;
+      if (order.by === "trending") {
+        // A cast leaves its feature with a score, which ranks above a last item without votes;
+        // a record without the score counts as entering.
+        const key = change.trending_score;
+        if (key === undefined || key === null || order.last.key === null) return true;
+        return key > order.last.key || (key === order.last.key && change.featureId > order.last.id);
+      }
       const key = change[order.key];
       return key > order.last.key || (key === order.last.key && change.featureId > order.last.id);
     }

@@ -130,8 +130,13 @@ function colors(c: ProjectContext["theme"]["dark"]) {
   };
 }
 
-export const getKeyBoard: AppRouteHandler<typeof routes.getKeyBoard> = async (c) =>
-  c.json(success(await buildBoardDocument(c.get("deps"), c.get("project"))), 200);
+// For the shared read cache: of what a vote changes, the document shows only voter_count.
+export const getKeyBoard: AppRouteHandler<typeof routes.getKeyBoard> = async (c) => {
+  c.set("readDependencies", { kind: "board" });
+  return c.json(success(await buildBoardDocument(c.get("deps"), c.get("project"))), 200);
+};
 
-export const getProjectBoard: AppRouteHandler<typeof routes.getProjectBoard> = async (c) =>
-  c.json(success(await buildBoardDocument(c.get("deps"), c.get("project"))), 200);
+export const getProjectBoard: AppRouteHandler<typeof routes.getProjectBoard> = async (c) => {
+  c.set("readDependencies", { kind: "board" });
+  return c.json(success(await buildBoardDocument(c.get("deps"), c.get("project"))), 200);
+};

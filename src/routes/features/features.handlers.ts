@@ -75,7 +75,15 @@ function listingDependencies(
     case "votes":
       return scored("vote_count");
     case "trending":
-      return { kind: "listing", ids, firstPage, order: { by: "trending", full } };
+      return {
+        kind: "listing",
+        ids,
+        firstPage,
+        order: {
+          by: "trending",
+          last: full && last ? { id: last.id, key: last.trending_score === null ? null : Number(last.trending_score) } : null,
+        },
+      };
     case "board":
     case "new":
     case "oldest":

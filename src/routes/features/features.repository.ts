@@ -130,6 +130,8 @@ export interface FeatureRow {
   comment_count: number;
   vote_count: number;
   weighted_score: number;
+  /** The order key of sort=trending (src/lib/rules/trending.ts); null without votes. Not shown. */
+  trending_score: number | null;
   view_count: number;
   progress: number | null;
   has_voted: boolean;
@@ -196,6 +198,7 @@ export function withFeatureColumns(db: Db, query: FeatureQuery, project: Project
       "features.comment_count",
       "features.vote_count",
       "features.weighted_score",
+      "features.trending_score",
       "features.view_count",
       "features.progress",
       "features.is_approved",

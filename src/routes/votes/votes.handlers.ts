@@ -20,10 +20,19 @@ function toVoteObject(featureId: number, hasVoted: boolean, counters: votes.Feat
 
 /**
  * The change a vote makes, for the shared read cache (src/lib/data/read-dependencies.ts): one
- * feature's counters, which may move it in score orders; nothing else any cached read shows.
+ * feature's counters and trending score, which may move it in score and trending orders, and
+ * whether the project's voter_count (the board document) moved; nothing else a cached read shows.
  */
-function voteChange(featureId: number, cast: boolean, counters: votes.FeatureCounters): ContentChange {
-  return { kind: "vote", featureId, cast, vote_count: Number(counters.vote_count), weighted_score: Number(counters.weighted_score) };
+function voteChange(featureId: number, cast: boolean, counters: votes.FeatureCounters, moves: votes.VoteMoves): ContentChange {
+  return {
+    kind: "vote",
+    featureId,
+    cast,
+    vote_count: Number(counters.vote_count),
+    weighted_score: Number(counters.weighted_score),
+    trending_score: moves.trending_score,
+    voterCountMoved: moves.voter_count_moved,
+  };
 }
 
 export const castVote: AppRouteHandler<typeof routes.castVote> = async (c) => {
@@ -40,7 +49,7 @@ export const castVote: AppRouteHandler<typeof routes.castVote> = async (c) => {
     case "unchanged":
       throw new ApiError("already_exists", "this voter has voted for this feature already");
     case "changed":
-      c.set("contentChange", voteChange(id, true, outcome.counters));
+      c.set("contentChange", voteChange(id, true, outcome.counters, outcome.moves));
       return c.json(success(toVoteObject(id, true, outcome.counters, project.settings)), 200);
   }
 };
@@ -59,7 +68,7 @@ export const withdrawVote: AppRouteHandler<typeof routes.withdrawVote> = async (
     case "unchanged":
       throw new ApiError("not_found", "this voter has no vote on this feature", { status: 409 });
     case "changed":
-      c.set("contentChange", voteChange(id, false, outcome.counters));
+      c.set("contentChange", voteChange(id, false, outcome.counters, outcome.moves));
       return c.json(success(toVoteObject(id, false, outcome.counters, project.settings)), 200);
   }
 };

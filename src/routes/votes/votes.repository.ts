@@ -49,6 +49,17 @@ export interface FeatureCounters {
 }
 
 /**
+ * What a changed vote moved besides the counters, for the shared read cache
+ * (src/lib/data/read-dependencies.ts): the feature's trending_score after it (null once it holds
+ * no vote) and whether the project's voter count moved (the voter's first vote or last
+ * withdrawal), both as the statement wrote them.
+ */
+export interface VoteMoves {
+  trending_score: number | null;
+  voter_count_moved: boolean;
+}
+
+/**
  * What a cast or withdrawal did: `hidden` (no such feature in the project, or not visible to
  * the voter), `not_votable` (cast only: the column takes no votes or the project allows no
  * voting), `unchanged` (already voted / no vote to withdraw), or `changed` with the counters.
@@ -57,7 +68,7 @@ export type VoteOutcome =
   | { kind: "hidden" }
   | { kind: "not_votable" }
   | { kind: "unchanged" }
-  | { kind: "changed"; counters: FeatureCounters };
+  | { kind: "changed"; counters: FeatureCounters; moves: VoteMoves };
 
 interface VoteValues {
   projectId: number;
@@ -71,7 +82,18 @@ interface OutcomeRow {
   is_votable: boolean;
   vote_count: number | null;
   weighted_score: number | null;
+  trending_score: number | null;
+  voter_count_moved: boolean;
 }
+
+/** The columns both statements answer with, read from the visibility, feature and voter-count steps. */
+const outcomeColumns = [
+  "visible.is_votable",
+  "feature.vote_count",
+  "feature.weighted_score",
+  "feature.trending_score",
+  sql<boolean>`EXISTS (SELECT 1 FROM project)`.as("voter_count_moved"),
+] as const;
 
 /** The vote.created / vote.deleted row of the outbox, built from the feature and voter steps. */
 function voteEventRow(type: "vote.created" | "vote.deleted", target: { projectId: unknown; featureId: unknown }) {
@@ -144,7 +166,7 @@ const castStatement = new QueryTemplate<ProjectSettings, VoteValues & { now: Dat
         )
         .selectFrom("visible")
         .leftJoin("feature", (join) => join.onTrue())
-        .select(["visible.is_votable", "feature.vote_count", "feature.weighted_score"])
+        .select(outcomeColumns)
     );
   },
 );
@@ -184,7 +206,7 @@ const withdrawStatement = new QueryTemplate<ProjectSettings, VoteValues, Outcome
     )
     .selectFrom("visible")
     .leftJoin("feature", (join) => join.onTrue())
-    .select(["visible.is_votable", "feature.vote_count", "feature.weighted_score"]);
+    .select(outcomeColumns);
 });
 
 /**
@@ -220,7 +242,14 @@ function outcomeOf(row: OutcomeRow | undefined, requireVotable: boolean): VoteOu
   if (!row) return { kind: "hidden" };
   if (requireVotable && !row.is_votable) return { kind: "not_votable" };
   if (row.vote_count === null || row.weighted_score === null) return { kind: "unchanged" };
-  return { kind: "changed", counters: { vote_count: row.vote_count, weighted_score: row.weighted_score } };
+  return {
+    kind: "changed",
+    counters: { vote_count: row.vote_count, weighted_score: row.weighted_score },
+    moves: {
+      trending_score: row.trending_score === null ? null : Number(row.trending_score),
+      voter_count_moved: Boolean(row.voter_count_moved),
+    },
+  };
 }
 
 /**
@@ -257,7 +286,7 @@ export async function withdrawVote(db: Db, settings: ProjectSettings, target: Vo
 // COMMIT) also shortens how long the feature row stays locked. Each step reads the one before
 // it (visible -> vote -> feature -> voter -> voter-count shard), so a step runs only when the
 // vote row really changed, and rows are locked in the order feature, voter, voter-count shard.
-type FeatureStep = { vote_count: number; weighted_score: number; vote_milestone: number };
+type FeatureStep = { vote_count: number; weighted_score: number; trending_score: number | null; vote_milestone: number };
 type VoteStep = { weight: number; x: number };
 
 /**
@@ -289,7 +318,7 @@ function moveFeatureCounters<Q extends { updateTable: Db["updateTable"] }>(
         : {}),
     }))
     .where("features.id", "=", target.featureId)
-    .returning(["features.vote_count", "features.weighted_score", "features.vote_milestone"]);
+    .returning(["features.vote_count", "features.weighted_score", "features.trending_score", "features.vote_milestone"]);
 }
 
 /** Moves the voter's vote_count by `delta` once the feature row has been updated. */
