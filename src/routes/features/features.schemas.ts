@@ -98,7 +98,7 @@ export type SimilarFeatureObject = z.infer<typeof SimilarFeatureObject>;
 /** The `limit` query parameter of the similar-feature routes: 1 to 20, default 5. */
 export const similarLimitParam = integerParam(1, 20)
   .default(5)
-  .openapi({ param: { name: "limit", in: "query" }, type: "integer", description: "How many features at most, 1 to 20", example: 5 });
+  .openapi({ param: { name: "limit", in: "query" }, description: "How many features at most, 1 to 20", example: 5 });
 
 /** Query of GET /projects/{slug}/features/similar. */
 export const SimilarFeaturesQuery = z.object({
