@@ -332,19 +332,22 @@ export async function createAdminFeature(
   return row.id;
 }
 
+/** The columns of a LockedFeature, read by both lock statements. */
+const LOCKED_FEATURE_COLUMNS = [
+  "features.id",
+  "features.board_id",
+  "boards.kind as board_kind",
+  "features.column_id",
+  "features.status",
+  "features.linked_feature_id",
+] as const;
+
 /** Locks the project's feature row (FOR NO KEY UPDATE) and returns where it sits; undefined when missing. */
 export async function lockFeature(db: Db, projectId: number, featureId: number) {
   return db
     .selectFrom("features")
     .innerJoin("boards", "boards.id", "features.board_id")
-    .select([
-      "features.id",
-      "features.board_id",
-      "boards.kind as board_kind",
-      "features.column_id",
-      "features.status",
-      "features.linked_feature_id",
-    ])
+    .select([...LOCKED_FEATURE_COLUMNS])
     .where("features.id", "=", featureId)
     .where("features.project_id", "=", projectId)
     .forNoKeyUpdate("features")
@@ -373,15 +376,7 @@ const lockForEditStatement = new QueryTemplate<null, { projectId: number; featur
     db
       .selectFrom("features")
       .innerJoin("boards", "boards.id", "features.board_id")
-      .select([
-        "features.id",
-        "features.board_id",
-        "boards.kind as board_kind",
-        "features.column_id",
-        "features.status",
-        "features.linked_feature_id",
-        cacheInvalidationNotice(param("instanceId")).as("notified"),
-      ])
+      .select([...LOCKED_FEATURE_COLUMNS, cacheInvalidationNotice(param("instanceId")).as("notified")])
       .where(sharedProjectWriteLock(param("projectId")))
       .where("features.id", "=", param("featureId"))
       .where("features.project_id", "=", param("projectId"))
