@@ -12,7 +12,8 @@ const copies = join(root, "docs", "contract");
 const originals = join(root, "..", "shared", "spec");
 
 describe.skipIf(!existsSync(originals))("docs/contract", () => {
-  const names = readdirSync(originals).filter((name) => name.endsWith(".md"));
+  // A skipped describe is still collected: read the originals only where they exist.
+  const names = existsSync(originals) ? readdirSync(originals).filter((name) => name.endsWith(".md")) : [];
 
   it("holds a copy of every contract document", () => {
     expect(names.length).toBeGreaterThan(0);
