@@ -144,6 +144,11 @@ export async function generateProject(databaseUrl: string, spec: ProjectSpec, se
   });
   for (const table of [
     "features",
+    "feature_search",
+    "feature_similarity",
+    "feature_similarity_postings",
+    "feature_tier_votes",
+    "project_voter_counts",
     "votes",
     "comments",
     "voters",
