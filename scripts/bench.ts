@@ -108,6 +108,8 @@ interface ReadCase {
   route: string;
   paths: string[];
   tokens?: string[];
+  /** Connections of this row when not the run's (--connections). */
+  connections?: number;
 }
 
 function readCases(fx: Fixtures): ReadCase[] {
@@ -360,7 +362,7 @@ async function main(): Promise<void> {
           url: `${base}${item.paths[0]}`,
           headers,
           requests: rotating(item.paths, item.tokens),
-          connections,
+          connections: item.connections ?? connections,
           warmupSeconds,
           seconds,
           cpu,

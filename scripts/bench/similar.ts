@@ -13,6 +13,8 @@ import type { Fixtures } from "./fixtures.ts";
 export interface SimilarCase {
   route: string;
   paths: string[];
+  /** Connections when not the run's: one, for the route's own latency without queueing. */
+  connections?: number;
 }
 
 const VARIANTS = 200_000;
@@ -52,6 +54,10 @@ function buildCases(fx: Fixtures): SimilarCase[] {
     { route: "GET features/similar?q=<heading> (cached)", paths: [`${p}/features/similar?q=${encodeURIComponent(heading(prng(3)))}`] },
     { route: "GET features/similar, uncached (a heading with a typo)", paths: typos },
     { route: "GET features/similar, uncached (novel text)", paths: novel },
+    // At 32 connections a closed loop keeps 2 cores saturated and p99 is mostly queueing
+    // (32 / throughput); one connection gives the latency of one lookup on an idle server.
+    { route: "GET features/similar, uncached (a heading with a typo), 1 connection", paths: typos.slice(100_000), connections: 1 },
+    { route: "GET features/similar, uncached (novel text), 1 connection", paths: novel.slice(100_000), connections: 1 },
     { route: "GET admin/features/{id}/similar (owner)", paths: fx.hotFeatureIds.map((id) => `${p}/admin/features/${id}/similar`) },
   ];
 }
