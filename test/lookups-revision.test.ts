@@ -14,12 +14,13 @@ import { body, createTestContext, type TestContext } from "./support/harness.ts"
 
 let ctx: TestContext;
 let otherInstance: ReturnType<typeof createApp>;
+let otherDeps: AppDeps;
 
 beforeAll(async () => {
   ctx = await createTestContext({ PROJECT_CACHE_SECONDS: "300" });
   // Same database and store, its own caches.
-  const deps: AppDeps = { ...ctx.deps, caches: createAppCaches(ctx.deps.config) };
-  otherInstance = createApp(deps);
+  otherDeps = { ...ctx.deps, caches: createAppCaches(ctx.deps.config) };
+  otherInstance = createApp(otherDeps);
 });
 afterAll(() => ctx.close());
 
@@ -93,5 +94,21 @@ describe("lookups revision", () => {
     const refused = await suggest(otherInstance);
     expect(refused.status).toBe(403);
     expect((await body(refused)).error.code).toBe("voter_banned");
+  });
+
+  it("an owner write records its own new lookups revision as seen in its app, not in the others", async () => {
+    const project = await ctx.importProject();
+    const id = await projectIdOf(project.slug);
+    const path = `/api/v3/projects/${project.slug}`;
+    expect((await read(ctx.app, path, project.secretKey)).status).toBe(200);
+    expect((await read(otherInstance, path, project.secretKey)).status).toBe(200);
+    const patched = await ctx.send("PATCH", `${path}/admin/settings`, project.secretKey, { settings: { show_votes: false } });
+    expect(patched.status, JSON.stringify(await body(patched))).toBe(200);
+    const { revisions } = await ctx.deps.rateLimiter.consumeReadingRevisions("lookups-revision-test", 1000, 60, id);
+    // The writer cleared its lookups after its commit: nothing to reload on its next request.
+    expect(ctx.deps.caches.seenLookupRevisions.changed(id, revisions!.lookups)).toBe(false);
+    // The other instance has not seen the change yet, and reloads on its next request.
+    expect(otherDeps.caches.seenLookupRevisions.changed(id, revisions!.lookups)).toBe(true);
+    expect((await body(await read(ctx.app, path, project.secretKey))).data.display.show_votes).toBe(false);
   });
 });

@@ -325,7 +325,10 @@ export function contentRevisionMiddleware(): MiddlewareHandler<AppEnv> {
     const lookups = c.get("access") === "owner";
     const deps = c.get("deps");
     const change = c.get("contentChange") ?? { kind: "all" };
-    const bumped = await deps.contentRevisions.bump(c.get("project").id, { lookups, change });
+    const projectId = c.get("project").id;
+    const bumped = await deps.contentRevisions.bump(projectId, { lookups, change });
     if (!bumped) deps.caches.responses?.clear();
+    // ownerChangeMiddleware (inside this one) has cleared this app's lookups after the commit.
+    else if (bumped.lookups) deps.caches.seenLookupRevisions.advanced(projectId, bumped.lookups.previous, bumped.lookups.current);
   };
 }

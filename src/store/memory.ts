@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import {
+  type Bumped,
   CHANGES_KEPT,
   type ClaimResult,
   type ContentChange,
@@ -102,14 +103,15 @@ export class MemoryRateLimiter implements RateLimiter, ContentRevisions {
     return revisions;
   }
 
-  async bump(projectId: number, options: { lookups?: boolean; change?: ContentChange } = {}): Promise<boolean> {
+  async bump(projectId: number, options: { lookups?: boolean; change?: ContentChange } = {}): Promise<Bumped> {
     const current = this.revisionsOf(projectId);
     const { epoch, seq } = parseRevision(current.content)!;
-    this.revisions.set(projectId, { content: `${epoch}:${seq + 1}`, lookups: options.lookups ? randomUUID() : current.lookups });
+    const lookups = options.lookups ? randomUUID() : current.lookups;
+    this.revisions.set(projectId, { content: `${epoch}:${seq + 1}`, lookups });
     const changes = this.changes.get(projectId)!;
     changes.set(seq + 1, options.change ?? { kind: "all" });
     changes.delete(seq + 1 - CHANGES_KEPT);
-    return true;
+    return { lookups: options.lookups ? { previous: current.lookups, current: lookups } : null };
   }
 
   async changesBetween(projectId: number, from: string, to: string): Promise<ContentChange[] | null> {

@@ -10,6 +10,7 @@ import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { MemoryRateLimiter } from "./memory.ts";
 import {
+  type Bumped,
   CHANGES_KEPT,
   type ContentChange,
   type ContentRevisions,
@@ -77,7 +78,8 @@ return {count, revision, lookups}`;
 // new epoch ARGV[1] when there is none (the change records of an old epoch are dropped), the
 // change ARGV[2] recorded under it in KEYS[2] (sorted by seq, the last ARGV[4] kept), and with
 // ARGV[5] not empty a new lookups revision KEYS[3]: one atomic step, so a reader that sees a
-// revision can always read its change.
+// revision can always read its change. Returns the new content revision and the lookups
+// revision replaced (false when none was, or none was asked for).
 const BUMP_SCRIPT = `
 local current = redis.call('GET', KEYS[1])
 local epoch, seq
@@ -93,8 +95,12 @@ redis.call('SET', KEYS[1], revision, 'EX', ARGV[3])
 redis.call('ZADD', KEYS[2], seq, revision .. ' ' .. ARGV[2])
 redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -(tonumber(ARGV[4]) + 1))
 redis.call('EXPIRE', KEYS[2], ARGV[3])
-if ARGV[5] ~= '' then redis.call('SET', KEYS[3], ARGV[5], 'EX', ARGV[3]) end
-return revision`;
+local previous = false
+if ARGV[5] ~= '' then
+  previous = redis.call('GET', KEYS[3])
+  redis.call('SET', KEYS[3], ARGV[5], 'EX', ARGV[3])
+end
+return {revision, previous}`;
 
 // The answer KEYS[1], and a claim KEYS[2] on its build (ARGV[1] ms) if nobody holds one.
 const ANSWER_OR_CLAIM_SCRIPT = `
@@ -125,7 +131,7 @@ type ScriptedRedis = {
     ttl: number,
     kept: number,
     lookups: string,
-  ): Promise<string>;
+  ): Promise<[string, string | null]>;
   fbAnswerOrClaim(key: string, lease: string, leaseMs: number): Promise<[string | null, number]>;
 };
 
@@ -208,10 +214,11 @@ export class RedisRateLimiter implements RateLimiter, ContentRevisions {
     }
   }
 
-  async bump(projectId: number, options: { lookups?: boolean; change?: ContentChange } = {}): Promise<boolean> {
+  async bump(projectId: number, options: { lookups?: boolean; change?: ContentChange } = {}): Promise<Bumped | false> {
     const keys = revisionKeys(projectId);
+    const lookups = options.lookups ? randomUUID() : "";
     try {
-      await (this.redis as unknown as ScriptedRedis).fbBump(
+      const [, previous] = await (this.redis as unknown as ScriptedRedis).fbBump(
         keys.content,
         keys.changes,
         keys.lookups,
@@ -219,9 +226,9 @@ export class RedisRateLimiter implements RateLimiter, ContentRevisions {
         JSON.stringify(options.change ?? { kind: "all" }),
         REVISION_TTL_SECONDS,
         CHANGES_KEPT,
-        options.lookups ? randomUUID() : "",
+        lookups,
       );
-      return true;
+      return { lookups: lookups === "" ? null : { previous: previous ?? null, current: lookups } };
     } catch (error) {
       this.failures.warn(error);
       return false;

@@ -68,13 +68,15 @@ describe.each(implementations)("%s store", (_name, make) => {
     expect(await read(id)).toEqual(first);
     const otherRevisions = await read(other);
     expect(otherRevisions.content).not.toBe(first.content);
-    expect(await limiter.bump(id)).toBe(true);
+    expect(await limiter.bump(id)).toEqual({ lookups: null });
     const second = await read(id);
     expect(second.content).not.toBe(first.content);
     // A content change leaves the lookups alone; an owner change replaces both.
     expect(second.lookups).toBe(first.lookups);
-    expect(await limiter.bump(id, { lookups: true })).toBe(true);
+    // The bump names the lookups revision it replaced and the one it set.
+    const bumped = await limiter.bump(id, { lookups: true });
     const third = await read(id);
+    expect(bumped).toEqual({ lookups: { previous: second.lookups, current: third.lookups } });
     expect(third.content).not.toBe(second.content);
     expect(third.lookups).not.toBe(second.lookups);
     expect(await read(other)).toEqual(otherRevisions);

@@ -84,6 +84,15 @@ export type ContentChange =
     };
 
 /**
+ * What ContentRevisions.bump did: with `lookups`, the lookups revision it replaced (`previous`,
+ * null when the project had none) and the one it set (`current`), so the writer can record its
+ * own change as seen (SeenLookupRevisions.advanced) instead of reloading its lookups again.
+ */
+export interface Bumped {
+  lookups: { previous: string | null; current: string } | null;
+}
+
+/**
  * Retires cached answers and lookups on every instance: any write path, public or owner, calls
  * `bump` once after its change committed (design.md, "Per-request services").
  */
@@ -91,10 +100,11 @@ export interface ContentRevisions {
   /**
    * Gives project `projectId` a new content revision (`epoch:seq`, seq one more than before),
    * recording `change` (default `all`) with it, and with `lookups` a new lookups revision too
-   * (after an owner change to keys, settings, boards or voters). Resolves false when the shared
-   * store did not answer, so the caller can drop what it cached locally.
+   * (after an owner change to keys, settings, boards or voters). Resolves to what it replaced
+   * (Bumped), or false when the shared store did not answer, so the caller can drop what it
+   * cached locally.
    */
-  bump(projectId: number, options?: { lookups?: boolean; change?: ContentChange }): Promise<boolean>;
+  bump(projectId: number, options?: { lookups?: boolean; change?: ContentChange }): Promise<Bumped | false>;
   /**
    * The changes recorded after content revision `from` up to and including `to` (both
    * `epoch:seq` of one epoch), oldest first; null when they are not all kept any more (the last

@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { CACHE_CHANNEL, CacheNamespace, createAppCaches, LocalCache, listenForCacheInvalidation } from "./app-caches.ts";
+import {
+  CACHE_CHANNEL,
+  CacheNamespace,
+  createAppCaches,
+  LocalCache,
+  listenForCacheInvalidation,
+  SeenLookupRevisions,
+} from "./app-caches.ts";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -169,5 +176,23 @@ describe("app caches", () => {
     } finally {
       clock.mockRestore();
     }
+  });
+});
+
+describe("SeenLookupRevisions", () => {
+  it("records an app's own owner write as seen only when it replaced the revision seen here", () => {
+    const seen = new SeenLookupRevisions();
+    expect(seen.changed(1, "a")).toBe(true);
+    // Own write a -> b: the app cleared its lookups after the commit; b needs no second clear.
+    seen.advanced(1, "a", "b");
+    expect(seen.changed(1, "b")).toBe(false);
+    // Another instance's change c came between: the own write c -> d must not hide it.
+    seen.advanced(1, "c", "d");
+    expect(seen.changed(1, "d")).toBe(true);
+    // A project never seen here, or a write that found no revision, records nothing.
+    seen.advanced(2, "x", "y");
+    expect(seen.changed(2, "y")).toBe(true);
+    seen.advanced(1, null, "e");
+    expect(seen.changed(1, "e")).toBe(true);
   });
 });

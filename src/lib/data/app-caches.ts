@@ -159,6 +159,18 @@ export class SeenLookupRevisions {
     this.seen.set(projectId, revision);
     return true;
   }
+
+  /**
+   * After this app's own owner write replaced the project's lookups revision `previous` by
+   * `current` (ContentRevisions.bump), having cleared its caches once the write committed:
+   * records `current` as seen when `previous` is the one seen here, so this app's next request
+   * does not clear and reload once more what the write made it reload already. When another
+   * change came in between (`previous` is not the one seen), nothing is recorded and the next
+   * request reloads as usual.
+   */
+  advanced(projectId: number, previous: string | null, current: string): void {
+    if (previous !== null && this.seen.get(projectId) === previous) this.seen.set(projectId, current);
+  }
 }
 
 /** One namespace of a LocalCache: values of one kind under keys built from typed parts. */
