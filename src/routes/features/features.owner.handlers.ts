@@ -95,13 +95,14 @@ export const adminUpdateFeature: AppRouteHandler<typeof routes.adminUpdateFeatur
     db,
     project.id,
     async (trx) => {
-      // Locked before it is read, so `before` is the state this edit replaces; the same
-      // statement takes the project's write lock and queues the cache NOTIFY for the commit.
-      const current = await lockFeatureForEdit(trx, project.id, id, instanceId);
+      // Locked and read in one statement (which also takes the project's write lock and queues
+      // the cache NOTIFY for the commit), so `before` is the state this edit replaces; read
+      // again when a change committed while the lock was awaited (`fresh` false).
+      const current = await lockFeatureForEdit(trx, project, id, instanceId, at);
       if (!current) throw notFound("feature");
-      const before = await adminFeatureObject(trx, project, id, at);
-      await updateAdminFeature(trx, project.id, current, body, at);
-      const after = await adminFeatureObject(trx, project, id, at);
+      const before = current.fresh ? toAdminFeatureObject(current, project.settings) : await adminFeatureObject(trx, project, id, at);
+      const updated = await updateAdminFeature(trx, project, current, body, at);
+      const after = updated ? toAdminFeatureObject(updated, project.settings) : before;
       await recordEvents(trx, project.id, featureChangeEvents("feature.updated", before, after));
       return after;
     },

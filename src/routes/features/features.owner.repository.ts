@@ -124,7 +124,7 @@ const adminFeatureStatement = new QueryTemplate<ProjectSettings, { projectId: nu
   (db, settings, param) => {
     const projectId = param("projectId");
     const query = db.selectFrom("features").where("features.id", "=", param("featureId")).where("features.project_id", "=", projectId);
-    return adminRows(db, query, { id: projectId, settings }, param("now")) as never;
+    return adminRows(db, query, { id: projectId as number, settings }, param("now") as Date) as never;
   },
 );
 
@@ -158,6 +158,17 @@ export interface Placement {
   status: string;
 }
 
+/** A column of a board as placement reads it. */
+export interface BoardColumn {
+  id: number;
+  status: string | null;
+}
+
+/** The columns of board `boardId` in board order (position, then id). */
+async function boardColumns(db: Db, boardId: number): Promise<BoardColumn[]> {
+  return db.selectFrom("columns").select(["id", "status"]).where("board_id", "=", boardId).orderBy("position").orderBy("id").execute();
+}
+
 /** Where the feature sits now, with its board's kind (PATCH); null for a new feature (POST). */
 type CurrentPlacement = (Placement & { boardKind: "roadmap" | "custom" }) | null;
 
@@ -174,6 +185,7 @@ export async function resolvePlacement(
   projectId: number,
   current: CurrentPlacement,
   input: { board?: string | undefined; column_id?: number | undefined; status?: string | undefined },
+  currentBoardColumns?: readonly BoardColumn[],
 ): Promise<Placement> {
   let board: { id: number; kind: "roadmap" | "custom" };
   if (input.board !== undefined) {
@@ -190,13 +202,8 @@ export async function resolvePlacement(
     if (!roadmap) throw validationError("board", "this project has no roadmap");
     board = roadmap;
   }
-  const columns = await db
-    .selectFrom("columns")
-    .select(["id", "status"])
-    .where("board_id", "=", board.id)
-    .orderBy("position")
-    .orderBy("id")
-    .execute();
+  const columns =
+    currentBoardColumns !== undefined && board.id === current?.boardId ? currentBoardColumns : await boardColumns(db, board.id);
   const roadmap = board.kind === "roadmap";
   const leavingArchive = (status: string | undefined) => status ?? (current && current.status !== "archived" ? current.status : "open");
 
@@ -332,7 +339,7 @@ export async function createAdminFeature(
   return row.id;
 }
 
-/** The columns of a LockedFeature, read by both lock statements. */
+/** The columns of a LockedFeature (lockFeature). */
 const LOCKED_FEATURE_COLUMNS = [
   "features.id",
   "features.board_id",
@@ -354,7 +361,7 @@ export async function lockFeature(db: Db, projectId: number, featureId: number) 
     .executeTakeFirst();
 }
 
-/** Where a locked feature sits (lockFeature, lockFeatureForEdit). */
+/** Where a locked feature sits (lockFeature). */
 export interface LockedFeature {
   id: number;
   board_id: number;
@@ -365,66 +372,129 @@ export interface LockedFeature {
 }
 
 /**
- * The first statement of an owner edit's transaction (withProjectWriteLock with
- * `firstStatementLocks`): takes the project's write lock in shared mode (sharedProjectWriteLock,
- * evaluated before the row lock), locks the feature row (FOR NO KEY UPDATE) and queues the cache
- * NOTIFY with this app's id (cacheInvalidationNotice, delivered at commit), in one round trip.
+ * What an owner edit's first statement returns (lockFeatureForEdit): the feature as it was
+ * before the edit (AdminFeatureRow), where it sits, the columns of its board in board order, and
+ * `fresh`: false when the row was changed by a transaction that committed while this statement
+ * waited for its lock, so that the rows it joined (tags, release, merge) may be older than the
+ * locked row, and the caller must read the feature again.
  */
-const lockForEditStatement = new QueryTemplate<null, { projectId: number; featureId: number; instanceId: string }, LockedFeature>(
-  () => "",
-  (db, _shape, param) =>
-    db
-      .selectFrom("features")
-      .innerJoin("boards", "boards.id", "features.board_id")
-      .select([...LOCKED_FEATURE_COLUMNS, cacheInvalidationNotice(param("instanceId")).as("notified")])
-      .where(sharedProjectWriteLock(param("projectId")))
-      .where("features.id", "=", param("featureId"))
-      .where("features.project_id", "=", param("projectId"))
-      .forNoKeyUpdate("features") as never,
-);
+export interface FeatureLockedForEdit extends AdminFeatureRow {
+  linked_feature_id: number | null;
+  board_columns: BoardColumn[];
+  fresh: boolean;
+}
+
+/**
+ * The first statement of an owner edit's transaction (withProjectWriteLock with
+ * `firstStatementLocks`), one round trip: takes the project's write lock in shared mode
+ * (sharedProjectWriteLock, evaluated before the row lock), locks the feature row (FOR NO KEY
+ * UPDATE), queues the cache NOTIFY with this app's id (cacheInvalidationNotice, delivered at
+ * commit) and reads the AdminFeatureRow with its board's columns. A statement reads its joined
+ * rows as of its start; the locked row, when a committed change replaced it while the statement
+ * waited, as of that change (READ COMMITTED's recheck). `fresh` compares the locked version with
+ * the one the statement's snapshot holds (same xmin: nobody changed it since the statement began).
+ */
+const lockForEditStatement = new QueryTemplate<
+  ProjectSettings,
+  { projectId: number; featureId: number; instanceId: string; now: Date },
+  FeatureLockedForEdit
+>(visibilityShapeKey, (db, settings, param) => {
+  const projectId = param("projectId");
+  const query = db
+    .selectFrom("features")
+    .where(sharedProjectWriteLock(projectId))
+    .where("features.id", "=", param("featureId"))
+    .where("features.project_id", "=", projectId);
+  return adminRows(db, query, { id: projectId, settings }, param("now"))
+    .select([
+      "features.linked_feature_id",
+      cacheInvalidationNotice(param("instanceId")).as("notified"),
+      sql<boolean>`features.xmin = (SELECT f.xmin FROM features f WHERE f.id = features.id)`.as("fresh"),
+      sql<BoardColumn[]>`(SELECT coalesce(json_agg(json_build_object('id', c.id, 'status', c.status) ORDER BY c.position, c.id), '[]'::json)
+        FROM columns c WHERE c.board_id = features.board_id)`.as("board_columns"),
+    ])
+    .forNoKeyUpdate("features") as never;
+});
 
 /**
  * lockFeature for an owner edit, as the first statement of its transaction: also takes the
- * project's write lock and sends the cache NOTIFY on commit with payload `instanceId`
- * (AppCaches.instanceId). Undefined when the feature is not the project's (nothing is sent then).
+ * project's write lock, sends the cache NOTIFY on commit with payload `instanceId`
+ * (AppCaches.instanceId) and reads the feature as it is before the edit (FeatureLockedForEdit).
+ * Undefined when the feature is not the project's (nothing is sent then).
  */
 export async function lockFeatureForEdit(
   db: Db,
-  projectId: number,
+  project: Project,
   featureId: number,
   instanceId: string,
-): Promise<LockedFeature | undefined> {
-  return lockForEditStatement.executeTakeFirst(db, null, { projectId, featureId, instanceId });
+  now: Date,
+): Promise<FeatureLockedForEdit | undefined> {
+  return lockForEditStatement.executeTakeFirst(db, project.settings, { projectId: project.id, featureId, instanceId, now });
 }
 
-/** Applies a PATCH body (partial: absent keys unchanged, null clears) to `current`, the feature locked by the caller. */
+/**
+ * The UPDATE of an owner edit with the AdminFeatureRow after it, in one statement: the row the
+ * UPDATE returns takes the place of the features table in the owner read (adminRows over the
+ * CTE "updated" named features), the joined rows are those the transaction sees (tags set
+ * earlier in it included). Compiled once per visibility shape and set of columns.
+ */
+const updateAndReadStatement = new QueryTemplate<
+  { settings: ProjectSettings; columns: readonly string[] },
+  Record<string, unknown>,
+  AdminFeatureRow
+>(
+  ({ settings, columns }) => `${visibilityShapeKey(settings)}|${columns.join(",")}`,
+  (db, { settings, columns }, param) => {
+    const set = Object.fromEntries(columns.map((column) => [column, param(`set:${column}`)]));
+    const projectId = param("projectId");
+    const query = db
+      .with("updated", (q) =>
+        q
+          .updateTable("features")
+          .set(set as never)
+          .where("id", "=", param("featureId") as number)
+          .returningAll(),
+      )
+      .selectFrom("updated as features") as unknown as FeatureQuery;
+    return adminRows(db, query, { id: projectId as number, settings }, param("now") as Date) as never;
+  },
+);
+
+/**
+ * Applies a PATCH body (partial: absent keys unchanged, null clears) to `current`, the feature
+ * locked by the caller (lockFeatureForEdit), and returns the AdminFeatureRow after it (read by
+ * the UPDATE's own statement); undefined when the body is empty (nothing written). 422 as
+ * resolvePlacement, authorId and setTags.
+ */
 export async function updateAdminFeature(
   db: Db,
-  projectId: number,
-  current: LockedFeature,
+  project: Project,
+  current: FeatureLockedForEdit,
   fields: AdminFeaturePatchBody,
   now: Date,
-): Promise<void> {
+): Promise<AdminFeatureRow | undefined> {
   const featureId = current.id;
   const set = plainColumns(fields);
   if (fields.board !== undefined || fields.column_id !== undefined || fields.status !== undefined) {
     const placement = await resolvePlacement(
       db,
-      projectId,
+      project.id,
       { boardId: current.board_id, boardKind: current.board_kind, columnId: current.column_id, status: current.status },
       fields,
+      current.board_columns,
     );
     Object.assign(set, { board_id: placement.boardId, column_id: placement.columnId, status: placement.status });
   }
-  if (fields.author_voter_id !== undefined) set.author_voter_id = await authorId(db, projectId, fields.author_voter_id);
-  if (fields.tag_ids !== undefined) await setTags(db, projectId, featureId, fields.tag_ids);
+  if (fields.author_voter_id !== undefined) set.author_voter_id = await authorId(db, project.id, fields.author_voter_id);
+  if (fields.tag_ids !== undefined) await setTags(db, project.id, featureId, fields.tag_ids);
   if (Object.keys(fields).length > 0) set.updated_at = now;
-  if (Object.keys(set).length > 0)
-    await db
-      .updateTable("features")
-      .set(set as never)
-      .where("id", "=", featureId)
-      .execute();
+  const columns = Object.keys(set).sort();
+  if (columns.length === 0) return undefined;
+  const values: Record<string, unknown> = { projectId: project.id, featureId, now };
+  for (const column of columns) values[`set:${column}`] = set[column as keyof FeatureUpdate] ?? null;
+  const after = await updateAndReadStatement.executeTakeFirst(db, { settings: project.settings, columns }, values);
+  if (!after) throw new Error("the locked feature could not be updated");
+  return after;
 }
 
 /**
