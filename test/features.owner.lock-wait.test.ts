@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { projectIdOf } from "./support/counters.invariants.ts";
 import { expectStatus } from "./support/events.fixture.ts";
 import { createTestContext, type TestContext, uniqueSlug } from "./support/harness.ts";
+import { waitForLockWaiter } from "./support/lock-waiter.ts";
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
 
@@ -46,7 +47,7 @@ describe.skipIf(!onPostgres)("an owner edit that waited for the feature's row lo
       const patch = ctx.send("PATCH", `/api/v3/projects/${project.slug}/admin/features/${featureId}`, project.secretKey, {
         is_pinned: true,
       });
-      await waitForLockWaiter(other);
+      await waitForLockWaiter(other, "select", "the PATCH");
       await other`COMMIT`;
       const answer = await expectStatus(await patch, 200);
       expect(answer.data).toMatchObject({ is_pinned: true, tags: [{ id: ids.tags["t-api"], name: "API" }] });
@@ -66,15 +67,3 @@ describe.skipIf(!onPostgres)("an owner edit that waited for the feature's row lo
     }
   });
 });
-
-/** Resolves once some session of the database waits for a lock (the PATCH queued behind `other`). */
-async function waitForLockWaiter(sql: postgres.ReservedSql): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    // pg_locks shows the current state, also to a session inside a transaction.
-    const waiting = await sql`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted`;
-    if (waiting[0]!.n > 0) return;
-    if (Date.now() > deadline) throw new Error("the PATCH never waited for the row lock");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
