@@ -33,12 +33,18 @@ function trendingOfVotes(where: RawBuilder<unknown>) {
 }
 
 /**
- * trending_score recomputed from the votes of `featureId` other than `exceptVoterId`'s; NULL
- * when no such vote exists. Used where a subtraction would cancel out: inside the withdrawing
- * statement the deleted row is still visible, hence the exclusion.
+ * trending_score recomputed from the votes of `featureId` other than `exceptVoterId`'s (SQL
+ * values, e.g. parameters); NULL when no such vote exists. Used where a subtraction would cancel
+ * out (a withdrawal removing the vote that carried nearly all of the sum); inside the withdrawing
+ * statement the deleted row may still be visible, hence the exclusion. Runs
+ * fb_trending_of_votes (migration 2026-11-27T20-00-00), whose query takes a fresh snapshot when
+ * it runs, after the statement holds the feature's row lock: a subquery would read the votes as
+ * of the statement's start, before a concurrent vote or withdrawal committed.
  */
-export function recomputedTrending(featureId: number, exceptVoterId: number) {
-  return trendingOfVotes(sql`feature_id = ${featureId} AND voter_id <> ${exceptVoterId}`);
+export function recomputedTrending(featureId: unknown, exceptVoterId: unknown) {
+  return sql<
+    number | null
+  >`fb_trending_of_votes(${featureId}::int, ${exceptVoterId}::int, ${EPOCH_SECONDS}::float8, ${DECAY_SECONDS}::float8)`;
 }
 
 /**
