@@ -7,14 +7,16 @@
  *
  * Flags: --quick (small project only, 3 s per route, docs/benchmarks.md untouched unless --readme),
  * --reuse (keep fb_bench if the projects are there), --only=<text> (routes whose name contains
- * it; "mixed" runs the mixed-load section, scripts/bench/mixed.ts), --seconds=N, --connections=N,
- * --no-readme, --mixed-rates=0,5,20,50,200 (writes/s of the mixed-load rows).
+ * it; "mixed" runs the mixed-load section, scripts/bench/mixed.ts; "hits" the cached-hits
+ * section, scripts/bench/hits.ts), --seconds=N, --connections=N, --no-readme,
+ * --mixed-rates=0,5,20,50,200 (writes/s of the mixed-load rows).
  * Env: BENCH_PG (server URL, default postgres://postgres@127.0.0.1:5432), BENCH_DB (fb_bench),
  * BENCH_REDIS (redis://127.0.0.1:6379), BENCH_SERVER_NODE_ARGS (node flags for the server on top
  * of those `npm start` uses, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it),
  * BENCH_BASELINE_DIR (a checkout of an earlier commit to A/B against in the same run: the vote
  * cycle and the owner PATCH, scripts/bench/baseline-ab.ts, with BENCH_AB_ROUNDS alternating rounds
- * per side, default 4; and the mixed load, scripts/bench/mixed.ts).
+ * per side, default 4; the mixed load, scripts/bench/mixed.ts; and the cached hits,
+ * scripts/bench/hits.ts, BENCH_AB_ROUNDS rounds of 3 s, or --seconds).
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -30,6 +32,7 @@ import { benchKeys, LARGE, type ProjectSpec, SEARCH_TERM, SMALL } from "./bench/
 import { benchEmailDigest, EMAIL_DIGEST_ROUTE } from "./bench/email.ts";
 import { type Fixtures, loadFixtures } from "./bench/fixtures.ts";
 import { generateProject } from "./bench/generate.ts";
+import { hitsSection } from "./bench/hits.ts";
 import { freePort, RssSampler, runLoad, startChild } from "./bench/load.ts";
 import { mixedLoadSection } from "./bench/mixed.ts";
 import { benchNotifications, NOTIFICATION_ROUTES } from "./bench/notifications.ts";
@@ -281,6 +284,7 @@ async function main(): Promise<void> {
   let ceilingReqPerSec = 0;
   let ceilingNote = "";
   let mixedReport = "";
+  let hitsReport = "";
   const cpu = {
     server: server.pid,
     database: async () =>
@@ -463,19 +467,37 @@ async function main(): Promise<void> {
       rowsOf.get("small")!.push(...result.rows);
       checks.push(...result.checks);
     }
-    if (flags.only === undefined || flags.only.includes("mixed")) {
-      const startApi = async (cwd: string | undefined, prefix: string) => {
-        const apiPort = await freePort();
-        const env = apiEnv(apiPort, prefix);
-        const child = await startChild("src/server.ts", env, `http://127.0.0.1:${apiPort}/api/v3/health`, nodeArgs, cwd);
-        return {
-          label: cwd ?? "this tree",
-          base: `http://127.0.0.1:${apiPort}`,
-          pid: child.pid,
-          statsFile: env.BENCH_READ_STATS,
-          stop: child.stop,
-        };
+    /** An API server of its own (this tree, or the checkout in `cwd`), sharing nothing in Redis with others. */
+    const startApi = async (cwd: string | undefined, prefix: string, env: Record<string, string> = {}) => {
+      const apiPort = await freePort();
+      const serverEnv = { ...apiEnv(apiPort, prefix), ...env };
+      const child = await startChild("src/server.ts", serverEnv, `http://127.0.0.1:${apiPort}/api/v3/health`, nodeArgs, cwd);
+      return {
+        label: cwd ?? "this tree",
+        base: `http://127.0.0.1:${apiPort}`,
+        pid: child.pid,
+        statsFile: serverEnv.BENCH_READ_STATS,
+        stop: child.stop,
       };
+    };
+    if (flags.only === undefined || flags.only.includes("hits")) {
+      const { fx, headers } = targets[0]!;
+      log("cached hits: reference, baseline and this tree in alternating rounds ...");
+      hitsReport = await hitsSection({
+        fx,
+        headers,
+        // The request path alone: no webhook worker polling beside it.
+        startApi: (cwd) => startApi(cwd, `fbbenchhits:${randomBytes(4).toString("hex")}:`, { WEBHOOK_WORKER: "off" }),
+        baselineDir: process.env.BENCH_BASELINE_DIR,
+        redisUrl,
+        bodyBytes: listBytes,
+        rounds: Number(process.env.BENCH_AB_ROUNDS ?? 4),
+        seconds: flags.seconds === undefined ? 3 : seconds,
+        connections,
+        log,
+      });
+    }
+    if (flags.only === undefined || flags.only.includes("mixed")) {
       mixedReport = await mixedLoadSection({
         targets,
         primary: { label: "this tree", base, pid: server.pid, statsFile: apiEnv(port).BENCH_READ_STATS },
@@ -521,7 +543,7 @@ async function main(): Promise<void> {
     generation,
     checks,
   });
-  const report = [table, mixedReport].filter(Boolean).join("\n\n");
+  const report = [table, hitsReport, mixedReport].filter(Boolean).join("\n\n");
   process.stdout.write(`\n${report}\n`);
   const writeIt = !flags["no-readme"] && (!quick || flags.readme) && flags.only === undefined;
   if (writeIt) {

@@ -13,16 +13,16 @@ import type { AppDeps, AppEnv } from "./lib/http/context.ts";
 import { failure } from "./lib/http/envelope.ts";
 import { ApiError } from "./lib/http/errors.ts";
 import { apiKeyMiddleware } from "./middleware/api-key.ts";
-import { EXPOSED_HEADERS, preflightMiddleware } from "./middleware/cors.ts";
+import { preflightMiddleware } from "./middleware/cors.ts";
 import { idempotencyMiddleware } from "./middleware/idempotency.ts";
 import { methodCheckMiddleware } from "./middleware/method-check.ts";
 import { ownerChangeMiddleware } from "./middleware/owner-change.ts";
 import { rateLimitMiddleware } from "./middleware/rate-limit.ts";
 import { readCacheMiddleware } from "./middleware/read-cache.ts";
 import { bodyLimitMiddleware, jsonShapeMiddleware } from "./middleware/request-body.ts";
-import { requestIdMiddleware } from "./middleware/request-id.ts";
+import { logRequest, requestIdMiddleware } from "./middleware/request-id.ts";
 import { cachedReadHitMiddleware, contentRevisionMiddleware } from "./middleware/shared-read-cache.ts";
-import { secureHeaderValues, staticHeadersMiddleware } from "./middleware/static-headers.ts";
+import { apiStaticHeaders, staticHeadersMiddleware } from "./middleware/static-headers.ts";
 import { voterMiddleware } from "./middleware/voter.ts";
 import { FEED_PATHS } from "./routes/feeds/index.ts";
 import { registerApiRouters } from "./routes/index.ts";
@@ -39,33 +39,13 @@ export const TIME_LIMIT_MESSAGE =
 export function createApp(deps: AppDeps) {
   const app = new OpenAPIHono<AppEnv>();
 
-  app.use(
-    staticHeadersMiddleware(
-      secureHeaderValues({ crossOriginResourcePolicy: "cross-origin" }).then((secure) => [
-        ...secure,
-        ["X-API-Version", "3"],
-        // What hono's cors adds to every answer but a preflight (which gets cors's own headers);
-        // Access-Control-Allow-Origin itself depends on the key (src/middleware/cors.ts).
-        ["Access-Control-Expose-Headers", EXPOSED_HEADERS.join(",")],
-        ["Vary", "Origin"],
-      ]),
-    ),
-  );
+  app.use(staticHeadersMiddleware(apiStaticHeaders()));
   app.use(requestIdMiddleware());
   app.use(async (c, next) => {
     c.set("deps", deps);
     const started = performance.now();
     await next();
-    deps.logger.info(
-      {
-        req_id: c.get("requestId"),
-        method: c.req.method,
-        path: c.req.path,
-        status: c.get("sentStatus") ?? c.res.status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
-      },
-      "request",
-    );
+    logRequest(deps.logger, c.get("requestId"), c.req.method, c.req.path, c.get("sentStatus") ?? c.res.status, started);
   });
   // Preflights are decided by where they point (src/middleware/cors.ts): the most specific
   // mount answers first, and an answered preflight goes no further.

@@ -2,9 +2,15 @@
  * createServer(deps): the app served over Node HTTP with the webhook worker beside it, as one
  * object that starts and stops, so start-up and graceful shutdown are tested in process
  * (test/http-server.test.ts) and the entry point (src/server.ts) only adds configuration, the
- * demo and signals.
+ * demo and signals. In front of the app's Node listener sits the hit path before the app
+ * (src/middleware/early-hit.ts), which answers most cached public reads without it.
  */
-import type { Server as HttpServer } from "node:http";
+import {
+  createServer as createHttpServer,
+  type Server as HttpServer,
+  type ServerOptions as HttpServerOptions,
+  type RequestListener,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.ts";
@@ -13,6 +19,7 @@ import type { OpenedDeps } from "./deps.ts";
 import { type EmailWorker, startEmailWorker } from "./events/email/email-worker.ts";
 import { startWebhookWorker, type WebhookWorker } from "./events/webhook-worker.ts";
 import { httpServerOptions } from "./lib/runtime/node-http.ts";
+import { earlyHitListener } from "./middleware/early-hit.ts";
 
 export interface BoardServer {
   /** The application (createApp(deps)); requests can also be made in process with app.request. */
@@ -33,8 +40,16 @@ export interface BoardServer {
   stop(): Promise<{ graceful: boolean }>;
 }
 
+export interface BoardServerOptions {
+  /**
+   * Answer cached public reads before the app (src/middleware/early-hit.ts); default true.
+   * false sends every request through the app: for tests comparing the two paths' answers.
+   */
+  earlyHits?: boolean;
+}
+
 /** Builds the server of `deps`; nothing listens until start(). */
-export function createServer(deps: OpenedDeps): BoardServer {
+export function createServer(deps: OpenedDeps, options: BoardServerOptions = {}): BoardServer {
   const { config, logger } = deps;
   const app = createApp(deps);
   let server: HttpServer | undefined;
@@ -48,7 +63,7 @@ export function createServer(deps: OpenedDeps): BoardServer {
     // Beside the webhook worker: the email digests and sending (docs/email.md), when SMTP_URL is set.
     emailWorker = config.WEBHOOK_WORKER === "on" ? startEmailWorker(deps) : undefined;
     return new Promise<AddressInfo>((resolve, reject) => {
-      // serve() is typed for HTTP/2 too; this server is always HTTP/1.1 (no createServer option).
+      // serve() is typed for HTTP/2 too; this server is always HTTP/1.1 (node:http's createServer).
       const listening = serve(
         {
           fetch: app.fetch,
@@ -58,6 +73,13 @@ export function createServer(deps: OpenedDeps): BoardServer {
           // The body middleware discards what the app leaves unread (middleware/request-body.ts);
           // the library's own clean-up closes a kept-alive connection whose body is slower than 500 ms.
           autoCleanupIncoming: false,
+          // The early hit path in front of the app's listener (src/middleware/early-hit.ts).
+          ...(options.earlyHits === false
+            ? {}
+            : {
+                createServer: ((serverOptions: HttpServerOptions, appListener: RequestListener) =>
+                  createHttpServer(serverOptions, earlyHitListener(deps, appListener))) as typeof createHttpServer,
+              }),
         },
         (info) => resolve(info),
       ) as HttpServer;
@@ -66,7 +88,7 @@ export function createServer(deps: OpenedDeps): BoardServer {
       listening.on("error", (error) => logger.error({ err: error }, "server error"));
       // While stopping, every response closes its keep-alive connection: otherwise a busy
       // client's connection stays open (and keeps being served) until the grace period runs out.
-      // Prepended so it runs before hono's handler, which may answer a cached read synchronously.
+      // Prepended so it runs before the early hit path and hono's handler, which write the head.
       listening.prependListener("request", (_req, res) => {
         if (closing && !res.headersSent) res.setHeader("Connection", "close");
       });

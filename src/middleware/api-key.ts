@@ -32,44 +32,84 @@ export function isNamableOrigin(origin: string | undefined): origin is string {
 
 type Context = Parameters<MiddlewareHandler<AppEnv>>[0];
 
+/** What the key checks need to know of a request besides its key. */
+export interface KeyRequest {
+  /** An owner route (access "owner"). */
+  owner: boolean;
+  /** The Origin header, if sent. */
+  origin: string | undefined;
+  /** The project slug in the path (decoded); undefined on /board, which names none. */
+  slugInPath: string | undefined;
+}
+
+/** What the key checks decide without another query (checkKey). */
+export interface KeyCheck {
+  /**
+   * The origin to name in Access-Control-Allow-Origin: an embed key from an origin on its
+   * project's allowlist. Set whatever `refusal` says, as the checks after the origin's still
+   * answer through it.
+   */
+  allowOrigin?: string | undefined;
+  /**
+   * The first check that fails; "other-project" when the key belongs to another project than
+   * the path names (which error that is depends on the named project: authorize looks it up).
+   */
+  refusal?: ApiError | "other-project";
+}
+
 /**
- * The contract's key checks on a looked-up key and its project, in the order the README states;
- * sets `apiKey` and `project`. Throws the ApiError of the first check that fails.
+ * The contract's key checks on a looked-up key and its project, in the order the README states,
+ * without I/O: both the app's key step (authorize) and the hit path before the app
+ * (src/middleware/early-hit.ts) decide by it.
  */
-async function authorize(c: Context, found: FoundKey | undefined): Promise<void> {
-  if (!found) throw new ApiError("invalid_key", "the API key does not exist or was regenerated");
+export function checkKey(found: FoundKey | undefined, request: KeyRequest): KeyCheck {
+  if (!found) return { refusal: new ApiError("invalid_key", "the API key does not exist or was regenerated") };
   const { key, project } = found;
   if (project.plan !== "pro") {
-    throw new ApiError("not_allowed", "the API needs the PRO plan");
+    return { refusal: new ApiError("not_allowed", "the API needs the PRO plan") };
   }
-  const owner = c.get("access") === "owner";
-  if (owner && key.kind !== "secret") {
-    throw new ApiError("not_allowed", "owner routes take the project's secret key, never the embed key");
+  if (request.owner && key.kind !== "secret") {
+    return { refusal: new ApiError("not_allowed", "owner routes take the project's secret key, never the embed key") };
   }
-  const origin = c.req.header("Origin");
+  let allowOrigin: string | undefined;
+  const origin = request.origin;
   if (key.kind === "embed" && origin !== undefined) {
     if (!isNamableOrigin(origin) || !project.allowed_origins.includes(origin)) {
-      throw new ApiError("origin_not_allowed", "this origin is not on the project's allowlist for the embed key");
+      return { refusal: new ApiError("origin_not_allowed", "this origin is not on the project's allowlist for the embed key") };
     }
-    // The one place a browser is let read the answer (src/middleware/cors.ts); set for the whole
-    // request, so every answer from here on carries it, errors, 304 and cached hits included.
-    setResponseHeader(c, "Access-Control-Allow-Origin", origin);
+    // The one place a browser is let read the answer (src/middleware/cors.ts).
+    allowOrigin = origin;
   }
+  if (request.slugInPath !== undefined && request.slugInPath !== project.slug) return { allowOrigin, refusal: "other-project" };
+  if (project.is_private && !request.owner) return { allowOrigin, refusal: new ApiError("not_found", "project not found") };
+  return { allowOrigin };
+}
+
+/**
+ * The key checks (checkKey) on a looked-up key and its project; sets `apiKey` and `project`.
+ * Throws the ApiError of the first check that fails.
+ */
+async function authorize(c: Context, found: FoundKey | undefined): Promise<void> {
+  const owner = c.get("access") === "owner";
   // Mounted on /projects/{slug}/* (the slug, decoded by hono) and on /board (none).
   const slugInPath = c.req.param("slug");
-  if (slugInPath !== undefined && slugInPath !== project.slug) {
+  const { allowOrigin, refusal } = checkKey(found, { owner, origin: c.req.header("Origin"), slugInPath });
+  // Set for the whole request, so every answer from here on carries it, errors, 304 and cached
+  // hits included.
+  if (allowOrigin !== undefined) setResponseHeader(c, "Access-Control-Allow-Origin", allowOrigin);
+  if (refusal === "other-project") {
     // A malformed slug (bad escape, NUL, ...) is never looked up: no project can have it.
-    const other = await resolveProjectBySlug(c.get("deps"), slugInPath);
+    const other = await resolveProjectBySlug(c.get("deps"), slugInPath!);
     if (!other || other.is_private) throw new ApiError("not_found", "project not found");
     throw new ApiError("key_wrong_project", "the API key belongs to another project");
   }
-  if (project.is_private && !owner) throw new ApiError("not_found", "project not found");
-  c.set("apiKey", key);
-  c.set("project", project);
+  if (refusal !== undefined) throw refusal;
+  c.set("apiKey", found!.key);
+  c.set("project", found!.project);
 }
 
 /** A presented value, or undefined when absent or blank. */
-function given(value: string | undefined): string | undefined {
+export function given(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === "" ? undefined : value;
 }
 

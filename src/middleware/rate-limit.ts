@@ -10,13 +10,17 @@
  * A route may decide the budget itself (`budgetOf`: the MCP endpoint counts a tool call against
  * the budget of the route the tool wraps). An in-process request made by such a route for the
  * same call (app.fetch with the binding `{ rateCounted: true }`, which no HTTP client can set) is
- * not counted again: the call was counted once, by the request that made it.
+ * not counted again: the call was counted once, by the request that made it. Likewise a request
+ * the hit path before the app (src/middleware/early-hit.ts) counted and then handed to the app
+ * (handOverCount): the app takes that count instead of making its own.
  */
+import type { IncomingMessage } from "node:http";
 import type { Context, MiddlewareHandler } from "hono";
 import type { Config } from "../config.ts";
-import type { AppEnv } from "../lib/http/context.ts";
+import type { ApiKeyContext, AppDeps, AppEnv } from "../lib/http/context.ts";
 import { ApiError } from "../lib/http/errors.ts";
-import { setResponseHeader } from "../lib/runtime/runtime-adapter.ts";
+import { nodeRequest, setResponseHeader } from "../lib/runtime/runtime-adapter.ts";
+import type { ProjectRevisions, RateLimitResult } from "../store/store.types.ts";
 import { reauthorizeFresh } from "./api-key.ts";
 
 const WINDOW_SECONDS = 60;
@@ -30,6 +34,57 @@ export function budgetFor(config: Config, keyKind: "secret" | "embed", isRead: b
 }
 
 export type Budget = "read" | "write";
+
+/** One request counted against its key's budget, and the project's revisions read with it. */
+export interface CountedRequest {
+  bucket: string;
+  projectId: number;
+  limit: number;
+  rate: RateLimitResult;
+  /** null when the shared store did not answer (the count then came from the fallback). */
+  revisions: ProjectRevisions | null;
+}
+
+/**
+ * Counts a request of `key` against its budget (`isRead`: the read budget, else the write one)
+ * and reads the project's content and lookups revisions, in one round trip of the rate limiter.
+ */
+export async function countRequest(
+  deps: Pick<AppDeps, "config" | "rateLimiter">,
+  key: ApiKeyContext,
+  projectId: number,
+  isRead: boolean,
+): Promise<CountedRequest> {
+  const bucket = `${key.id}:${isRead ? "read" : "write"}`;
+  const limit = budgetFor(deps.config, key.kind, isRead);
+  const { rate, revisions } = await deps.rateLimiter.consumeReadingRevisions(bucket, limit, WINDOW_SECONDS, projectId);
+  return { bucket, projectId, limit, rate, revisions };
+}
+
+/** The X-RateLimit-Limit, -Remaining and -Reset values of a count. */
+export function rateHeaderValues(rate: RateLimitResult): [limit: string, remaining: string, reset: string] {
+  return [String(rate.limit), String(rate.remaining), String(rate.resetAt)];
+}
+
+const HANDED_OVER = Symbol("request counted before the app");
+
+/**
+ * Leaves `counted` on Node's request for the app's rate step, which then takes it instead of
+ * counting the request again: the hit path before the app counted it, then found it no hit.
+ */
+export function handOverCount(incoming: IncomingMessage, counted: CountedRequest): void {
+  (incoming as IncomingMessage & { [HANDED_OVER]?: CountedRequest })[HANDED_OVER] = counted;
+}
+
+/** The count handed over for this request, once, if it is of `bucket` and `projectId`. */
+function takeHandedOver(c: Context<AppEnv>, bucket: string, projectId: number): CountedRequest | undefined {
+  const incoming = nodeRequest(c) as (IncomingMessage & { [HANDED_OVER]?: CountedRequest }) | undefined;
+  const counted = incoming?.[HANDED_OVER];
+  if (counted === undefined) return undefined;
+  delete incoming![HANDED_OVER];
+  // The app found the same key (by its digest) and project as the hit path, so the buckets agree.
+  return counted.bucket === bucket && counted.projectId === projectId ? counted : undefined;
+}
 
 /** The hono bindings of an in-process request whose budget its caller already counted. */
 export interface RateCountedBindings {
@@ -56,19 +111,16 @@ export function rateLimitMiddleware(
       await next();
       return;
     }
-    const { config, rateLimiter, caches, now } = c.get("deps");
+    const deps = c.get("deps");
+    const { caches, now } = deps;
     const key = c.get("apiKey");
     const projectId = c.get("project").id;
     const budget = budgetOf(c);
     // The default is synchronous: the hot path takes no extra turn of the event loop.
     const isRead = (typeof budget === "string" ? budget : await budget) === "read";
-    const limit = budgetFor(config, key.kind, isRead);
-    const { rate: result, revisions } = await rateLimiter.consumeReadingRevisions(
-      `${key.id}:${isRead ? "read" : "write"}`,
-      limit,
-      WINDOW_SECONDS,
-      projectId,
-    );
+    const counted =
+      takeHandedOver(c, `${key.id}:${isRead ? "read" : "write"}`, projectId) ?? (await countRequest(deps, key, projectId, isRead));
+    const { rate: result, revisions, limit } = counted;
     c.set("contentRevision", revisions?.content ?? null);
     if (revisions !== null && caches.seenLookupRevisions.changed(projectId, revisions.lookups)) {
       // An owner changed keys, settings, boards or voters since this app cached them (or this
@@ -76,9 +128,10 @@ export function rateLimitMiddleware(
       caches.clearLookups();
       await reauthorizeFresh(c);
     }
-    setResponseHeader(c, "X-RateLimit-Limit", String(result.limit));
-    setResponseHeader(c, "X-RateLimit-Remaining", String(result.remaining));
-    setResponseHeader(c, "X-RateLimit-Reset", String(result.resetAt));
+    const [limitValue, remaining, reset] = rateHeaderValues(result);
+    setResponseHeader(c, "X-RateLimit-Limit", limitValue);
+    setResponseHeader(c, "X-RateLimit-Remaining", remaining);
+    setResponseHeader(c, "X-RateLimit-Reset", reset);
     if (!result.allowed) {
       const retryAfter = Math.max(1, Math.ceil(result.resetAt - now().getTime() / 1000));
       throw new ApiError("rate_limited", `the ${isRead ? "read" : "write"} budget of ${limit} requests a minute is spent`, {

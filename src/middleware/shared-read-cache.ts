@@ -77,7 +77,7 @@ export function sharedReadCache(options: SharedReadCacheOptions = {}): Middlewar
     }
     if (voter !== null && options.personalize === undefined) return next();
     const projectId = c.get("project").id;
-    const key = entryKey(c.req.url, c.req.path, projectId);
+    const key = entryKey(projectId, requestTarget(c.req.url, c.req.path));
     const deps = c.get("deps");
     let entry = cache.get<CachedRead>(key);
     // Only answers this instance kept before are looked up in and shared with the cluster, so
@@ -107,6 +107,8 @@ export function sharedReadCache(options: SharedReadCacheOptions = {}): Middlewar
           await next();
           const shared = await shareable(c.res, revision, c.get("readDependencies") ?? { kind: "all" });
           if (shared) {
+            // Only the keyed chain's plain reads may be answered before the app (early-hit.ts).
+            if (c.get("access") === undefined) shared.plainRead = { slug: c.req.param("slug") ?? null };
             shared.expiresAt = await nextPublicationAfter(deps, projectId, builtAt);
             if (seenBefore) await shareWithCluster(key, shared, deps);
           }
@@ -136,10 +138,65 @@ export function sharedReadCache(options: SharedReadCacheOptions = {}): Middlewar
   };
 }
 
-/** The cache key of a read: the project, the path and the query string as sent. */
-function entryKey(url: string, path: string, projectId: number): string {
+/** The part of a request's URL a cached answer is kept under: the path and the query string as sent. */
+function requestTarget(url: string, path: string): string {
   const queryAt = url.indexOf("?");
-  return `${projectId}\n${path}${queryAt < 0 ? "" : url.slice(queryAt)}`;
+  return queryAt < 0 ? path : `${path}${url.slice(queryAt)}`;
+}
+
+/** The cache key of a read: the project and the request target (path and query as sent). */
+function entryKey(projectId: number, target: string): string {
+  return `${projectId}\n${target}`;
+}
+
+/**
+ * The cached answer to an anonymous GET of `target` (path and query string as sent) of project
+ * `projectId` at content revision `revision`, counted as a hit; undefined for a miss (none, past
+ * its expiry, or not current at the revision). Both hit paths (cachedReadHitMiddleware in the
+ * app, and src/middleware/early-hit.ts before it) decide by it.
+ */
+export async function currentHit(deps: AppDeps, projectId: number, target: string, revision: string): Promise<CachedRead | undefined> {
+  const entry = deps.caches.responses?.get<CachedRead>(entryKey(projectId, target));
+  if (entry === undefined) return undefined;
+  if (entry.expiresAt != null && deps.now().getTime() >= entry.expiresAt) return undefined;
+  if (!(await currentAt(entry, revision, projectId, deps))) return undefined;
+  deps.caches.readStats.hits++;
+  return entry;
+}
+
+/**
+ * The cached answer under `target` of project `projectId` at any revision, if it may be served
+ * before the app (early-hit.ts): built for a plain keyed read, not past its expiry. Whether it
+ * is current is only known after the request's revision is read (currentHit).
+ */
+export function earlyHitCandidate(deps: AppDeps, projectId: number, target: string): CachedRead | undefined {
+  const entry = deps.caches.responses?.get<CachedRead>(entryKey(projectId, target));
+  if (entry?.plainRead == null) return undefined;
+  if (entry.expiresAt != null && deps.now().getTime() >= entry.expiresAt) return undefined;
+  return entry;
+}
+
+/** A hit's answer: status, its own headers as name/value pairs (Content-Length aside), body. */
+export interface HitAnswer {
+  status: 200 | 304;
+  headers: string[];
+  body: string | null;
+}
+
+/**
+ * The answer to a hit on `entry`, as the route's cache step and the read-cache middleware give
+ * it: 304 with the ETag and Cache-Control when If-None-Match (`ifNoneMatch`, null when absent)
+ * names the entry's ETag or is `*`, else 200 with the body, its type, ETag and Cache-Control.
+ */
+export function hitAnswer(entry: CachedRead, ifNoneMatch: string | null): HitAnswer {
+  if (ifNoneMatch === "*" || etagMatches(entry.etag, ifNoneMatch)) {
+    return { status: 304, headers: ["ETag", entry.etag, "Cache-Control", READ_CACHE_CONTROL], body: null };
+  }
+  return {
+    status: 200,
+    headers: ["Content-Type", entry.contentType, "ETag", entry.etag, "Cache-Control", READ_CACHE_CONTROL],
+    body: entry.body,
+  };
 }
 
 /**
@@ -152,7 +209,9 @@ function entryKey(url: string, path: string, projectId: number): string {
  * matching If-None-Match. Requests carrying an identity header go the whole way (the voter step
  * checks the token and may personalize); so do misses, stale or expired entries, owner and
  * identity routes. Under Node the answer is written in one go onto the ServerResponse, whose
- * request-wide headers (static, X-Request-Id, rate, CORS) Node merges in.
+ * request-wide headers (static, X-Request-Id, rate, CORS) Node merges in. Most hits over HTTP
+ * are answered before the app instead (src/middleware/early-hit.ts), by the same rules; this
+ * step answers the rest (a key not in the process's cache yet, a handed-over count, ...).
  */
 export function cachedReadHitMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -160,31 +219,16 @@ export function cachedReadHitMiddleware(): MiddlewareHandler<AppEnv> {
     const access = c.get("access");
     if (access === "owner" || access === "identity") return next();
     if (c.req.header("X-VF-Token") !== undefined || c.req.header("X-VF-Anon") !== undefined) return next();
-    const deps = c.get("deps");
-    const cache = deps.caches.responses;
     const revision = c.get("contentRevision");
-    if (cache === null || revision === null) return next();
-    const projectId = c.get("project").id;
-    const entry = cache.get<CachedRead>(entryKey(c.req.url, c.req.path, projectId));
+    if (revision === null) return next();
+    const entry = await currentHit(c.get("deps"), c.get("project").id, requestTarget(c.req.url, c.req.path), revision);
     if (entry === undefined) return next();
-    if (entry.expiresAt != null && deps.now().getTime() >= entry.expiresAt) return next();
-    if (!(await currentAt(entry, revision, projectId, deps))) return next();
-    deps.caches.readStats.hits++;
     c.set("voter", null);
-    const ifNoneMatch = c.req.header("If-None-Match") ?? null;
-    if (ifNoneMatch === "*" || etagMatches(entry.etag, ifNoneMatch)) {
-      const sent = sendDirect(c, 304, ["ETag", entry.etag, "Cache-Control", READ_CACHE_CONTROL], null);
-      if (sent !== undefined) {
-        c.set("sentStatus", 304);
-        return sent;
-      }
-    } else {
-      const headers = ["Content-Type", entry.contentType, "ETag", entry.etag, "Cache-Control", READ_CACHE_CONTROL];
-      const sent = sendDirect(c, 200, headers, entry.body);
-      if (sent !== undefined) {
-        c.set("sentStatus", 200);
-        return sent;
-      }
+    const answer = hitAnswer(entry, c.req.header("If-None-Match") ?? null);
+    const sent = sendDirect(c, answer.status, answer.headers, answer.body);
+    if (sent !== undefined) {
+      c.set("sentStatus", answer.status);
+      return sent;
     }
     // In-process: through hono, the read-cache middleware adds Cache-Control and answers 304.
     return c.body(entry.body, 200, { "Content-Type": entry.contentType, ETag: entry.etag });

@@ -9,11 +9,13 @@
  * Node merges them under the headers the response itself carries, so a header a route sets
  * wins, as with secureHeaders' own no-overwrite rule. Outside Node (in-process requests, as in
  * the tests) they are set as hono prepared headers instead: same headers, same precedence.
+ * The hit path before the app (src/middleware/early-hit.ts) writes the same list (apiStaticHeaders).
  */
 import { Hono, type MiddlewareHandler } from "hono";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "../lib/http/context.ts";
 import { nodeResponse } from "../lib/runtime/runtime-adapter.ts";
+import { EXPOSED_HEADERS } from "./cors.ts";
 
 type SecureHeadersOptions = Parameters<typeof secureHeaders>[0];
 
@@ -25,6 +27,22 @@ export async function secureHeaderValues(options: SecureHeadersOptions): Promise
   const probe = new Hono().use(secureHeaders(options)).get("/", (c) => c.body(null, 204));
   const response = await probe.request("/");
   return [...response.headers];
+}
+
+/**
+ * The API's static headers, in the order they are written: hono's secure headers (with
+ * `Cross-Origin-Resource-Policy: cross-origin`), X-API-Version, Access-Control-Expose-Headers
+ * and Vary: Origin.
+ */
+export async function apiStaticHeaders(): Promise<[string, string][]> {
+  return [
+    ...(await secureHeaderValues({ crossOriginResourcePolicy: "cross-origin" })),
+    ["X-API-Version", "3"],
+    // What hono's cors adds to every answer but a preflight (which gets cors's own headers);
+    // Access-Control-Allow-Origin itself depends on the key (src/middleware/cors.ts).
+    ["Access-Control-Expose-Headers", EXPOSED_HEADERS.join(",")],
+    ["Vary", "Origin"],
+  ];
 }
 
 const staticHeaderNames = new Set<string>();

@@ -153,6 +153,11 @@ export class LocalCache {
 export class SeenLookupRevisions {
   private readonly seen = new Map<number, string>();
 
+  /** Whether `revision` is the one seen last for the project (records nothing: see changed()). */
+  isSeen(projectId: number, revision: string): boolean {
+    return this.seen.get(projectId) === revision;
+  }
+
   /** Records `revision` for the project; true when it differs from the one seen before (or none was). */
   changed(projectId: number, revision: string): boolean {
     if (this.seen.get(projectId) === revision) return false;
@@ -251,6 +256,14 @@ export interface CachedRead {
   revision: string;
   /** What the answer shows (set by the route; `all` when it did not say). */
   dependencies: ReadDependencies;
+  /**
+   * Set when the answer was built for a keyed read with no access mark (not an owner, identity
+   * or feed route), with the project slug its path names (null on /board, which names none):
+   * only such answers are served before the app (src/middleware/early-hit.ts), which has no
+   * router to learn either from. The path alone decides both, so every request for the entry
+   * shares them.
+   */
+  plainRead?: { slug: string | null };
 }
 
 /** Every in-process cache of one app (AppDeps.caches). */
@@ -278,11 +291,12 @@ export interface AppCaches {
   /** The lookups revision this app last saw per project (see SeenLookupRevisions). */
   readonly seenLookupRevisions: SeenLookupRevisions;
   /**
-   * Counts of the shared read cache since start: answers served from an entry (`hits`),
-   * answers built by running the route to fill one (`builds`), and entries filled with an
-   * answer another instance built (`shared`). Read by the bench's mixed load.
+   * Counts of the shared read cache since start: answers served from an entry (`hits`), of
+   * which before the app (`early`, src/middleware/early-hit.ts), answers built by running the
+   * route to fill one (`builds`), and entries filled with an answer another instance built
+   * (`shared`). Read by the bench's mixed load.
    */
-  readonly readStats: { hits: number; builds: number; shared: number };
+  readonly readStats: { hits: number; early: number; builds: number; shared: number };
   /** The projects' change records read so far (see ContentChangeLog). */
   readonly contentChanges: ContentChangeLog;
   /**
@@ -326,7 +340,7 @@ export function createAppCaches(config: Pick<Config, "PROJECT_CACHE_SECONDS" | "
     nextPublication: new CacheNamespace(lookups, "next-publication"),
     responses,
     seenLookupRevisions: new SeenLookupRevisions(),
-    readStats: { hits: 0, builds: 0, shared: 0 },
+    readStats: { hits: 0, early: 0, builds: 0, shared: 0 },
     contentChanges: new ContentChangeLog(),
     instanceId: randomUUID(),
     clearLookups: () => lookups.clear(),

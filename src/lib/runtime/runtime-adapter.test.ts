@@ -3,12 +3,12 @@
  * fail when an upgrade of @hono/node-server, hono or kysely-postgres-js changes what the hot path
  * relies on.
  */
-import { IncomingMessage, type Server, ServerResponse } from "node:http";
+import { request as httpRequest, IncomingMessage, type Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cachedStringBody, nodeRequest, nodeResponse, replaceBodyText } from "./runtime-adapter.ts";
+import { cachedStringBody, nodeRequest, nodeResponse, replaceBodyText, verbatimRequestTarget } from "./runtime-adapter.ts";
 
 describe("under @hono/node-server", () => {
   const seen: { body?: string; jsonBody?: string; incoming?: unknown; outgoing?: unknown; contentLength?: string } = {};
@@ -71,5 +71,58 @@ describe("hono's body cache", () => {
     });
     const response = await app.request("/", { method: "POST", body: "", headers: { "Content-Type": "application/json" } });
     expect(await response.json()).toEqual({ json: { replaced: true }, text: '{"replaced":true}' });
+  });
+});
+
+describe("a request target used as sent", () => {
+  it("is, when verbatimRequestTarget says so, the URL @hono/node-server builds and the path and query hono reads", async () => {
+    const seen: { url?: string; path?: string; target?: string | undefined } = {};
+    const app = new Hono();
+    app.use(async (c) => {
+      seen.url = c.req.url;
+      seen.path = c.req.path;
+      seen.target = verbatimRequestTarget(nodeRequest(c)!);
+      return c.text("x");
+    });
+    const server = await new Promise<Server>((resolve) => {
+      const started = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started as Server));
+    });
+    const port = (server.address() as AddressInfo).port;
+    const ask = (host: string, target: string) =>
+      new Promise<void>((resolve, reject) => {
+        const req = httpRequest({ host: "127.0.0.1", port, path: target, headers: { Host: host } }, (res) => {
+          res.resume();
+          res.on("end", resolve);
+        });
+        req.on("error", reject);
+        req.end();
+      });
+    const here = `127.0.0.1:${port}`;
+    // [Host, target, used as sent]
+    const cases: [string, string, boolean][] = [
+      [here, "/api/v3/projects/a-b/features?sort=top&tag=3", true],
+      ["api.example.com", "/api/v3/board?x=a:b@c;d,e'f(g)*h+i!j$k~", true],
+      [here, "/api/v3/projects/a/features/", true],
+      [here, "/a/./b", false],
+      [here, "/a/../b?x", false],
+      [here, "/a/%7e?x", false],
+      [here, "/a?x=%20", false],
+      [here, '/a?x="b"', false],
+      [here, "/a/b#c", false],
+      ["API.example.com", "/a", false],
+      ["127.0.0.1:80", "/a", false],
+    ];
+    try {
+      for (const [host, target, verbatim] of cases) {
+        await ask(host, target);
+        expect([target, seen.target]).toEqual([target, verbatim ? target : undefined]);
+        if (verbatim) {
+          expect(seen.url).toBe(`http://${host}${target}`);
+          expect(seen.path).toBe(target.split("?")[0]);
+        }
+      }
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });

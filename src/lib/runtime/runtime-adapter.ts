@@ -11,6 +11,10 @@
  *   (`nodeRequest`, `nodeResponse`): static headers, the request id and the rate headers go
  *   straight onto the ServerResponse (`setResponseHeader`), a cached hit is written there in one
  *   go (`sendDirect`), and the body limit reads the framing headers and closes or drains the socket.
+ * - @hono/node-server uses a request target and Host header of the common form verbatim as the
+ *   request's URL, and hono takes the path from it as it is when it has no percent sign
+ *   (`verbatimRequestTarget`): the hit path before the app (src/middleware/early-hit.ts) keys
+ *   its lookup by the target as the app would.
  * - hono's HonoRequest caches each body reader's promise in `bodyCache` (`replaceBodyText`): the
  *   identity route reads an empty JSON body as `{}`.
  *
@@ -70,19 +74,47 @@ export function setResponseHeader(c: Context<any>, name: string, value: string):
 }
 
 /**
- * Writes a whole answer straight onto Node's ServerResponse (`headers` as flat name/value pairs,
- * merged over those set with setResponseHeader) and returns the response that tells
- * @hono/node-server it was sent; undefined in-process or once headers went out (the caller then
- * answers through hono).
+ * Writes a whole answer onto Node's ServerResponse: `headers` as flat name/value pairs (merged
+ * over those set with setHeader before), Content-Length added when there is a body. Returns
+ * false, writing nothing, once headers went out.
+ */
+export function writeWhole(outgoing: ServerResponse, status: number, headers: string[], body: string | null): boolean {
+  if (outgoing.headersSent) return false;
+  if (body !== null) headers.push("Content-Length", String(Buffer.byteLength(body)));
+  outgoing.writeHead(status, headers);
+  outgoing.end(body ?? undefined);
+  return true;
+}
+
+/**
+ * Writes a whole answer straight onto Node's ServerResponse (writeWhole: `headers` merged over
+ * those set with setResponseHeader) and returns the response that tells @hono/node-server it
+ * was sent; undefined in-process or once headers went out (the caller then answers through hono).
  */
 // biome-ignore lint/suspicious/noExplicitAny: any app's context
 export function sendDirect(c: Context<any>, status: number, headers: string[], body: string | null): Response | undefined {
   const outgoing = nodeResponse(c);
-  if (outgoing === undefined || outgoing.headersSent) return undefined;
-  if (body !== null) headers.push("Content-Length", String(Buffer.byteLength(body)));
-  outgoing.writeHead(status, headers);
-  outgoing.end(body ?? undefined);
+  if (outgoing === undefined || !writeWhole(outgoing, status, headers, body)) return undefined;
   return RESPONSE_ALREADY_SENT;
+}
+
+// @hono/node-server's own tests of a request target and Host it uses verbatim (src/url.ts).
+const VERBATIM_TARGET = /^\/[!#$&-;=?-[\]_a-z~]*$/;
+const DOT_SEGMENT = /\/\.\.?(?:[/?#]|$)/;
+const VERBATIM_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
+
+/**
+ * The request's target (path and query string) when @hono/node-server makes the request's URL
+ * `http://<Host><target>` without parsing or changing either, and hono's path is the target up
+ * to `?` (no percent sign to decode, no fragment); undefined for any other request (then only
+ * the app knows what path and query it sees).
+ */
+export function verbatimRequestTarget(incoming: IncomingMessage): string | undefined {
+  const target = incoming.url;
+  const host = incoming.headers.host;
+  if (target === undefined || host === undefined || !VERBATIM_HOST.test(host)) return undefined;
+  if (!VERBATIM_TARGET.test(target) || DOT_SEGMENT.test(target) || target.includes("#")) return undefined;
+  return target;
 }
 
 /** Whether `response` is the marker of an answer sendDirect already wrote. */
