@@ -62,8 +62,14 @@ const PER_WORD_CANDIDATES = 10;
 function candidatesOf(projectId: number, text: Expression<string>) {
   return sql<{ feature_id: number; norm: string; words: string[]; word_key: string; typo_keys: number[] }>`(
     WITH q AS MATERIALIZED (
+      -- The typo keys as feature_similarity_typo_keys computes them, written out: a SQL function
+      -- with FROM and an aggregate is not inlined, and Postgres would plan its body on every call.
       SELECT n.norm, w.words, array_to_string(w.words, ' ') AS word_key,
-        coalesce(feature_similarity_typo_keys(n.norm), '{}') AS typo_keys
+        coalesce((SELECT array_agg(DISTINCT k.key) FROM (
+          SELECT hashtext(n.norm) AS key
+          UNION ALL
+          SELECT hashtext(overlay(n.norm placing '' from i for 1)) FROM generate_series(1, length(n.norm)) AS i
+        ) AS k), '{}') AS typo_keys
       FROM (SELECT ${text} AS text) AS t,
         LATERAL (SELECT feature_similarity_norm(t.text) AS norm) AS n,
         LATERAL (SELECT coalesce(feature_similarity_words(t.text), '{}') AS words) AS w
