@@ -96,11 +96,6 @@ function candidatesOf(projectId: number, text: Expression<string>) {
     SELECT ids.feature_id, q.norm, q.words, q.word_key, q.typo_keys FROM ids, q WHERE q.norm <> '')`;
 }
 
-/** How many of q's lexemes (candidate alias `cand`) the lexeme array `column` holds. */
-function sharedWords(column: string) {
-  return sql<number>`(SELECT count(*) FROM unnest(cand.words) AS w WHERE w = ANY(${sql.ref(column)}))`;
-}
-
 /**
  * The components of the score of a candidate (alias cand, joined with its feature_similarity
  * row), each computed once (a LATERAL subquery kept apart by OFFSET 0, or the planner would
@@ -117,19 +112,24 @@ interface Components {
 const components = (() => {
   const norm = sql`cand.norm`;
   const heading = sql`feature_similarity.heading_norm`;
-  // levenshtein counts a transposition as two edits; an adjacent swap is one typo.
-  const oneTypo = sql<boolean>`(feature_similarity.typo_keys && cand.typo_keys AND length(${heading}) <= 255 AND CASE
-      WHEN levenshtein(${heading}, ${norm}) <= 1 THEN true
-      WHEN length(${heading}) = length(${norm}) AND levenshtein(${heading}, ${norm}) = 2 THEN EXISTS (
+  // One typo apart: at most one edit (levenshtein_less_equal stops once the distance passes its
+  // bound), or a swap of two adjacent characters, which levenshtein counts as two edits. No
+  // typo-key test first: two strings one typo apart always share a typo key, so it decided nothing.
+  const oneTypo = sql<boolean>`(length(${heading}) <= 255 AND abs(length(${heading}) - length(${norm})) <= 1 AND CASE
+      WHEN levenshtein_less_equal(${heading}, ${norm}, 1) <= 1 THEN true
+      WHEN length(${heading}) = length(${norm}) AND levenshtein_less_equal(${heading}, ${norm}, 2) = 2 THEN EXISTS (
         SELECT 1 FROM generate_series(1, length(${norm}) - 1) AS i
         WHERE overlay(${norm} placing substr(${norm}, i + 1, 1) || substr(${norm}, i, 1) from i for 2) = ${heading})
       ELSE false END)`;
-  const headingShared = sharedWords("feature_similarity.heading_words");
+  // q's lexemes found in the heading and in the description, counted in one pass over them.
   return sql<Components>`(SELECT similarity(${heading}, ${norm}) AS ts,
       ((cand.word_key <> '' AND feature_similarity.word_key = cand.word_key) OR ${oneTypo}) AS near,
       -- Jaccard index: shared / (|heading's| + |q's| - shared); 0 when q has no lexeme.
-      coalesce(${headingShared}::float8 / nullif(cardinality(feature_similarity.heading_words) + cardinality(cand.words) - ${headingShared}, 0), 0) AS hw,
-      coalesce(${sharedWords("feature_similarity.description_words")}::float8 / nullif(cardinality(cand.words), 0), 0) AS dw
+      coalesce(shared.heading::float8 / nullif(cardinality(feature_similarity.heading_words) + cardinality(cand.words) - shared.heading, 0), 0) AS hw,
+      coalesce(shared.description::float8 / nullif(cardinality(cand.words), 0), 0) AS dw
+    FROM (SELECT count(*) FILTER (WHERE w = ANY(feature_similarity.heading_words)) AS heading,
+        count(*) FILTER (WHERE w = ANY(feature_similarity.description_words)) AS description
+      FROM unnest(cand.words) AS w) AS shared
     OFFSET 0)`;
 })();
 
