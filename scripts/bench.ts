@@ -14,9 +14,9 @@
  * BENCH_REDIS (redis://127.0.0.1:6379), BENCH_SERVER_NODE_ARGS (node flags for the server on top
  * of those `npm start` uses, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it),
  * BENCH_BASELINE_DIR (a checkout of an earlier commit to A/B against in the same run: the vote
- * cycle and the owner PATCH, scripts/bench/baseline-ab.ts, with BENCH_AB_ROUNDS alternating rounds
- * per side, default 4; the mixed load, scripts/bench/mixed.ts; and the cached hits,
- * scripts/bench/hits.ts, BENCH_AB_ROUNDS rounds of 3 s, or --seconds).
+ * cycle, the owner PATCH and the uncached similar-features rows, scripts/bench/baseline-ab.ts, with
+ * BENCH_AB_ROUNDS alternating rounds per side, default 4; the mixed load, scripts/bench/mixed.ts;
+ * and the cached hits, scripts/bench/hits.ts, BENCH_AB_ROUNDS rounds of 3 s, or --seconds).
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -26,7 +26,7 @@ import type { RequestSpec } from "autocannon";
 import postgres, { type Sql } from "postgres";
 import { migrateToLatest, openDatabase } from "../db/connect.ts";
 import { hashSecret } from "../src/lib/rules/secrets.ts";
-import { describeAb, runBaselineAb } from "./bench/baseline-ab.ts";
+import { type AbSide, describeAb, runBaselineAb } from "./bench/baseline-ab.ts";
 import { checkCounters } from "./bench/counters.ts";
 import { benchKeys, LARGE, type ProjectSpec, SEARCH_TERM, SMALL } from "./bench/dataset.ts";
 import { benchEmailDigest, EMAIL_DIGEST_ROUTE } from "./bench/email.ts";
@@ -65,6 +65,7 @@ const urlOf = (database: string) => Object.assign(new URL(pgServer), { pathname:
 const databaseUrl = urlOf(dbName);
 const redisUrl = process.env.BENCH_REDIS ?? "redis://127.0.0.1:6379";
 const log = (line: string) => process.stderr.write(`${line}\n`);
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 /**
  * VACUUM (ANALYZE) of the tables a vote cycle rewrites. A cycle leaves ~2 dead row versions per
@@ -459,6 +460,51 @@ async function main(): Promise<void> {
       );
       checks.push(describeAb(route, ab));
     }
+    if (baselineDir && only("similar")) {
+      // The uncached similar-features rows, baseline and this tree alternating on each project.
+      // Each run asks texts neither server has seen (a slice of the row's paths per round), the
+      // same slice on both sides, so the in-process read cache never answers.
+      const rounds = Number(process.env.BENCH_AB_ROUNDS ?? 4);
+      for (const { fx, project, headers } of targets) {
+        for (const item of similarCases(fx).filter((entry) => !entry.route.includes("(cached)"))) {
+          const route = `${item.route}`;
+          log(`${project}: A/B ${route} ...`);
+          const slice = Math.floor(item.paths.length / (rounds + 1));
+          const ab = await runBaselineAb(
+            {
+              baselineDir,
+              env: serverEnv,
+              nodeArgs,
+              headers,
+              connections: item.connections ?? connections,
+              warmupSeconds,
+              seconds,
+              route,
+              unit: "req",
+              // The owner's paths (hot features) repeat; owner reads are never cached.
+              requests: (_side, run) => rotating(item.paths.slice((run + 1) * slice, (run + 2) * slice)),
+              rounds,
+              databasePids: cpu.database,
+              reset: async () => {},
+            },
+            log,
+          );
+          const sideRow = (name: string, side: AbSide): Row => ({
+            route: `${route} [${name}]`,
+            project,
+            reqPerSec: side.reqPerSec,
+            p50: mean(side.runs.map((run) => run.p50)),
+            p99: side.p99,
+            bytes: 0,
+            non2xx: side.runs.reduce((sum, run) => sum + run.non2xx, 0),
+            serverCpuMs: mean(side.runs.map((run) => run.serverCpuMs)),
+            dbCpuMs: mean(side.runs.map((run) => run.dbCpuMs)),
+          });
+          rowsOf.get(project)!.push(sideRow("A/B baseline", ab.baseline), sideRow("A/B this tree", ab.current));
+          checks.push(describeAb(`${project}: ${route}`, ab, 0.1, "req"));
+        }
+      }
+    }
     const { fx: nfx, headers: nHeaders } = targets[0]!;
     if (Object.values(NOTIFICATION_ROUTES).some(only)) {
       const featureIds: [number, number] = [nfx.hotFeatureIds[0]!, nfx.hotFeatureIds[1]!];
@@ -518,7 +564,6 @@ async function main(): Promise<void> {
     for (const { project } of targets) rows.push(...rowsOf.get(project)!);
     if (only(EMAIL_DIGEST_ROUTE)) rows.push(await benchEmailDigest(databaseUrl, log));
     await measureCeiling();
-    const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
     ceilingReqPerSec = mean(ceilingRuns.map((run) => run.reqPerSec));
     ceilingRow.reqPerSec = ceilingReqPerSec;
     ceilingRow.serverCpuMs = mean(ceilingRuns.map((run) => run.serverCpuMs));

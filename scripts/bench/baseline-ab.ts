@@ -1,10 +1,10 @@
 /**
- * A/B of one write load in one bench run: the same load against two server processes on the same
+ * A/B of one load in one bench run: the same load against two server processes on the same
  * database, one started from a baseline source tree (BENCH_BASELINE_DIR: e.g. an extract of the
  * commit before a change, `git archive <commit> | tar -x -C <dir>`, with a `node_modules` link)
  * and one from this tree, in alternating rounds (A B A B ...) so the machine's drift hits both
  * alike. Used for the vote cycle (issue 21 item 7: the cycle with auto-subscription within 10 % of
- * before).
+ * before), the owner PATCH, and the uncached similar-features reads (issue 23).
  */
 import { resolve } from "node:path";
 import type { RequestSpec } from "autocannon";
@@ -19,8 +19,14 @@ export interface AbOptions {
   env: Record<string, string>;
   nodeArgs: string[];
   headers: Record<string, string>;
-  /** A fresh request sequence for one run (it may keep state across the run). */
-  requests: () => RequestSpec[];
+  /**
+   * A fresh request sequence for one run (it may keep state across the run), given the side and
+   * the measured run's index (-1 for the warm-up): read rows hand each run texts never asked
+   * before on that side, and the same texts to both sides.
+   */
+  requests: (side: "baseline" | "current", run: number) => RequestSpec[];
+  /** What a request is in the log lines (default "writes"). */
+  unit?: string;
   connections: number;
   warmupSeconds: number;
   seconds: number;
@@ -84,15 +90,21 @@ export async function runBaselineAb(options: AbOptions, log: (line: string) => v
   try {
     current = await startServer("src/server.ts", options);
     const sides = [
-      { name: "baseline", server: baseline, runs: [] as LoadResult[] },
-      { name: "current", server: current, runs: [] as LoadResult[] },
+      { name: "baseline" as const, server: baseline, runs: [] as LoadResult[] },
+      { name: "current" as const, server: current, runs: [] as LoadResult[] },
     ];
-    const load = (base: string, seconds: number, cpu?: { server: number; database: () => Promise<number[]> }) =>
+    const load = (
+      name: "baseline" | "current",
+      run: number,
+      base: string,
+      seconds: number,
+      cpu?: { server: number; database: () => Promise<number[]> },
+    ) =>
       runLoad({
         url: `${base}/api/v3/health`,
         headers: options.headers,
         connections: options.connections,
-        requests: options.requests(),
+        requests: options.requests(name, run),
         warmupSeconds: 0,
         seconds,
         ...(cpu ? { cpu } : {}),
@@ -100,16 +112,19 @@ export async function runBaselineAb(options: AbOptions, log: (line: string) => v
     for (const { name, server } of sides) {
       log(`  A/B ${options.route}: warming up ${name}`);
       await options.reset(server.base);
-      await load(server.base, options.warmupSeconds);
+      await load(name, -1, server.base, options.warmupSeconds);
     }
     for (let round = 0; round < options.rounds; round++) {
       for (const entry of sides) {
         await options.reset(entry.server.base);
-        const result = await load(entry.server.base, options.seconds, { server: entry.server.child.pid, database: options.databasePids });
+        const result = await load(entry.name, round, entry.server.base, options.seconds, {
+          server: entry.server.child.pid,
+          database: options.databasePids,
+        });
         if (result.non2xx > 0 || result.errors > 0)
           log(`  non-2xx ${result.non2xx}, errors ${result.errors}: ${JSON.stringify(result.statuses)}`);
         log(
-          `  A/B ${options.route}: ${entry.name} round ${round + 1}: ${Math.round(result.reqPerSec)} writes/s, p99 ${result.p99} ms, ` +
+          `  A/B ${options.route}: ${entry.name} round ${round + 1}: ${Math.round(result.reqPerSec)} ${options.unit ?? "writes"}/s, p99 ${result.p99} ms, ` +
             `CPU ${(result.serverCpuMs + result.dbCpuMs).toFixed(2)} ms/request`,
         );
         entry.runs.push(result);
@@ -135,15 +150,15 @@ export async function runBaselineAb(options: AbOptions, log: (line: string) => v
  * The report line of an A/B: figures of both sides, and each change (writes/s, p99, CPU per
  * request) marked within or outside `limit` (a fraction: 0.1 = 10 %).
  */
-export function describeAb(route: string, result: AbResult, limit = 0.1): string {
+export function describeAb(route: string, result: AbResult, limit = 0.1, unit = "writes"): string {
   const verdict = (value: number, worse: boolean) =>
     `${value >= 0 ? "+" : ""}${(100 * value).toFixed(1)} % (${worse ? "OUTSIDE" : "within"} ${Math.round(limit * 100)} %)`;
   const figures = (s: AbSide) =>
-    `${Math.round(s.reqPerSec).toLocaleString("en-US")} writes/s, p99 ${s.p99.toFixed(1)} ms, ${s.cpuMs.toFixed(2)} ms CPU/request ` +
-    `(runs: ${s.runs.map((run) => `${Math.round(run.reqPerSec)}/${run.p99}/${(run.serverCpuMs + run.dbCpuMs).toFixed(2)}`).join(", ")} writes/s / p99 ms / CPU ms)`;
+    `${Math.round(s.reqPerSec).toLocaleString("en-US")} ${unit}/s, p99 ${s.p99.toFixed(1)} ms, ${s.cpuMs.toFixed(2)} ms CPU/request ` +
+    `(runs: ${s.runs.map((run) => `${Math.round(run.reqPerSec)}/${run.p99}/${(run.serverCpuMs + run.dbCpuMs).toFixed(2)}`).join(", ")} ${unit}/s / p99 ms / CPU ms)`;
   return (
     `A/B ${route}, ${result.baseline.runs.length} alternating rounds per side: baseline ${figures(result.baseline)}; ` +
-    `this tree ${figures(result.current)}; writes/s ${verdict(result.throughputChange, result.throughputChange < -limit)}, ` +
+    `this tree ${figures(result.current)}; ${unit}/s ${verdict(result.throughputChange, result.throughputChange < -limit)}, ` +
     `p99 ${verdict(result.p99Change, result.p99Change > limit)}, CPU per request ${verdict(result.cpuChange, result.cpuChange > limit)}`
   );
 }

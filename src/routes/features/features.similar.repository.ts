@@ -21,17 +21,19 @@
  * headings and descriptions holding every lexeme of q, and for each lexeme of q the headings
  * holding it with the fewest lexemes; each lookup has its own LIMIT (candidatesOf). A partial
  * match outside them is not listed (docs/decisions.md says which). q's keys are computed once,
- * in the statement, so its text depends only on the visibility shape and Postgres reuses a
- * generic plan of the prepared statement.
+ * in the statement, and the answer's rows (FeatureRow, or AdminFeatureRow for the owner) are
+ * read by the same statement: one round trip, compiled once per shape (db/query-template.ts),
+ * whose text depends only on the visibility shape, so Postgres reuses a generic plan of it.
  */
-import { type ExpressionBuilder, sql } from "kysely";
+import { type Compilable, type Expression, type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
+import { QueryTemplate } from "../../../db/query-template.ts";
 import type { Database, ProjectSettings } from "../../../db/schema.ts";
 import type { AdminFeatureRow } from "./features.owner.repository.ts";
 import { adminRows } from "./features.owner.repository.ts";
-import type { FeatureRow } from "./features.repository.ts";
+import type { FeatureQuery, FeatureRow } from "./features.repository.ts";
 import { withFeatureColumns } from "./features.repository.ts";
-import { visibleTo } from "./features.visibility.ts";
+import { visibilityShapeKey, visibleTo } from "./features.visibility.ts";
 
 type Project = { id: number; settings: ProjectSettings };
 
@@ -39,15 +41,6 @@ type Project = { id: number; settings: ProjectSettings };
 export const SIMILARITY_THRESHOLD = 0.3;
 /** The lowest score of a near-duplicate; a partial match scores at most PARTIAL_MATCH_MAX. */
 const NEAR_DUPLICATE_MIN = 0.85;
-
-/** Who is searching: the public (a voter or nobody) or the owner, and what to leave out. */
-export type SimilarityScope = { kind: "public"; voterId: number | null } | { kind: "owner"; excludeId: number | null };
-
-/** One ranked feature: id, similarity rounded to 3 decimals. */
-export interface RankedFeature {
-  id: number;
-  similarity: number;
-}
 
 /** Caps of the bounded retrieval: near-duplicate keys, then all of q's words (each branch). */
 const NEAR_CANDIDATES = 100;
@@ -66,13 +59,20 @@ const PER_WORD_CANDIDATES = 10;
  * WORDS_LOOKED_UP lexemes the features whose heading holds it, fewest heading lexemes first
  * (btree feature_similarity_postings: the best matches by one shared word).
  */
-function candidatesOf(projectId: number, text: string) {
+function candidatesOf(projectId: number, text: Expression<string>) {
   return sql<{ feature_id: number; norm: string; words: string[]; word_key: string; typo_keys: number[] }>`(
     WITH q AS MATERIALIZED (
+      -- The typo keys as feature_similarity_typo_keys computes them, written out: a SQL function
+      -- with FROM and an aggregate is not inlined, and Postgres would plan its body on every call.
       SELECT n.norm, w.words, array_to_string(w.words, ' ') AS word_key,
-        coalesce(feature_similarity_typo_keys(n.norm), '{}') AS typo_keys
-      FROM (SELECT feature_similarity_norm(${text}::text) AS norm) AS n,
-        (SELECT coalesce(feature_similarity_words(${text}::text), '{}') AS words) AS w
+        coalesce((SELECT array_agg(DISTINCT k.key) FROM (
+          SELECT hashtext(n.norm) AS key
+          UNION ALL
+          SELECT hashtext(overlay(n.norm placing '' from i for 1)) FROM generate_series(1, length(n.norm)) AS i
+        ) AS k), '{}') AS typo_keys
+      FROM (SELECT ${text} AS text) AS t,
+        LATERAL (SELECT feature_similarity_norm(t.text) AS norm) AS n,
+        LATERAL (SELECT coalesce(feature_similarity_words(t.text), '{}') AS words) AS w
     ), ids AS (
       (SELECT s.feature_id FROM feature_similarity s
         WHERE s.project_id = ${projectId}::int AND (s.heading_norm = (SELECT norm FROM q)
@@ -96,11 +96,6 @@ function candidatesOf(projectId: number, text: string) {
     SELECT ids.feature_id, q.norm, q.words, q.word_key, q.typo_keys FROM ids, q WHERE q.norm <> '')`;
 }
 
-/** How many of q's lexemes (candidate alias `cand`) the lexeme array `column` holds. */
-function sharedWords(column: string) {
-  return sql<number>`(SELECT count(*) FROM unnest(cand.words) AS w WHERE w = ANY(${sql.ref(column)}))`;
-}
-
 /**
  * The components of the score of a candidate (alias cand, joined with its feature_similarity
  * row), each computed once (a LATERAL subquery kept apart by OFFSET 0, or the planner would
@@ -117,19 +112,24 @@ interface Components {
 const components = (() => {
   const norm = sql`cand.norm`;
   const heading = sql`feature_similarity.heading_norm`;
-  // levenshtein counts a transposition as two edits; an adjacent swap is one typo.
-  const oneTypo = sql<boolean>`(feature_similarity.typo_keys && cand.typo_keys AND length(${heading}) <= 255 AND CASE
-      WHEN levenshtein(${heading}, ${norm}) <= 1 THEN true
-      WHEN length(${heading}) = length(${norm}) AND levenshtein(${heading}, ${norm}) = 2 THEN EXISTS (
+  // One typo apart: at most one edit (levenshtein_less_equal stops once the distance passes its
+  // bound), or a swap of two adjacent characters, which levenshtein counts as two edits. No
+  // typo-key test first: two strings one typo apart always share a typo key, so it decided nothing.
+  const oneTypo = sql<boolean>`(length(${heading}) <= 255 AND abs(length(${heading}) - length(${norm})) <= 1 AND CASE
+      WHEN levenshtein_less_equal(${heading}, ${norm}, 1) <= 1 THEN true
+      WHEN length(${heading}) = length(${norm}) AND levenshtein_less_equal(${heading}, ${norm}, 2) = 2 THEN EXISTS (
         SELECT 1 FROM generate_series(1, length(${norm}) - 1) AS i
         WHERE overlay(${norm} placing substr(${norm}, i + 1, 1) || substr(${norm}, i, 1) from i for 2) = ${heading})
       ELSE false END)`;
-  const headingShared = sharedWords("feature_similarity.heading_words");
+  // q's lexemes found in the heading and in the description, counted in one pass over them.
   return sql<Components>`(SELECT similarity(${heading}, ${norm}) AS ts,
       ((cand.word_key <> '' AND feature_similarity.word_key = cand.word_key) OR ${oneTypo}) AS near,
       -- Jaccard index: shared / (|heading's| + |q's| - shared); 0 when q has no lexeme.
-      coalesce(${headingShared}::float8 / nullif(cardinality(feature_similarity.heading_words) + cardinality(cand.words) - ${headingShared}, 0), 0) AS hw,
-      coalesce(${sharedWords("feature_similarity.description_words")}::float8 / nullif(cardinality(cand.words), 0), 0) AS dw
+      coalesce(shared.heading::float8 / nullif(cardinality(feature_similarity.heading_words) + cardinality(cand.words) - shared.heading, 0), 0) AS hw,
+      coalesce(shared.description::float8 / nullif(cardinality(cand.words), 0), 0) AS dw
+    FROM (SELECT count(*) FILTER (WHERE w = ANY(feature_similarity.heading_words)) AS heading,
+        count(*) FILTER (WHERE w = ANY(feature_similarity.description_words)) AS description
+      FROM unnest(cand.words) AS w) AS shared
     OFFSET 0)`;
 })();
 
@@ -143,84 +143,163 @@ const score = (() => {
     ELSE 0.8 * (1 - (1 - ${heading}) * (1 - c.dw / 2)) END`;
 })();
 
+/** What makes two similar-features statements different (db/query-template.ts). */
+interface SimilarShape {
+  /** The public's rule (visibility, has_voted) or the owner's (every feature, AdminFeatureRow). */
+  kind: "public" | "owner";
+  /** Only show_denied and show_archived shape the statement (visibilityShapeKey). */
+  settings: ProjectSettings;
+  /** Public: a voter's identity (their own suggestions listed, has_voted computed). */
+  voter: boolean;
+  /** Owner: the text is the heading of feature `featureId` (read in the statement). */
+  byFeature: boolean;
+}
+
+interface SimilarValues {
+  projectId: number;
+  /** The text compared ("" when byFeature). */
+  text: string;
+  /** Owner: the feature whose heading is compared and which is left out (-1 for none). */
+  featureId: number;
+  voterId: number;
+  limit: number;
+  now: Date;
+}
+
+/** A FeatureRow (or AdminFeatureRow) with its similarity, numeric(4,3) as the driver hands it. */
+type SimilarRow<Row> = Row & { similarity: number | string };
+
 /**
- * The `limit` features most similar to `text` (1..254 characters, already trimmed) that `scope`
- * may see, highest similarity first, then vote_count, then id; only those of at least 0.3;
- * merged duplicates never. Returns ids with their similarity (0..1, 3 decimals). One statement:
- * the bounded candidates of candidatesOf, scored; its text depends only on the visibility shape.
+ * The ranking of candidatesOf under `shape`'s visibility: ids, vote_count and similarity of the
+ * features scoring at least SIMILARITY_THRESHOLD, best first, at most `limit`.
  */
-export async function rankSimilarFeatures(
-  db: Db,
-  project: Project,
-  text: string,
-  scope: SimilarityScope,
-  limit: number,
-): Promise<RankedFeature[]> {
+function rankingOf(db: Db, shape: SimilarShape, values: SimilarValues) {
+  const text = shape.byFeature
+    ? sql<string>`(SELECT features.heading FROM features WHERE features.id = ${values.featureId} AND features.project_id = ${values.projectId})`
+    : sql<string>`${values.text}::text`;
   let scored = db
-    .selectFrom(candidatesOf(project.id, text).as("cand"))
+    .selectFrom(candidatesOf(values.projectId, text).as("cand"))
     .innerJoin("features", "features.id", "cand.feature_id")
     .innerJoin("feature_similarity", "feature_similarity.feature_id", "cand.feature_id")
     .innerJoinLateral(components.as("c"), (join) => join.onTrue())
-    .where("features.project_id", "=", project.id)
+    .where("features.project_id", "=", values.projectId)
     .where(({ not, exists, selectFrom }) =>
       not(exists(selectFrom("feature_merges").select("feature_merges.id").whereRef("feature_merges.source_id", "=", "features.id"))),
     );
-  if (scope.kind === "public") {
-    scored = scored.where((eb) => visibleTo(project.settings, scope.voterId)(eb as unknown as ExpressionBuilder<Database, "features">));
+  if (shape.kind === "public") {
+    const visible = visibleTo(shape.settings, shape.voter ? values.voterId : null);
+    scored = scored.where((eb) => visible(eb as unknown as ExpressionBuilder<Database, "features">));
   } else {
-    // Always present (-1 for none), so that both cases share one statement.
-    scored = scored.where("features.id", "<>", scope.excludeId ?? -1);
+    // Always present (-1 for none), so that a text and a feature share the statement's shape.
+    scored = scored.where("features.id", "<>", values.featureId);
   }
   const inner = scored
-    .select(["features.id", "features.vote_count", sql<number>`round((${score})::numeric, 3)`.as("similarity")])
+    .select(["features.id", "features.vote_count", sql<string>`round((${score})::numeric, 3)`.as("similarity")])
     .as("scored");
-  const rows = await db
+  return db
     .selectFrom(inner)
     .select(["scored.id", "scored.similarity"])
-    .where("scored.similarity", ">=", sql<number>`${sql.lit(SIMILARITY_THRESHOLD)}::numeric`)
+    .where("scored.similarity", ">=", sql<string>`${sql.lit(SIMILARITY_THRESHOLD)}::numeric`)
     .orderBy("scored.similarity", "desc")
     .orderBy("scored.vote_count", "desc")
     .orderBy("scored.id", "asc")
-    .limit(limit)
-    .execute();
-  return rows.map((row) => ({ id: row.id, similarity: Number(row.similarity) }));
+    .limit(values.limit);
 }
 
-/** The public rows (FeatureRow, has_voted for `voterId`) of `ids`, in the order given. */
+/**
+ * The whole answer in one statement, compiled once per shape: the ranking (a materialized CTE,
+ * so its plan stays apart from the rows' joins) and the rows of its features, FeatureRow for
+ * the public or AdminFeatureRow for the owner, in the answer's order. One round trip, and a
+ * text that never changes with q, limit or the voter: Postgres keeps one generic plan of it.
+ */
+const similarStatement = new QueryTemplate<SimilarShape, SimilarValues, SimilarRow<FeatureRow | AdminFeatureRow>>(
+  (shape) => `${shape.kind}:${visibilityShapeKey(shape.settings)}:${shape.voter}:${shape.byFeature}`,
+  (db, shape, param) => {
+    const values: SimilarValues = {
+      projectId: param("projectId"),
+      text: param("text"),
+      featureId: param("featureId"),
+      voterId: param("voterId"),
+      limit: param("limit"),
+      now: param("now"),
+    };
+    const fromRanked = db
+      .with(
+        (cte) => cte("ranked").materialized(),
+        () => rankingOf(db, shape, values),
+      )
+      .selectFrom("ranked")
+      .innerJoin("features", "features.id", "ranked.id") as unknown as FeatureQuery;
+    const project = { id: values.projectId, settings: shape.settings };
+    const rows =
+      shape.kind === "public"
+        ? withFeatureColumns(db, fromRanked, project, shape.voter ? values.voterId : null, values.now)
+        : adminRows(db, fromRanked, project, values.now);
+    return rows
+      .select(sql<string>`ranked.similarity`.as("similarity"))
+      .orderBy(sql`ranked.similarity`, "desc")
+      .orderBy("features.vote_count", "desc")
+      .orderBy("features.id", "asc") as unknown as Compilable<SimilarRow<FeatureRow | AdminFeatureRow>>;
+  },
+);
+
+/**
+ * The public answer: the `limit` features visible to `voterId` (or to anybody when null) most
+ * similar to `text` (1..254 characters, already trimmed), highest similarity first, then
+ * vote_count, then id; only those of at least 0.3, merged duplicates never. FeatureRow (has_voted
+ * for the voter) with similarity (0..1, 3 decimals). One statement.
+ */
 export async function findSimilarFeatureRows(
   db: Db,
   project: Project,
-  ids: number[],
-  options: { voterId: number | null; now: Date },
-): Promise<FeatureRow[]> {
-  if (ids.length === 0) return [];
-  const query = db.selectFrom("features").where("features.id", "in", ids).where("features.project_id", "=", project.id);
-  const rows = (await withFeatureColumns(db, query, project, options.voterId, options.now).execute()) as FeatureRow[];
-  return inOrder(rows, ids);
+  text: string,
+  options: { voterId: number | null; limit: number; now: Date },
+): Promise<(FeatureRow & { similarity: number })[]> {
+  const shape: SimilarShape = { kind: "public", settings: project.settings, voter: options.voterId !== null, byFeature: false };
+  const { rows } = await similarStatement.execute(db, shape, {
+    projectId: project.id,
+    text,
+    featureId: -1,
+    voterId: options.voterId ?? 0,
+    limit: options.limit,
+    now: options.now,
+  });
+  return rows.map((row) => ({ ...(row as FeatureRow), similarity: Number(row.similarity) }));
 }
 
-/** The owner's rows (AdminFeatureRow) of `ids`, in the order given. */
-export async function findSimilarAdminRows(db: Db, project: Project, ids: number[], now: Date): Promise<AdminFeatureRow[]> {
-  if (ids.length === 0) return [];
-  const query = db.selectFrom("features").where("features.id", "in", ids).where("features.project_id", "=", project.id);
-  return inOrder((await adminRows(db, query, project, now).execute()) as AdminFeatureRow[], ids);
+/**
+ * The owner's answer: the `limit` features of the project, public or not, most similar to
+ * `target` (a text of 1..254 characters, or the heading of a feature, which is then left out),
+ * merged duplicates never, as AdminFeatureRow with similarity, in the same order. One
+ * statement; an unknown feature gives no rows (featureExists tells it from no match).
+ */
+export async function findSimilarAdminRows(
+  db: Db,
+  project: Project,
+  target: { text: string } | { featureId: number },
+  limit: number,
+  now: Date,
+): Promise<(AdminFeatureRow & { similarity: number })[]> {
+  const byFeature = "featureId" in target;
+  const shape: SimilarShape = { kind: "owner", settings: project.settings, voter: false, byFeature };
+  const { rows } = await similarStatement.execute(db, shape, {
+    projectId: project.id,
+    text: byFeature ? "" : target.text,
+    featureId: byFeature ? target.featureId : -1,
+    voterId: 0,
+    limit,
+    now,
+  });
+  return rows.map((row) => ({ ...(row as AdminFeatureRow), similarity: Number(row.similarity) }));
 }
 
-/** The heading of feature `featureId` of the project; undefined when it has none. */
-export async function findFeatureHeading(db: Db, projectId: number, featureId: number): Promise<string | undefined> {
+/** Whether feature `featureId` belongs to the project. */
+export async function featureExists(db: Db, projectId: number, featureId: number): Promise<boolean> {
   const row = await db
     .selectFrom("features")
-    .select("heading")
+    .select("id")
     .where("id", "=", featureId)
     .where("project_id", "=", projectId)
     .executeTakeFirst();
-  return row?.heading;
-}
-
-function inOrder<T extends { id: number }>(rows: T[], ids: number[]): T[] {
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return ids.flatMap((id) => {
-    const row = byId.get(id);
-    return row ? [row] : [];
-  });
+  return row !== undefined;
 }

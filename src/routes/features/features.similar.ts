@@ -10,20 +10,9 @@ import { notFound } from "../../lib/http/errors.ts";
 import { toAdminFeatureObject, toFeatureObject } from "./features.mapper.ts";
 import type { SimilarAdminFeatureObject } from "./features.owner.schemas.ts";
 import type { SimilarFeatureObject } from "./features.schemas.ts";
-import {
-  findFeatureHeading,
-  findSimilarAdminRows,
-  findSimilarFeatureRows,
-  type RankedFeature,
-  rankSimilarFeatures,
-} from "./features.similar.repository.ts";
+import { featureExists, findSimilarAdminRows, findSimilarFeatureRows } from "./features.similar.repository.ts";
 
 type Project = { id: number; settings: ProjectSettings };
-
-function withSimilarity<T extends { id: number }>(objects: T[], ranked: RankedFeature[]): (T & { similarity: number })[] {
-  const similarity = new Map(ranked.map((feature) => [feature.id, feature.similarity]));
-  return objects.map((object) => ({ ...object, similarity: similarity.get(object.id) ?? 0 }));
-}
 
 /**
  * GET /projects/{slug}/features/similar: the `limit` (1..20) features visible to `voterId` (or
@@ -36,17 +25,8 @@ export async function findSimilarFeatures(
   q: string,
   options: { voterId: number | null; limit: number; now: Date },
 ): Promise<SimilarFeatureObject[]> {
-  const ranked = await rankSimilarFeatures(db, project, q, { kind: "public", voterId: options.voterId }, options.limit);
-  const rows = await findSimilarFeatureRows(
-    db,
-    project,
-    ranked.map((feature) => feature.id),
-    { voterId: options.voterId, now: options.now },
-  );
-  return withSimilarity(
-    rows.map((row) => toFeatureObject(row, project.settings)),
-    ranked,
-  );
+  const rows = await findSimilarFeatureRows(db, project, q, options);
+  return rows.map((row) => ({ ...toFeatureObject(row, project.settings), similarity: row.similarity }));
 }
 
 /**
@@ -64,25 +44,8 @@ export async function findSimilarAdminFeatures(
   limit: number,
   now: Date = new Date(),
 ): Promise<SimilarAdminFeatureObject[]> {
-  let text: string;
-  let excludeId: number | null = null;
-  if ("featureId" in target) {
-    const heading = await findFeatureHeading(db, project.id, target.featureId);
-    if (heading === undefined) throw notFound("feature");
-    text = heading;
-    excludeId = target.featureId;
-  } else {
-    text = target.q;
-  }
-  const ranked = await rankSimilarFeatures(db, project, text, { kind: "owner", excludeId }, limit);
-  const rows = await findSimilarAdminRows(
-    db,
-    project,
-    ranked.map((feature) => feature.id),
-    now,
-  );
-  return withSimilarity(
-    rows.map((row) => toAdminFeatureObject(row, project.settings)),
-    ranked,
-  );
+  const rows = await findSimilarAdminRows(db, project, "featureId" in target ? target : { text: target.q }, limit, now);
+  // No rows: no match, or no such feature (the statement cannot tell them apart).
+  if (rows.length === 0 && "featureId" in target && !(await featureExists(db, project.id, target.featureId))) throw notFound("feature");
+  return rows.map((row) => ({ ...toAdminFeatureObject(row, project.settings), similarity: row.similarity }));
 }
