@@ -130,6 +130,19 @@ export class LocalCache {
     this.entries.set(key, { value });
   }
 
+  /** How many times clear() ran: read before a value is computed, for setUnlessClearedSince. */
+  get clears(): number {
+    return this.generation;
+  }
+
+  /**
+   * set(), unless clear() ran since `clears` was `since`: a value read while an invalidation
+   * happened may show the old state (the rule loadOnce follows, for values loaded elsewhere).
+   */
+  setUnlessClearedSince(key: string, value: unknown, since: number): void {
+    if (since === this.generation) this.set(key, value);
+  }
+
   /** Forgets everything (and makes loads already under way not store their result). */
   clear(): void {
     this.generation++;
@@ -184,6 +197,15 @@ export class CacheNamespace<Parts extends readonly (string | number)[], Value> {
 
   set(parts: Parts, value: Value): void {
     this.store.set(this.keyOf(parts), value);
+  }
+
+  /** How many times the store was cleared (see LocalCache.setUnlessClearedSince). */
+  get clears(): number {
+    return this.store.clears;
+  }
+
+  setUnlessClearedSince(parts: Parts, value: Value, since: number): void {
+    this.store.setUnlessClearedSince(this.keyOf(parts), value, since);
   }
 
   delete(parts: Parts): void {

@@ -92,9 +92,6 @@ function listingDependencies(
   }
 }
 
-/** Listing totals from this size up are cached (see listFeatures). */
-const CACHED_TOTAL_MIN = 1000;
-
 export const listFeatures: AppRouteHandler<typeof routes.listFeatures> = async (c) => {
   const query = c.req.valid("query");
   const { db, now } = c.get("deps");
@@ -102,13 +99,16 @@ export const listFeatures: AppRouteHandler<typeof routes.listFeatures> = async (
   const target = await resolveTarget(c.get("deps"), project, query);
   const pageRequest = { page: query.page, per_page: query.per_page };
   const filter = { ...target, tagIds: query.tag, statuses: query.status, q: query.q?.trim() };
-  // Counting a big listing costs more than the page; its total moves only when features are
-  // added, moved or reviewed by the owner (not with votes or comments), so a large one is reused
-  // for PROJECT_CACHE_SECONDS. Small totals are counted every time.
+  // A total moves only when the owner adds, moves, edits or reviews features (not with votes,
+  // comments or suggestions awaiting review), and an owner write moves the lookups revision,
+  // which clears this cache on every instance before their next request (rate-limit.ts). So
+  // every total is reused for PROJECT_CACHE_SECONDS: counting even a small listing cost as much
+  // as its page (0.4 of 0.8 ms in Postgres, and a statement Postgres re-planned on every run).
   const totals = c.get("deps").caches.listTotals;
   const { show_denied, show_archived } = project.settings;
   const totalKey: [number, string] = [project.id, JSON.stringify([filter, show_denied, show_archived])];
   const knownTotal = totals.get(totalKey);
+  const clears = totals.clears;
   const { rows, total } = await listFeatureRows(db, project, filter, {
     sort: query.sort,
     page: pageRequest,
@@ -116,7 +116,8 @@ export const listFeatures: AppRouteHandler<typeof routes.listFeatures> = async (
     now: now(),
     knownTotal,
   });
-  if (knownTotal === undefined && total >= CACHED_TOTAL_MIN) totals.set(totalKey, total);
+  // Not kept if an owner write cleared the lookups while the statement ran (it may have counted before it).
+  if (knownTotal === undefined) totals.setUnlessClearedSince(totalKey, total, clears);
   c.set("readDependencies", listingDependencies(rows, query.sort, project.settings, pageRequest.page === 1, total));
   const data = rows.map((row) => toFeatureObject(row, project.settings));
   return c.json(page(data, pageMeta(pageRequest, total)), 200);
