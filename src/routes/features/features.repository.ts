@@ -369,6 +369,29 @@ export async function listFeatures(
 }
 
 /**
+ * The statement of findFeature, compiled once per shape (the visibility settings, and whether
+ * a voter reads: their own suggestions and has_voted) instead of built by kysely on each
+ * feature-detail miss.
+ */
+const featureStatement = new QueryTemplate<
+  { settings: ProjectSettings; voter: boolean },
+  { projectId: number; featureId: number; voterId: number; now: Date },
+  FeatureRow
+>(
+  (shape) => `${visibilityShapeKey(shape.settings)},voter:${shape.voter}`,
+  (db, shape, param) => {
+    const projectId = param("projectId");
+    const voterId = shape.voter ? param("voterId") : null;
+    const query = db
+      .selectFrom("features")
+      .where("features.id", "=", param("featureId"))
+      .where("features.project_id", "=", projectId)
+      .where(visibleTo(shape.settings, voterId));
+    return withFeatureColumns(db, query, { id: projectId, settings: shape.settings }, voterId, param("now")) as never;
+  },
+);
+
+/**
  * The feature `featureId` if `voterId` may see it (publicly listed, or their own suggestion
  * awaiting review); undefined when missing, of another project or hidden.
  */
@@ -378,13 +401,11 @@ export async function findFeature(
   featureId: number,
   options: { voterId: number | null; now: Date },
 ): Promise<FeatureRow | undefined> {
-  const query = db
-    .selectFrom("features")
-    .where("features.id", "=", featureId)
-    .where("features.project_id", "=", project.id)
-    .where(visibleTo(project.settings, options.voterId));
-  const row = await withFeatureColumns(db, query, project, options.voterId, options.now).executeTakeFirst();
-  return row as FeatureRow | undefined;
+  return featureStatement.executeTakeFirst(
+    db,
+    { settings: project.settings, voter: options.voterId !== null },
+    { projectId: project.id, featureId, voterId: options.voterId ?? 0, now: options.now },
+  );
 }
 
 /** Compiled once: one statement text (and one prepared statement) whatever the page size. */
