@@ -240,6 +240,8 @@ export interface NextPublication {
   after: number;
   /** The earliest published_at after it (ms), or null when there is none. */
   next: number | null;
+  /** The latest published_at at or before it (ms), or null when there is none. */
+  previous: number | null;
 }
 
 /** A cached whole answer of the shared read cache (src/middleware/shared-read-cache.ts). */
