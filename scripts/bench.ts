@@ -430,7 +430,7 @@ async function main(): Promise<void> {
             : `; trending_score off a recomputation on ${check.trendingOff} features (float log-sum-exp; e.g. ${check.trendingExamples[0]})`),
       );
     }
-    if (baselineDir && only("uncached")) {
+    if (baselineDir && uncachedCases(targets[0]!.fx).some((item) => only(item.route))) {
       // Page builds A/B (issue 22, goal 3): each uncached row of each project alternates the
       // baseline server and this tree's; nothing is written, so there is nothing to reset.
       for (const { fx, project, headers } of targets) {
