@@ -33,7 +33,7 @@ describe("kysely-postgres-js", () => {
   it("sends a statement marked for a generic plan between SET and RESET of plan_cache_mode, in that order", async () => {
     const sent: string[] = [];
     const result = Object.assign([{ one: 1 }], { count: 1, command: "SELECT" });
-    // postgres-js queries are sent when first executed or awaited, in that order.
+    // postgres-js queries are sent when first executed (execute(), catch(), or awaited), in that order.
     const query = (text: string, value: unknown) => {
       let started = false;
       const start = () => {
@@ -41,14 +41,16 @@ describe("kysely-postgres-js", () => {
         started = true;
       };
       const promise = Promise.resolve(value);
-      return {
+      return Object.assign(promise, {
         execute() {
           start();
-          return this;
+          return promise;
         },
-        then: (resolve: (v: unknown) => unknown, reject?: (e: unknown) => unknown) => (start(), promise.then(resolve, reject)),
-        catch: (reject: (e: unknown) => unknown) => (start(), promise.catch(reject)),
-      };
+        catch(reject: (error: unknown) => unknown) {
+          start();
+          return Promise.prototype.catch.call(promise, reject);
+        },
+      });
     };
     const client = {
       reserve: async () => ({
