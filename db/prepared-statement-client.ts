@@ -7,6 +7,13 @@
 import type { Sql } from "postgres";
 
 /**
+ * A statement whose text starts with this comment runs with a generic plan on Postgres
+ * (`plan_cache_mode = force_generic_plan` around it), whatever Postgres's own choice would be:
+ * db/query-template.ts marks the shapes that measured cheaper so. PGlite ignores the comment.
+ */
+export const GENERIC_PLAN_COMMENT = "/* generic plan */ ";
+
+/**
  * The client as kysely-postgres-js sees it, with every query sent as a named prepared statement.
  * The dialect runs queries through `unsafe()`, which postgres-js leaves unprepared; an unprepared
  * query with parameters costs two round trips (Parse/Describe, wait for the parameter types, then
@@ -23,7 +30,16 @@ export function preparedStatementClient(client: Sql): Sql {
       reserve: async () => {
         const connection = await client.reserve();
         return {
-          unsafe: (query: string, parameters: unknown[] = []) => connection.unsafe(query, parameters as never[], { prepare: true }),
+          unsafe: (query: string, parameters: unknown[] = []) => {
+            if (!query.startsWith(GENERIC_PLAN_COMMENT)) return connection.unsafe(query, parameters as never[], { prepare: true });
+            // plan_cache_mode is read each time a prepared statement is bound: set for this one
+            // statement and reset after it, the three sent together (one round trip). A failed
+            // SET or RESET changes nothing the statement's own answer depends on.
+            connection.unsafe(`SET plan_cache_mode = force_generic_plan`).catch(() => {});
+            const run = connection.unsafe(query, parameters as never[], { prepare: true }).execute();
+            connection.unsafe(`RESET plan_cache_mode`).catch(() => {});
+            return run;
+          },
           release: () => connection.release(),
         };
       },

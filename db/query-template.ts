@@ -13,6 +13,7 @@
  */
 import { type Compilable, type CompiledQuery, createQueryId, type QueryResult } from "kysely";
 import type { Db } from "./connect.ts";
+import { GENERIC_PLAN_COMMENT } from "./prepared-statement-client.ts";
 
 /** Stands in for a parameter value while the template is compiled. */
 class Slot {
@@ -31,6 +32,14 @@ export class QueryTemplate<Shape, Values extends object, Row> {
   constructor(
     private readonly shapeKey: (shape: Shape) => string,
     private readonly build: (db: Db, shape: Shape, param: ParamOf<Values>) => Compilable<Row>,
+    private readonly options: {
+      /**
+       * Shapes to run with a generic plan (db/prepared-statement-client.ts GENERIC_PLAN_COMMENT):
+       * those Postgres would otherwise re-plan on every run although its one generic plan costs
+       * less, measured per shape (scripts/bench/plan-modes.ts).
+       */
+      genericPlan?: (shape: Shape) => boolean;
+    } = {},
   ) {}
 
   /**
@@ -61,6 +70,7 @@ export class QueryTemplate<Shape, Values extends object, Row> {
     if (!template) {
       // Every connection compiles to Postgres SQL (postgres driver or PGlite), so one text per shape.
       template = this.build(db, shape, ((name: string) => new Slot(name)) as ParamOf<Values>).compile();
+      if (this.options.genericPlan?.(shape)) template = { ...template, sql: `${GENERIC_PLAN_COMMENT}${template.sql}` };
       this.#compiled.set(key, template);
     }
     return template;

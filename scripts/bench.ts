@@ -9,14 +9,16 @@
  * --reuse (keep fb_bench if the projects are there), --only=<text> (routes whose name contains
  * it; "mixed" runs the mixed-load section, scripts/bench/mixed.ts; "hits" the cached-hits
  * section, scripts/bench/hits.ts), --seconds=N, --connections=N, --no-readme,
- * --mixed-rates=0,5,20,50,200 (writes/s of the mixed-load rows).
+ * --mixed-rates=0,5,20,50,200 (writes/s of the mixed-load rows), --ab-only (with
+ * BENCH_BASELINE_DIR: no read row on its own, only the A/B runs).
  * Env: BENCH_PG (server URL, default postgres://postgres@127.0.0.1:5432), BENCH_DB (fb_bench),
  * BENCH_REDIS (redis://127.0.0.1:6379), BENCH_SERVER_NODE_ARGS (node flags for the server on top
  * of those `npm start` uses, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it),
  * BENCH_BASELINE_DIR (a checkout of an earlier commit to A/B against in the same run: the vote
- * cycle, the owner PATCH and the uncached similar-features rows, scripts/bench/baseline-ab.ts, with
- * BENCH_AB_ROUNDS alternating rounds per side, default 4; the mixed load, scripts/bench/mixed.ts;
- * and the cached hits, scripts/bench/hits.ts, BENCH_AB_ROUNDS rounds of 3 s, or --seconds).
+ * cycle, the owner PATCH, the uncached page builds and similar-features rows,
+ * scripts/bench/baseline-ab.ts, with BENCH_AB_ROUNDS alternating rounds per side, default 4; the
+ * mixed load, scripts/bench/mixed.ts; and the cached hits, scripts/bench/hits.ts,
+ * BENCH_AB_ROUNDS rounds of 3 s, or --seconds).
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -52,6 +54,7 @@ const { values: flags } = parseArgs({
     seconds: { type: "string" },
     connections: { type: "string" },
     "mixed-rates": { type: "string" },
+    "ab-only": { type: "boolean", default: false },
   },
 });
 const quick = flags.quick === true;
@@ -111,6 +114,8 @@ async function prepareDatabase(): Promise<string[]> {
 interface ReadCase {
   route: string;
   paths: string[];
+  /** The path of the i-th request, when every request's differs (uncached rows); paths[0] is the first. */
+  pathAt?: (i: number) => string;
   tokens?: string[];
   /** Connections of this row when not the run's (--connections). */
   connections?: number;
@@ -129,19 +134,39 @@ function readCases(fx: Fixtures): ReadCase[] {
     { route: "GET features/{id}/comments", paths: fx.commentedFeatureIds.map((id) => `${p}/features/${id}/comments`) },
     { route: "GET features?sort=top + X-VF-Anon", paths: [`${p}/features?sort=top`], tokens: fx.voterTokens },
     // Every request a query string never seen before (an ignored parameter): the shared read
-    // cache never hits, so this is the database path of the row above it.
-    { route: "GET features?sort=top, uncached", paths: uniqueQueries(`${p}/features?sort=top&nocache=`) },
+    // cache never hits, so these rows are the page builds (misses) of the rows above them.
+    ...uncachedCases(fx),
     ...similarCases(fx),
   ];
 }
 
-/** `prefix` followed by 0, 1, 2, ... : more distinct paths than a run can request. */
-function uniqueQueries(prefix: string): string[] {
-  return Array.from({ length: 300_000 }, (_, i) => `${prefix}${i}`);
+/**
+ * The uncached rows: one per kind of page build (a listing, a feature's detail, the board
+ * document, a comments page), each request with a `nocache` value no request of the process
+ * used before (a counter shared by every run, so an A/B's later rounds miss too).
+ */
+function uncachedCases(fx: Fixtures): ReadCase[] {
+  const p = `/api/v3/projects/${fx.slug}`;
+  const unique = (route: string, pathOf: (i: number) => string): ReadCase => ({
+    route,
+    paths: [pathOf(0)],
+    pathAt: (i) => pathOf(i),
+  });
+  const hot = fx.hotFeatureIds;
+  const commented = fx.commentedFeatureIds;
+  return [
+    unique("GET features?sort=top, uncached", (i) => `${p}/features?sort=top&nocache=${i}`),
+    unique("GET features/{id}, uncached", (i) => `${p}/features/${hot[i % hot.length]}?nocache=${i}`),
+    unique("GET projects/{slug} (board), uncached", (i) => `${p}?nocache=${i}`),
+    unique("GET features/{id}/comments, uncached", (i) => `${p}/features/${commented[i % commented.length]}/comments?nocache=${i}`),
+  ];
 }
 
-/** A request sequence rotating over `paths` (and identity tokens) across all connections. */
-function rotating(paths: string[], tokens?: string[]): RequestSpec[] {
+/** Requests made by rotating() so far in this process (uncached rows never repeat a path). */
+let requestCounter = 1;
+
+/** A request sequence rotating over `paths` (or pathAt) and identity tokens across all connections. */
+function rotating(paths: string[], tokens?: string[], pathAt?: (i: number) => string): RequestSpec[] {
   let next = 0;
   return [
     {
@@ -149,7 +174,8 @@ function rotating(paths: string[], tokens?: string[]): RequestSpec[] {
       setupRequest: (request) => {
         const i = next++;
         const headers = tokens ? { ...request.headers, "X-VF-Anon": tokens[i % tokens.length]! } : request.headers;
-        return { ...request, path: paths[i % paths.length]!, ...(headers ? { headers } : {}) };
+        const path = pathAt ? pathAt(requestCounter++) : paths[i % paths.length]!;
+        return { ...request, path, ...(headers ? { headers } : {}) };
       },
     },
   ];
@@ -295,6 +321,7 @@ async function main(): Promise<void> {
       ).map((r) => r.pid),
   };
   const only = (route: string) => flags.only === undefined || route.includes(flags.only);
+  const baselineDir = process.env.BENCH_BASELINE_DIR;
 
   try {
     // The ceiling answers with a body the size of the largest project's features page. It is
@@ -359,14 +386,14 @@ async function main(): Promise<void> {
     for (let index = 0; index < caseCount; index++) {
       for (const { fx, project, headers } of targets) {
         const item = readCases(fx)[index]!;
-        if (!only(item.route)) continue;
+        if (!only(item.route) || flags["ab-only"]) continue;
         const sampleHeaders = item.tokens ? { ...headers, "X-VF-Anon": item.tokens[0]! } : headers;
         const bytes = await bodyBytes(`${base}${item.paths[0]}`, sampleHeaders);
         log(`${project}: ${item.route} ...`);
         const result = await runLoad({
           url: `${base}${item.paths[0]}`,
           headers,
-          requests: rotating(item.paths, item.tokens),
+          requests: rotating(item.paths, item.tokens, item.pathAt),
           connections: item.connections ?? connections,
           warmupSeconds,
           seconds,
@@ -409,7 +436,35 @@ async function main(): Promise<void> {
             : `; trending_score off a recomputation on ${check.trendingOff} features (float log-sum-exp; e.g. ${check.trendingExamples[0]})`),
       );
     }
-    const baselineDir = process.env.BENCH_BASELINE_DIR;
+    if (baselineDir && uncachedCases(targets[0]!.fx).some((item) => only(item.route))) {
+      // Page builds A/B (issue 22, goal 3): each uncached row of each project alternates the
+      // baseline server and this tree's; nothing is written, so there is nothing to reset.
+      for (const { fx, project, headers } of targets) {
+        for (const item of uncachedCases(fx)) {
+          if (!only(item.route)) continue;
+          const route = `${item.route} (${project})`;
+          const ab = await runBaselineAb(
+            {
+              baselineDir,
+              env: serverEnv,
+              nodeArgs,
+              headers,
+              connections,
+              warmupSeconds,
+              seconds,
+              route,
+              unit: "req/s",
+              requests: () => rotating(item.paths, undefined, item.pathAt),
+              rounds: Number(process.env.BENCH_AB_ROUNDS ?? 4),
+              databasePids: cpu.database,
+              reset: async () => {},
+            },
+            log,
+          );
+          checks.push(describeAb(route, ab, 0.1, "req/s"));
+        }
+      }
+    }
     if (baselineDir && only("POST+DELETE vote (cycle)")) {
       // Each run starts from no vote of the pool and no subscription: the current side pays for
       // creating every subscription (the insert path, not the cheaper conflict of a re-vote).
@@ -480,7 +535,7 @@ async function main(): Promise<void> {
               warmupSeconds,
               seconds,
               route,
-              unit: "req",
+              unit: "req/s",
               // The owner's paths (hot features) repeat; owner reads are never cached.
               requests: (_side, run) => rotating(item.paths.slice((run + 1) * slice, (run + 2) * slice)),
               rounds,
@@ -501,7 +556,7 @@ async function main(): Promise<void> {
             dbCpuMs: mean(side.runs.map((run) => run.dbCpuMs)),
           });
           rowsOf.get(project)!.push(sideRow("A/B baseline", ab.baseline), sideRow("A/B this tree", ab.current));
-          checks.push(describeAb(`${project}: ${route}`, ab, 0.1, "req"));
+          checks.push(describeAb(`${project}: ${route}`, ab, 0.1, "req/s"));
         }
       }
     }

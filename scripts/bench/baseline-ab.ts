@@ -4,7 +4,8 @@
  * commit before a change, `git archive <commit> | tar -x -C <dir>`, with a `node_modules` link)
  * and one from this tree, in alternating rounds (A B A B ...) so the machine's drift hits both
  * alike. Used for the vote cycle (issue 21 item 7: the cycle with auto-subscription within 10 % of
- * before), the owner PATCH, and the uncached similar-features reads (issue 23).
+ * before), the owner PATCH, the uncached similar-features reads (issue 23) and the uncached
+ * page builds (issue 22 goal 3: the CPU of a page build).
  */
 import { resolve } from "node:path";
 import type { RequestSpec } from "autocannon";
@@ -13,6 +14,8 @@ import { type Child, freePort, type LoadResult, runLoad, startChild } from "./lo
 export interface AbOptions {
   /** Route label in the report. */
   route: string;
+  /** What one answered request is, in the log and the report: "writes/s" (default) or "req/s". */
+  unit?: string;
   /** Root of the baseline source tree (holds src/server.ts and node_modules). */
   baselineDir: string;
   /** The server environment (PORT is set per server). */
@@ -25,8 +28,6 @@ export interface AbOptions {
    * before on that side, and the same texts to both sides.
    */
   requests: (side: "baseline" | "current", run: number) => RequestSpec[];
-  /** What a request is in the log lines (default "writes"). */
-  unit?: string;
   connections: number;
   warmupSeconds: number;
   seconds: number;
@@ -48,6 +49,9 @@ export interface AbSide {
   p99: number;
   /** CPU milliseconds per answered request, server process + database backends (mean of runs). */
   cpuMs: number;
+  /** The server process's and the database backends' parts of cpuMs. */
+  serverCpuMs: number;
+  dbCpuMs: number;
 }
 
 export interface AbResult {
@@ -69,6 +73,8 @@ function side(runs: LoadResult[]): AbSide {
     reqPerSec: mean(runs.map((run) => run.reqPerSec)),
     p99: mean(runs.map((run) => run.p99)),
     cpuMs: mean(runs.map((run) => run.serverCpuMs + run.dbCpuMs)),
+    serverCpuMs: mean(runs.map((run) => run.serverCpuMs)),
+    dbCpuMs: mean(runs.map((run) => run.dbCpuMs)),
   };
 }
 
@@ -124,8 +130,8 @@ export async function runBaselineAb(options: AbOptions, log: (line: string) => v
         if (result.non2xx > 0 || result.errors > 0)
           log(`  non-2xx ${result.non2xx}, errors ${result.errors}: ${JSON.stringify(result.statuses)}`);
         log(
-          `  A/B ${options.route}: ${entry.name} round ${round + 1}: ${Math.round(result.reqPerSec)} ${options.unit ?? "writes"}/s, p99 ${result.p99} ms, ` +
-            `CPU ${(result.serverCpuMs + result.dbCpuMs).toFixed(2)} ms/request`,
+          `  A/B ${options.route}: ${entry.name} round ${round + 1}: ${Math.round(result.reqPerSec)} ${options.unit ?? "writes/s"}, p99 ${result.p99} ms, ` +
+            `CPU ${result.serverCpuMs.toFixed(2)} + ${result.dbCpuMs.toFixed(2)} ms/request (server + db)`,
         );
         entry.runs.push(result);
       }
@@ -150,15 +156,16 @@ export async function runBaselineAb(options: AbOptions, log: (line: string) => v
  * The report line of an A/B: figures of both sides, and each change (writes/s, p99, CPU per
  * request) marked within or outside `limit` (a fraction: 0.1 = 10 %).
  */
-export function describeAb(route: string, result: AbResult, limit = 0.1, unit = "writes"): string {
+export function describeAb(route: string, result: AbResult, limit = 0.1, unit = "writes/s"): string {
   const verdict = (value: number, worse: boolean) =>
     `${value >= 0 ? "+" : ""}${(100 * value).toFixed(1)} % (${worse ? "OUTSIDE" : "within"} ${Math.round(limit * 100)} %)`;
   const figures = (s: AbSide) =>
-    `${Math.round(s.reqPerSec).toLocaleString("en-US")} ${unit}/s, p99 ${s.p99.toFixed(1)} ms, ${s.cpuMs.toFixed(2)} ms CPU/request ` +
-    `(runs: ${s.runs.map((run) => `${Math.round(run.reqPerSec)}/${run.p99}/${(run.serverCpuMs + run.dbCpuMs).toFixed(2)}`).join(", ")} ${unit}/s / p99 ms / CPU ms)`;
+    `${Math.round(s.reqPerSec).toLocaleString("en-US")} ${unit}, p99 ${s.p99.toFixed(1)} ms, ${s.cpuMs.toFixed(2)} ms CPU/request ` +
+    `(server ${s.serverCpuMs.toFixed(2)} + db ${s.dbCpuMs.toFixed(2)}; ` +
+    `runs: ${s.runs.map((run) => `${Math.round(run.reqPerSec)}/${run.p99}/${(run.serverCpuMs + run.dbCpuMs).toFixed(2)}`).join(", ")} ${unit} / p99 ms / CPU ms)`;
   return (
     `A/B ${route}, ${result.baseline.runs.length} alternating rounds per side: baseline ${figures(result.baseline)}; ` +
-    `this tree ${figures(result.current)}; ${unit}/s ${verdict(result.throughputChange, result.throughputChange < -limit)}, ` +
+    `this tree ${figures(result.current)}; ${unit} ${verdict(result.throughputChange, result.throughputChange < -limit)}, ` +
     `p99 ${verdict(result.p99Change, result.p99Change > limit)}, CPU per request ${verdict(result.cpuChange, result.cpuChange > limit)}`
   );
 }

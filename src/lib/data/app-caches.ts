@@ -130,6 +130,19 @@ export class LocalCache {
     this.entries.set(key, { value });
   }
 
+  /** How many times clear() ran: read before a value is computed, for setUnlessClearedSince. */
+  get clears(): number {
+    return this.generation;
+  }
+
+  /**
+   * set(), unless clear() ran since `clears` was `since`: a value read while an invalidation
+   * happened may show the old state (the rule loadOnce follows, for values loaded elsewhere).
+   */
+  setUnlessClearedSince(key: string, value: unknown, since: number): void {
+    if (since === this.generation) this.set(key, value);
+  }
+
   /** Forgets everything (and makes loads already under way not store their result). */
   clear(): void {
     this.generation++;
@@ -203,6 +216,15 @@ export class CacheNamespace<Parts extends readonly (string | number)[], Value> {
     this.store.set(this.keyOf(parts), value);
   }
 
+  /** How many times the store was cleared (see LocalCache.setUnlessClearedSince). */
+  get clears(): number {
+    return this.store.clears;
+  }
+
+  setUnlessClearedSince(parts: Parts, value: Value, since: number): void {
+    this.store.setUnlessClearedSince(this.keyOf(parts), value, since);
+  }
+
   delete(parts: Parts): void {
     this.store.delete(this.keyOf(parts));
   }
@@ -235,6 +257,8 @@ export interface NextPublication {
   after: number;
   /** The earliest published_at after it (ms), or null when there is none. */
   next: number | null;
+  /** The latest published_at at or before it (ms), or null when there is none. */
+  previous: number | null;
 }
 
 /** A cached whole answer of the shared read cache (src/middleware/shared-read-cache.ts). */

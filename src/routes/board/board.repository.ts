@@ -1,6 +1,7 @@
 /** Queries behind the board document (contract, "Reading a board", BoardDocument). */
 import { sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
+import { QueryTemplate } from "../../../db/query-template.ts";
 import type { BoardColumnRow } from "../../lib/data/app-caches.ts";
 
 /**
@@ -55,10 +56,16 @@ export async function listTags(db: Db, projectId: number): Promise<{ id: number;
  * request's cached project context predates votes cast since the key was resolved.
  */
 export async function readVoterCount(db: Db, projectId: number): Promise<number> {
-  const row = await db
-    .selectFrom("project_voter_counts")
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>("voter_count"), eb.lit(0)).as("voter_count"))
-    .where("project_id", "=", projectId)
-    .executeTakeFirst();
+  const row = await voterCountStatement.executeTakeFirst(db, null, { projectId });
   return Number(row?.voter_count ?? 0);
 }
+
+/** readVoterCount's statement, compiled once: it runs on every board-document build. */
+const voterCountStatement = new QueryTemplate<null, { projectId: number }, { voter_count: number | string }>(
+  () => "",
+  (db, _shape, param) =>
+    db
+      .selectFrom("project_voter_counts")
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>("voter_count"), eb.lit(0)).as("voter_count"))
+      .where("project_id", "=", param("projectId")) as never,
+);

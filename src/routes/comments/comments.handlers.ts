@@ -1,5 +1,6 @@
 /**
- * Handlers of the comment routes: settings gate -> feature visibility -> repository -> mapper.
+ * Handlers of the comment routes: settings gate -> feature visibility -> repository -> mapper
+ * (the listing checks visibility in its page statement).
  * Contract: "Reading a board" (comments query), "Taking part" rules 3-5, CommentObject.
  */
 
@@ -37,10 +38,9 @@ export const listComments: AppRouteHandler<typeof routes.listComments> = async (
   const project = c.get("project");
   const viewerId = c.get("voter")?.id ?? null;
   requireSettings(project, "show_comments");
-  if (!(await findVisibleFeature(db, project, id, viewerId))) throw notFound("feature");
-
   const paging = { page: pageNumber, per_page };
-  const threads = await listCommentThreads(db, id, viewerId, sort, paging);
+  const threads = await listCommentThreads(db, { project, featureId: id, viewerId }, sort, paging);
+  if (!threads) throw notFound("feature");
   const repliesByParent = new Map<number, CommentOut[]>();
   for (const reply of threads.replies) {
     const list = repliesByParent.get(reply.parent_id!) ?? [];

@@ -1,13 +1,16 @@
 /**
- * Comment reads: a page of top-level comments and all replies to them, in two queries plus one
- * count, with has_liked by EXISTS (contract, CommentObject). Writes live in
+ * Comment reads: the feature's visibility, a page of top-level comments and their count in one
+ * statement, then all replies to them, with has_liked by EXISTS (contract, CommentObject); both
+ * statements compiled once per shape (db/query-template.ts). Writes live in
  * comments.writes.repository.ts.
  */
 import { type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
-import type { Database } from "../../../db/schema.ts";
+import { QueryTemplate } from "../../../db/query-template.ts";
+import type { Database, ProjectSettings } from "../../../db/schema.ts";
 import type { PageRequest } from "../../lib/http/pagination.ts";
 import { pageOffset } from "../../lib/http/pagination.ts";
+import { visibilityShapeKey, visibleFeatureQuery } from "../features/index.ts";
 import type { CommentSort } from "./comments.schemas.ts";
 
 /** One comment as read, with its author's name and role and the viewer's relation to it. */
@@ -65,42 +68,98 @@ export interface CommentThreadPage {
   total: number;
 }
 
+/** The feature whose comments are read, and who reads them (features.visibility.ts decides). */
+export interface CommentThreadTarget {
+  project: { id: number; settings: ProjectSettings };
+  featureId: number;
+  viewerId: number | null;
+}
+
+/** What makes two page statements different SQL (db/query-template.ts). */
+interface ThreadPageShape {
+  sort: CommentSort;
+  viewer: boolean;
+  settings: ProjectSettings;
+}
+
+interface ThreadPageValues {
+  projectId: number;
+  featureId: number;
+  viewerId: number;
+  limit: number;
+  offset: number;
+}
+
+type ThreadPageRow = { [K in keyof CommentRow]: CommentRow[K] | null } & { total: number };
+
+/**
+ * The visibility check, the page of top-level comments and their count in one statement: one
+ * row per comment of the page beside the visible feature (one row of nulls but the total when
+ * the page is empty), no row at all when the feature is not visible to the viewer. Compiled
+ * once per shape (sort, whether a viewer reads, the visibility settings).
+ */
+const threadPageStatement = new QueryTemplate<ThreadPageShape, ThreadPageValues, ThreadPageRow>(
+  (shape) => `${shape.sort},viewer:${shape.viewer},${visibilityShapeKey(shape.settings)}`,
+  (db, shape, param) => {
+    const viewerId = shape.viewer ? param("viewerId") : null;
+    const featureId = param("featureId");
+    const visible = visibleFeatureQuery(db, shape.settings, {
+      projectId: param("projectId"),
+      featureId,
+      voterId: viewerId,
+      allowVoting: false,
+    });
+    let page = selectCommentRow(db.selectFrom("comments"), viewerId)
+      .where("comments.feature_id", "=", featureId)
+      .where("comments.parent_id", "is", null);
+    if (shape.sort === "top") page = page.orderBy("comments.like_count", "desc");
+    const direction = shape.sort === "oldest" ? "asc" : "desc";
+    page = page.orderBy("comments.created_at", direction).orderBy("comments.id", direction).limit(param("limit")).offset(param("offset"));
+    let query = db
+      .selectFrom(visible.as("visible"))
+      .leftJoin(page.as("page"), (join) => join.onTrue())
+      .selectAll("page")
+      .select(sql<number>`(SELECT count(*)::int FROM comments c WHERE c.feature_id = ${featureId} AND c.parent_id IS NULL)`.as("total"));
+    // The joined page keeps its order only if it is asked for again.
+    if (shape.sort === "top") query = query.orderBy("page.like_count", "desc");
+    return query.orderBy("page.created_at", direction).orderBy("page.id", direction) as never;
+  },
+);
+
+/** Every reply to the comments `parentIds`, oldest first; compiled once per shape (a viewer or not). */
+const repliesStatement = new QueryTemplate<boolean, { parentIds: readonly number[]; viewerId: number }, CommentRow>(
+  (viewer) => `viewer:${viewer}`,
+  (db, viewer, param) =>
+    selectCommentRow(db.selectFrom("comments"), viewer ? param("viewerId") : null)
+      .where("comments.parent_id", "=", sql<number>`any(${param("parentIds")}::int[])`)
+      .orderBy("comments.created_at", "asc")
+      .orderBy("comments.id", "asc") as never,
+);
+
 /**
  * A page of the feature's top-level comments in `sort` order (newest: created_at desc; oldest:
  * created_at asc; top: like_count desc then newest; id breaks ties), every reply to them, and
- * the number of top-level comments. The feature must already be known to be visible.
+ * the number of top-level comments, in two round trips; undefined when the feature is not
+ * visible to the viewer (missing, of another project, or hidden: features.visibility.ts).
  */
 export async function listCommentThreads(
   db: Db,
-  featureId: number,
-  viewerId: number | null,
+  target: CommentThreadTarget,
   sort: CommentSort,
   paging: PageRequest,
-): Promise<CommentThreadPage> {
-  let pageQuery = selectCommentRow(db.selectFrom("comments"), viewerId)
-    .where("comments.feature_id", "=", featureId)
-    .where("comments.parent_id", "is", null);
-  if (sort === "top") pageQuery = pageQuery.orderBy("comments.like_count", "desc");
-  const direction = sort === "oldest" ? "asc" : "desc";
-  pageQuery = pageQuery.orderBy("comments.created_at", direction).orderBy("comments.id", direction);
-
-  const [topLevel, counted] = await Promise.all([
-    pageQuery.limit(paging.per_page).offset(pageOffset(paging)).execute(),
-    db
-      .selectFrom("comments")
-      .select(sql<number>`count(*)::int`.as("total"))
-      .where("feature_id", "=", featureId)
-      .where("parent_id", "is", null)
-      .executeTakeFirstOrThrow(),
-  ]);
-  const parentIds = topLevel.map((row) => row.id);
+): Promise<CommentThreadPage | undefined> {
+  const { project, featureId, viewerId } = target;
+  const { rows } = await threadPageStatement.execute(
+    db,
+    { sort, viewer: viewerId !== null, settings: project.settings },
+    { projectId: project.id, featureId, viewerId: viewerId ?? 0, limit: paging.per_page, offset: pageOffset(paging) },
+  );
+  if (rows.length === 0) return undefined;
+  const total = Number(rows[0]!.total);
+  const topLevel = rows.filter((row) => row.id !== null) as unknown as CommentRow[];
   const replies =
-    parentIds.length === 0
+    topLevel.length === 0
       ? []
-      : await selectCommentRow(db.selectFrom("comments"), viewerId)
-          .where("comments.parent_id", "in", parentIds)
-          .orderBy("comments.created_at", "asc")
-          .orderBy("comments.id", "asc")
-          .execute();
-  return { topLevel, replies, total: counted.total };
+      : (await repliesStatement.execute(db, viewerId !== null, { parentIds: topLevel.map((row) => row.id), viewerId: viewerId ?? 0 })).rows;
+  return { topLevel, replies, total };
 }

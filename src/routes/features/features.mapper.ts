@@ -1,6 +1,8 @@
 /**
  * Row -> FeatureObject (contract, FeatureObject). The display settings decide which counters
- * are sent: a hidden counter is null, never absent and never zero.
+ * are sent: a hidden counter is null, never absent and never zero. The listing's pages are
+ * written by Postgres instead (features.json.ts, the same object field by field): a change
+ * here is made there too (test/features.json.test.ts compares both).
  */
 
 import type { ProjectSettings } from "../../../db/schema.ts";

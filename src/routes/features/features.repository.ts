@@ -1,14 +1,18 @@
 /**
- * Feature reads (contract, "Reading a board"): the page of a listing in one query with every
- * ref resolved (board, column, tags, release, duplicate, has_voted), one count query for
- * meta.total, and the same row shape for a single feature. Visibility comes from
- * features.visibility.ts only; counters are the stored ones (never counted per row).
+ * Feature reads (contract, "Reading a board"): the page of a listing in one statement with every
+ * ref resolved (board, column, tags, release, duplicate, has_voted) and meta.total counted in it
+ * unless the caller knows it, as rows (listFeatures) or as the JSON text of its FeatureObjects
+ * written by Postgres (listFeaturePage, features.json.ts: what the listing route sends), and the
+ * same row shape for a single feature. Visibility comes from features.visibility.ts only;
+ * counters are the stored ones (never counted per row). Hot statements are compiled once per
+ * shape (db/query-template.ts).
  */
 import { type Compilable, type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import { QueryTemplate } from "../../../db/query-template.ts";
 import type { Database, ProjectSettings, ReleaseFeaturesTable } from "../../../db/schema.ts";
 import { type PageRequest, pageOffset } from "../../lib/http/pagination.ts";
+import { featureObjectJson, featureTagsJson } from "./features.json.ts";
 import type { FeatureSort } from "./features.schemas.ts";
 import { publiclyListed, visibilityShapeKey, visibleTo } from "./features.visibility.ts";
 
@@ -153,7 +157,14 @@ export interface FeatureRow {
  * Adds the joins and the selection of a FeatureRow to a query over `features`; the owner's
  * routes add their fields to it (features.owner.repository.ts).
  */
-export function withFeatureColumns(db: Db, query: FeatureQuery, project: Project, voterId: number | null, now: Date) {
+export function withFeatureColumns(
+  db: Db,
+  query: FeatureQuery,
+  project: Project,
+  voterId: number | null,
+  now: Date,
+  options: { tagsAsJsonText?: boolean } = {},
+) {
   // A duplicate link is only shown while its target is itself public.
   const linked = db
     .selectFrom("features")
@@ -223,7 +234,9 @@ export function withFeatureColumns(db: Db, query: FeatureQuery, project: Project
             )
             .as("has_voted"),
       // Byte-order collation so PGlite and a Postgres server sort names alike (as the board does).
-      sql<unknown>`coalesce((
+      options.tagsAsJsonText
+        ? featureTagsJson(sql.ref("features.id")).as("tags")
+        : sql<unknown>`coalesce((
         SELECT json_agg(json_build_object('id', t.id, 'name', t.name)
           ORDER BY lower(t.name) COLLATE "C", t.name COLLATE "C", t.id)
         FROM feature_tags ft JOIN tags t ON t.id = ft.tag_id
@@ -262,13 +275,26 @@ interface ListShape extends ListedShape {
   /** The total is counted in the same statement (no knownTotal). */
   count: boolean;
   /**
-   * On page 1, LIMIT as a literal (a bucket of FIRST_PAGE_LIMITS) and no OFFSET: Postgres can
-   * then plan the statement once (a generic plan) instead of on every run, as it does while
-   * LIMIT and OFFSET are parameters (it assumes a parameter OFFSET skips a tenth of the rows).
-   * Measured on the large project: 1.1-1.3 ms per page instead of 2.7-3.7 ms. Later pages keep
-   * parameters, so the number of statements stays bounded. null on later pages.
+   * On page 1, LIMIT as a literal (a bucket of FIRST_PAGE_LIMITS) and no OFFSET, so that one
+   * generic plan serves every run (a generic plan with LIMIT and OFFSET as parameters assumes
+   * the OFFSET skips a tenth of the rows). Measured on the large project: 1.1-1.3 ms per page
+   * instead of 2.7-3.7 ms. Later pages keep parameters, so the number of statements stays
+   * bounded. null on later pages.
    */
   firstPageLimit: number | null;
+}
+
+/**
+ * The shapes run with a generic plan (db/query-template.ts): a first page whose total is known.
+ * Postgres's own choice re-planned them on every run (its estimate for `project_id = $1 AND
+ * board_id = $2` makes the generic plan look dearer than it is); scripts/bench/plan-modes.ts,
+ * sort=top and new of the roadmap, Postgres CPU per run, its choice / generic: small 2.4 /
+ * 0.53 ms, large 2.0-2.5 / 0.47-0.80 ms. With the count in the statement a generic plan is
+ * cheaper on the small project (0.95 against 2.55 ms) but dearer on the large one (39 against
+ * 31 ms), so those shapes, run once per cached total, keep Postgres's choice; so do later pages.
+ */
+function listedWithGenericPlan(shape: ListShape): boolean {
+  return shape.firstPageLimit !== null && !shape.count;
 }
 
 /** LIMIT buckets of a first page: the smallest that holds per_page is fetched, then trimmed. */
@@ -323,13 +349,15 @@ const listStatement = new QueryTemplate<ListShape, ListValues, FeatureRow & { to
       : pageQuery;
     return ordered(counted, shape.sort, weighted) as unknown as Compilable<FeatureRow & { total?: number }>;
   },
+  { genericPlan: listedWithGenericPlan },
 );
 
 /**
- * One page of the public listing and the number of matches across all pages, in one round
- * trip (listStatement, compiled once per shape). `knownTotal` (a total the caller cached) skips
- * the count; an empty page asks for the count separately. `now` bounds which releases count as
- * published.
+ * One page of the public listing as rows and the number of matches across all pages, in one
+ * round trip (listStatement, compiled once per shape): the rows listFeaturePage writes as JSON
+ * (test/features.json.test.ts holds the two equal). `knownTotal` (a total the caller cached)
+ * skips the count; an empty page asks for the count separately. `now` bounds which releases
+ * count as published.
  */
 export async function listFeatures(
   db: Db,
@@ -368,6 +396,182 @@ export async function listFeatures(
   return { rows: rows.length > options.page.per_page ? rows.slice(0, options.page.per_page) : rows, total };
 }
 
+/** The ORDER BY list of `ordered` as SQL, for a window numbering a page in the same order. */
+function orderKeys(sort: FeatureSort, weighted: boolean) {
+  const by = (column: string) => sql.ref(`features.${column}`);
+  const pinned = sql`${by("is_pinned")} DESC`;
+  switch (sort) {
+    case "board":
+      return sql`${pinned}, ${by("position")} ASC, ${by("id")} ASC`;
+    case "top":
+      return sql`${pinned}, ${by(weighted ? "weighted_score" : "vote_count")} DESC, ${by("id")} DESC`;
+    case "votes":
+      return sql`${pinned}, ${by("vote_count")} DESC, ${by("id")} DESC`;
+    case "trending":
+      return sql`${pinned}, ${by("trending_score")} DESC NULLS LAST, ${by("id")} DESC`;
+    case "new":
+      return sql`${pinned}, ${by("created_at")} DESC, ${by("id")} DESC`;
+    case "oldest":
+      return sql`${pinned}, ${by("created_at")} ASC, ${by("id")} ASC`;
+    case "comments":
+      return sql`${pinned}, ${by("comment_count")} DESC, ${by("id")} DESC`;
+  }
+}
+
+/** One page of a listing as the JSON text of its `data` (listFeaturePage). */
+export interface FeaturePageJson {
+  /** `[FeatureObject,...]` as JSON.stringify(rows.map(toFeatureObject)) would write it. */
+  data: string;
+  /** The ids listed, in order. */
+  ids: number[];
+  /** The order keys of the page's last item (null when the page is empty). */
+  last: { id: number; vote_count: number; weighted_score: number; trending_score: number | null } | null;
+  total: number;
+}
+
+interface PageJsonRow {
+  data: string;
+  ids: number[];
+  last_id: number | null;
+  last_vote_count: number | null;
+  last_weighted_score: number | null;
+  last_trending_score: number | null;
+  total: number | null;
+}
+
+/**
+ * listStatement with the page's FeatureObjects written by Postgres (features.json.ts): one row
+ * holding the `data` array's text, the ids and the last item's order keys (what the shared read
+ * cache records, read-dependencies.ts), and the total unless the caller knows it (counted even
+ * when the page is empty, so that case costs no second statement). The page keeps its order by
+ * a row number in the sort's order; `keep` (offset + per_page) trims a first page's LIMIT bucket.
+ * Also keyed by the show_* settings, which decide which counters the text carries.
+ */
+const listJsonStatement = new QueryTemplate<ListShape, ListValues & { keep: number }, PageJsonRow>(
+  (shape) => {
+    const s = shape.settings;
+    const shown = [s.show_comments, s.show_votes, s.show_views, s.show_progress];
+    return JSON.stringify({ ...shape, settings: [s.score_is_weighted, visibilityShapeKey(s), shown] });
+  },
+  (db, shape, param) => {
+    const { settings } = shape;
+    const weighted = settings.score_is_weighted;
+    const values: ListValues = {
+      projectId: param("projectId"),
+      boardId: param("boardId"),
+      columnId: param("columnId"),
+      statuses: param("statuses"),
+      tagIds: param("tagIds"),
+      pattern: param("pattern"),
+      voterId: param("voterId"),
+      now: param("now"),
+      limit: param("limit"),
+      offset: param("offset"),
+    };
+    const numbered = listed(db, settings, shape, values).select([
+      "features.id",
+      sql<number>`row_number() OVER (ORDER BY ${orderKeys(shape.sort, weighted)})`.as("ord"),
+    ]);
+    const matching = ordered(numbered, shape.sort, weighted);
+    const pageIds =
+      shape.firstPageLimit === null ? matching.limit(values.limit).offset(values.offset) : matching.limit(sql.lit(shape.firstPageLimit));
+    // Materialized for the reason given in listStatement.
+    const fromPage = db
+      .with(
+        (cte) => cte("page").materialized(),
+        () => pageIds,
+      )
+      .selectFrom("page")
+      .innerJoin("features", "features.id", "page.id") as unknown as FeatureQuery;
+    const project = { id: values.projectId, settings };
+    const rows = withFeatureColumns(db, fromPage, project, shape.voter ? values.voterId : null, values.now, {
+      tagsAsJsonText: true,
+    }).select(sql<number>`${sql.ref("page.ord")}`.as("ord"));
+    const keep = param("keep");
+    const kept = sql`FILTER (WHERE r.ord <= ${keep})`;
+    const lastOf = (column: string) => sql`(array_agg(${sql.ref(`r.${column}`)} ORDER BY r.ord DESC) ${kept})[1]`;
+    return db
+      .selectFrom(rows.as("r"))
+      .select([
+        sql<string>`'[' || coalesce(string_agg(${featureObjectJson("r", settings)}, ',' ORDER BY r.ord) ${kept}, '') || ']'`.as("data"),
+        sql<number[]>`coalesce(array_agg(r.id ORDER BY r.ord) ${kept}, '{}')`.as("ids"),
+        lastOf("id").as("last_id"),
+        lastOf("vote_count").as("last_vote_count"),
+        lastOf("weighted_score").as("last_weighted_score"),
+        lastOf("trending_score").as("last_trending_score"),
+        shape.count
+          ? listed(db, settings, shape, values).select(sql<number>`count(*)::int`.as("total")).as("total")
+          : sql<number | null>`NULL::int`.as("total"),
+      ]) as never;
+  },
+  { genericPlan: listedWithGenericPlan },
+);
+
+/**
+ * One page of the public listing as JSON text (listJsonStatement) and the number of matches
+ * across all pages, in one round trip. `knownTotal` (a total the caller cached) skips the count.
+ * `now` bounds which releases count as published.
+ */
+export async function listFeaturePage(
+  db: Db,
+  project: Project,
+  filter: FeatureListFilter,
+  options: { sort: FeatureSort; page: PageRequest; voterId: number | null; now: Date; knownTotal?: number | undefined },
+): Promise<FeaturePageJson> {
+  const shape: ListShape = {
+    ...listedShapeOf(filter),
+    sort: options.sort,
+    settings: project.settings,
+    voter: options.voterId !== null,
+    count: options.knownTotal === undefined,
+    firstPageLimit: options.page.page === 1 ? (FIRST_PAGE_LIMITS.find((limit) => limit >= options.page.per_page) ?? null) : null,
+  };
+  const offset = pageOffset(options.page);
+  const row = (
+    await listJsonStatement.execute(db, shape, {
+      ...listedValuesOf(project.id, filter),
+      voterId: options.voterId ?? 0,
+      now: options.now,
+      limit: options.page.per_page,
+      offset,
+      keep: offset + options.page.per_page,
+    })
+  ).rows[0]!;
+  const last =
+    row.last_id === null
+      ? null
+      : {
+          id: Number(row.last_id),
+          vote_count: Number(row.last_vote_count),
+          weighted_score: Number(row.last_weighted_score),
+          trending_score: row.last_trending_score === null ? null : Number(row.last_trending_score),
+        };
+  return { data: row.data, ids: row.ids.map(Number), last, total: options.knownTotal ?? Number(row.total) };
+}
+
+/**
+ * The statement of findFeature, compiled once per shape (the visibility settings, and whether
+ * a voter reads: their own suggestions and has_voted) instead of built by kysely on each
+ * feature-detail miss.
+ */
+const featureStatement = new QueryTemplate<
+  { settings: ProjectSettings; voter: boolean },
+  { projectId: number; featureId: number; voterId: number; now: Date },
+  FeatureRow
+>(
+  (shape) => `${visibilityShapeKey(shape.settings)},voter:${shape.voter}`,
+  (db, shape, param) => {
+    const projectId = param("projectId");
+    const voterId = shape.voter ? param("voterId") : null;
+    const query = db
+      .selectFrom("features")
+      .where("features.id", "=", param("featureId"))
+      .where("features.project_id", "=", projectId)
+      .where(visibleTo(shape.settings, voterId));
+    return withFeatureColumns(db, query, { id: projectId, settings: shape.settings }, voterId, param("now")) as never;
+  },
+);
+
 /**
  * The feature `featureId` if `voterId` may see it (publicly listed, or their own suggestion
  * awaiting review); undefined when missing, of another project or hidden.
@@ -378,13 +582,11 @@ export async function findFeature(
   featureId: number,
   options: { voterId: number | null; now: Date },
 ): Promise<FeatureRow | undefined> {
-  const query = db
-    .selectFrom("features")
-    .where("features.id", "=", featureId)
-    .where("features.project_id", "=", project.id)
-    .where(visibleTo(project.settings, options.voterId));
-  const row = await withFeatureColumns(db, query, project, options.voterId, options.now).executeTakeFirst();
-  return row as FeatureRow | undefined;
+  return featureStatement.executeTakeFirst(
+    db,
+    { settings: project.settings, voter: options.voterId !== null },
+    { projectId: project.id, featureId, voterId: options.voterId ?? 0, now: options.now },
+  );
 }
 
 /** Compiled once: one statement text (and one prepared statement) whatever the page size. */
