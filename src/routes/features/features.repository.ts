@@ -9,7 +9,7 @@
  */
 import { type Compilable, type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
-import { QueryTemplate } from "../../../db/query-template.ts";
+import { type ParamOf, QueryTemplate } from "../../../db/query-template.ts";
 import type { Database, ProjectSettings, ReleaseFeaturesTable } from "../../../db/schema.ts";
 import { type PageRequest, pageOffset } from "../../lib/http/pagination.ts";
 import { featureObjectJson, featureTagsJson } from "./features.json.ts";
@@ -307,6 +307,22 @@ interface ListValues extends ListedValues {
   offset: number;
 }
 
+/** A listing's per-call values as parameters of its statement template. */
+function listParams(param: ParamOf<ListValues>): ListValues {
+  return {
+    projectId: param("projectId"),
+    boardId: param("boardId"),
+    columnId: param("columnId"),
+    statuses: param("statuses"),
+    tagIds: param("tagIds"),
+    pattern: param("pattern"),
+    voterId: param("voterId"),
+    now: param("now"),
+    limit: param("limit"),
+    offset: param("offset"),
+  };
+}
+
 /**
  * The page statement of a listing: the page's ids are picked first (an index walk in sort
  * order, see the hot-path-indexes migration), only those rows get their refs resolved, and
@@ -318,18 +334,7 @@ const listStatement = new QueryTemplate<ListShape, ListValues, FeatureRow & { to
   (db, shape, param) => {
     const { settings } = shape;
     const weighted = settings.score_is_weighted;
-    const values: ListValues = {
-      projectId: param("projectId"),
-      boardId: param("boardId"),
-      columnId: param("columnId"),
-      statuses: param("statuses"),
-      tagIds: param("tagIds"),
-      pattern: param("pattern"),
-      voterId: param("voterId"),
-      now: param("now"),
-      limit: param("limit"),
-      offset: param("offset"),
-    };
+    const values = listParams(param);
     const matching = ordered(listed(db, settings, shape, values).select("features.id"), shape.sort, weighted);
     const pageIds =
       shape.firstPageLimit === null ? matching.limit(values.limit).offset(values.offset) : matching.limit(sql.lit(shape.firstPageLimit));
@@ -456,18 +461,7 @@ const listJsonStatement = new QueryTemplate<ListShape, ListValues & { keep: numb
   (db, shape, param) => {
     const { settings } = shape;
     const weighted = settings.score_is_weighted;
-    const values: ListValues = {
-      projectId: param("projectId"),
-      boardId: param("boardId"),
-      columnId: param("columnId"),
-      statuses: param("statuses"),
-      tagIds: param("tagIds"),
-      pattern: param("pattern"),
-      voterId: param("voterId"),
-      now: param("now"),
-      limit: param("limit"),
-      offset: param("offset"),
-    };
+    const values = listParams(param);
     const numbered = listed(db, settings, shape, values).select([
       "features.id",
       sql<number>`row_number() OVER (ORDER BY ${orderKeys(shape.sort, weighted)})`.as("ord"),
