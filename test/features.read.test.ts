@@ -432,6 +432,20 @@ describe("pagination", () => {
     });
   });
 
+  it("concurrent first reads of one listing's pages and sorts all carry its total, before and after an owner adds a feature", async () => {
+    // Each filter's total is counted once at a time per instance and shared (features.handlers.ts).
+    const project = await ctx.importProject(richSnapshot());
+    const queries = ["board", "top", "new", "trending"].flatMap((sort) => [1, 2, 3].map((page) => `?sort=${sort}&per_page=2&page=${page}`));
+    const totals = async () => (await Promise.all(queries.map((query) => list(project, query)))).map(({ body }) => body.meta.total);
+    expect(await totals()).toEqual(queries.map(() => 5));
+    const added = await ctx.send("POST", `/api/v3/projects/${project.slug}/admin/features`, project.secretKey, {
+      heading: "Added while the totals were cached",
+      status: "planned",
+    });
+    expect(added.status).toBe(201);
+    expect(await totals()).toEqual(queries.map(() => 6));
+  });
+
   it("defaults to page 1 of 20", async () => {
     expect((await list(plain)).body.meta).toEqual({ page: 1, per_page: 20, total: 5, total_pages: 1, has_more: false });
   });
