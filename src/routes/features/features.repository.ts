@@ -324,6 +324,31 @@ function listParams(param: ParamOf<ListValues>): ListValues {
 }
 
 /**
+ * One page of a listing's matches (`matching`: the ids in the sort's order, with any columns the
+ * statement keeps, e.g. a row number) picked in the materialized CTE `page` and joined back to
+ * features: LIMIT and OFFSET as parameters, or on a first page the literal LIMIT bucket
+ * (ListShape.firstPageLimit). Materialized, the page stays a separate, cheap plan: as a join or
+ * IN subquery the planner weighs every features index for it again, which cost more than
+ * running the query.
+ */
+function joinedPage<O extends { id: number }>(
+  db: Db,
+  shape: ListShape,
+  values: ListValues,
+  matching: SelectQueryBuilder<Database, "features", O>,
+): FeatureQuery {
+  const pageIds =
+    shape.firstPageLimit === null ? matching.limit(values.limit).offset(values.offset) : matching.limit(sql.lit(shape.firstPageLimit));
+  return db
+    .with(
+      (cte) => cte("page").materialized(),
+      () => pageIds,
+    )
+    .selectFrom("page")
+    .innerJoin("features", "features.id", "page.id") as unknown as FeatureQuery;
+}
+
+/**
  * The page statement of a listing: the page's ids are picked first (an index walk in sort
  * order, see the hot-path-indexes migration), only those rows get their refs resolved, and
  * the count rides along as an uncorrelated subquery unless the caller knows the total.
@@ -335,18 +360,12 @@ const listStatement = new QueryTemplate<ListShape, ListValues, FeatureRow & { to
     const { settings } = shape;
     const weighted = settings.score_is_weighted;
     const values = listParams(param);
-    const matching = ordered(listed(db, settings, shape, values).select("features.id"), shape.sort, weighted);
-    const pageIds =
-      shape.firstPageLimit === null ? matching.limit(values.limit).offset(values.offset) : matching.limit(sql.lit(shape.firstPageLimit));
-    // A materialized CTE keeps the page a separate, cheap plan: as a join or IN subquery the
-    // planner weighs every features index for it again, which cost more than running the query.
-    const fromPage = db
-      .with(
-        (cte) => cte("page").materialized(),
-        () => pageIds,
-      )
-      .selectFrom("page")
-      .innerJoin("features", "features.id", "page.id") as unknown as FeatureQuery;
+    const fromPage = joinedPage(
+      db,
+      shape,
+      values,
+      ordered(listed(db, settings, shape, values).select("features.id"), shape.sort, weighted),
+    );
     const project = { id: values.projectId, settings };
     const pageQuery = withFeatureColumns(db, fromPage, project, shape.voter ? values.voterId : null, values.now);
     const counted = shape.count
@@ -466,17 +485,7 @@ const listJsonStatement = new QueryTemplate<ListShape, ListValues & { keep: numb
       "features.id",
       sql<number>`row_number() OVER (ORDER BY ${orderKeys(shape.sort, weighted)})`.as("ord"),
     ]);
-    const matching = ordered(numbered, shape.sort, weighted);
-    const pageIds =
-      shape.firstPageLimit === null ? matching.limit(values.limit).offset(values.offset) : matching.limit(sql.lit(shape.firstPageLimit));
-    // Materialized for the reason given in listStatement.
-    const fromPage = db
-      .with(
-        (cte) => cte("page").materialized(),
-        () => pageIds,
-      )
-      .selectFrom("page")
-      .innerJoin("features", "features.id", "page.id") as unknown as FeatureQuery;
+    const fromPage = joinedPage(db, shape, values, ordered(numbered, shape.sort, weighted));
     const project = { id: values.projectId, settings };
     const rows = withFeatureColumns(db, fromPage, project, shape.voter ? values.voterId : null, values.now, {
       tagsAsJsonText: true,
