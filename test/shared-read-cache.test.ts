@@ -80,6 +80,42 @@ describe("shared read cache", () => {
     expect(await countOf()).toEqual({ listed: 0, detail: 0, voters: 0 });
   });
 
+  it("a filtered first page (tag, board) shows a vote that moves one of its features into it, not others' votes", async () => {
+    const cy = { "X-VF-Anon": `anon-cy-${randomBytes(8).toString("hex")}` };
+    const p = await ctx.importProject({
+      tags: [{ ref: "t-ui", name: "UI" }],
+      voters: [
+        { ref: "ada", anon_token: ada["X-VF-Anon"] },
+        { ref: "bob", anon_token: bob["X-VF-Anon"] },
+        { ref: "cy", anon_token: cy["X-VF-Anon"] },
+      ],
+      features: [
+        { ref: "tagged1", board: "roadmap", column: "c-open", heading: "Tagged one", tags: ["t-ui"] },
+        { ref: "tagged2", board: "roadmap", column: "c-open", heading: "Tagged two", tags: ["t-ui"] },
+        { ref: "plain", board: "roadmap", column: "c-open", heading: "Not tagged" },
+      ],
+    });
+    const { features, tags } = p.ids.ids;
+    const base = `/api/v3/projects/${p.slug}`;
+    const firstOf = async (query: string) =>
+      (await json<FeatureList>(ctx.get(`${base}/features?${query}`, p.secretKey))).data.map((f) => f.id);
+    const vote = async (feature: number, who: Record<string, string>) =>
+      expect((await ctx.send("POST", `${base}/features/${feature}/vote`, p.secretKey, undefined, who)).status).toBe(200);
+    const tagged = `tag=${tags["t-ui"]}&sort=top&per_page=1`;
+    await vote(features.tagged1, ada);
+    await firstOf(tagged);
+    expect(await firstOf(tagged)).toEqual([features.tagged1]);
+    // Votes on a feature the page cannot list leave it as it is; it is still right.
+    await vote(features.plain, ada);
+    await vote(features.plain, bob);
+    expect(await firstOf(tagged)).toEqual([features.tagged1]);
+    expect(await firstOf("sort=top&per_page=1")).toEqual([features.plain]);
+    // Two votes move tagged2 above tagged1: the cached page must show it at once.
+    await vote(features.tagged2, bob);
+    await vote(features.tagged2, cy);
+    expect(await firstOf(tagged)).toEqual([features.tagged2]);
+  });
+
   it("a new comment shows at once in the comments list and the feature's comment_count", async () => {
     const p = await boardWithTwoFeatures();
     const f1 = p.ids.ids.features.f1;

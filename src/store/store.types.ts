@@ -67,9 +67,10 @@ export interface RateLimiter {
  * What a write changed, recorded with the content revision it gave the project
  * (src/lib/data/read-dependencies.ts decides which cached answers it retires): `all`, or a vote
  * cast or withdrawn with the feature's counters after it (`trending_score` null once it holds no
- * vote), and `voterCountMoved`, whether the project's voter_count moved with it (the voter's
- * first vote or last withdrawal). A record without the last two (written before they existed)
- * counts as moving both.
+ * vote), `voterCountMoved`, whether the project's voter_count moved with it (the voter's first
+ * vote or last withdrawal), and where the feature stands (`boardId`, `columnId`, `status`,
+ * `tagIds`: which listings can show it). A record without an optional field (written before it
+ * existed) counts as moving the voter count, the score, and as listed everywhere.
  */
 export type ContentChange =
   | { kind: "all" }
@@ -81,6 +82,10 @@ export type ContentChange =
       weighted_score: number;
       trending_score?: number | null;
       voterCountMoved?: boolean;
+      boardId?: number;
+      columnId?: number | null;
+      status?: string;
+      tagIds?: number[];
     };
 
 /**

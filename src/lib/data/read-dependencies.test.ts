@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ContentChange } from "../../store/store.types.ts";
-import { ContentChangeLog, changes, parseRevision, type ReadDependencies } from "./read-dependencies.ts";
+import { ContentChangeLog, changes, type ListingFilter, parseRevision, type ReadDependencies } from "./read-dependencies.ts";
 
 const vote = (featureId: number, cast: boolean, count: number): Extract<ContentChange, { kind: "vote" }> => ({
   kind: "vote",
@@ -39,6 +39,35 @@ describe("which answers a change retires", () => {
     // A withdrawal only lowers an unlisted feature; a page that is not full lists every match.
     expect(changes(vote(7, false, 50), page)).toBe(false);
     expect(changes(vote(7, true, 50), top([9, 5], null))).toBe(false);
+  });
+
+  it("a listing's filter: a vote on a feature it cannot show (board, column, status, tags) retires none of its pages", () => {
+    const at = (where: Partial<Extract<ContentChange, { kind: "vote" }>>) => ({ ...vote(7, true, 50), ...where });
+    const filtered = (filter: ListingFilter, firstPage = true): ReadDependencies =>
+      ({
+        ...top([9, 5], { id: 5, key: 10 }, firstPage),
+        filter,
+      }) as ReadDependencies;
+    const board = { boardId: 4, column: null, statuses: null, tagIds: null };
+    const placed = { boardId: 4, columnId: 12, status: "planned", tagIds: [3, 16] };
+    expect(changes(at(placed), filtered(board))).toBe(true);
+    expect(changes(at({ ...placed, boardId: 5 }), filtered(board))).toBe(false);
+    // Later pages too, and withdrawals: the feature was never among the matches.
+    expect(changes(at({ ...placed, boardId: 5, cast: false }), filtered(board, false))).toBe(false);
+    expect(changes(at({ ...placed, boardId: 5 }), filtered({ ...board, boardId: null }))).toBe(true);
+    expect(changes(at(placed), filtered({ ...board, tagIds: [16, 20] }))).toBe(true);
+    expect(changes(at(placed), filtered({ ...board, tagIds: [20] }))).toBe(false);
+    expect(changes(at({ ...placed, tagIds: [] }), filtered({ ...board, tagIds: [16] }))).toBe(false);
+    expect(changes(at(placed), filtered({ ...board, statuses: ["planned", "in_progress"] }))).toBe(true);
+    expect(changes(at(placed), filtered({ ...board, statuses: ["in_progress"] }))).toBe(false);
+    expect(changes(at(placed), filtered({ ...board, column: 12 }))).toBe(true);
+    expect(changes(at(placed), filtered({ ...board, column: 13 }))).toBe(false);
+    expect(changes(at(placed), filtered({ ...board, column: "archived" }))).toBe(false);
+    expect(changes(at({ ...placed, status: "archived", columnId: null }), filtered({ ...board, column: "archived" }))).toBe(true);
+    // A record without the feature's place (written before it carried one) may be listed anywhere.
+    expect(changes(vote(7, true, 50), filtered({ boardId: 5, column: 13, statuses: ["closed"], tagIds: [20] }))).toBe(true);
+    // A page listing the feature is retired whatever it says of the filter.
+    expect(changes(at({ ...placed, featureId: 9, boardId: 5 }), filtered(board))).toBe(true);
   });
 
   it("a later score-ordered page: any vote that may move a feature", () => {

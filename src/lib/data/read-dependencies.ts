@@ -28,6 +28,19 @@ export type ListingOrder =
   | { by: "trending"; last: { id: number; key: number | null } | null }
   | { by: "fixed" };
 
+/**
+ * Which features a listing can show at all, from its query's filter (features.repository.ts
+ * `listed`): the board (null: every board), the column (an id, `archived` for column -1, null:
+ * every column), the statuses and the tags (any of them; null: no such filter). The text filter
+ * `q` is not described: a feature is taken to match it.
+ */
+export interface ListingFilter {
+  boardId: number | null;
+  column: number | "archived" | null;
+  statuses: readonly string[] | null;
+  tagIds: readonly number[] | null;
+}
+
 /** What a cached answer shows. */
 export type ReadDependencies =
   | { kind: "all" }
@@ -40,8 +53,30 @@ export type ReadDependencies =
   | { kind: "board" }
   /** One feature's object. */
   | { kind: "feature"; featureId: number }
-  /** One page of features: the ids listed, whether it is the first page, and its order. */
-  | { kind: "listing"; ids: readonly number[]; firstPage: boolean; order: ListingOrder };
+  /**
+   * One page of features: the ids listed, whether it is the first page, its order and its
+   * filter (an answer cached without one counts as listing every feature).
+   */
+  | { kind: "listing"; ids: readonly number[]; firstPage: boolean; order: ListingOrder; filter?: ListingFilter };
+
+type VoteChange = Extract<ContentChange, { kind: "vote" }>;
+
+/**
+ * Whether the voted feature can be among the listing's matches: false only when the vote's
+ * record shows it outside the filter (another board, column, status, or none of the tags). A
+ * vote does not move a feature between boards, columns, statuses or tags, so such a feature was
+ * not listed before the vote and is not after it.
+ */
+function mayBeListed(change: VoteChange, filter: ListingFilter | undefined): boolean {
+  if (!filter) return true;
+  const { boardId, columnId, status, tagIds } = change;
+  if (filter.boardId !== null && boardId !== undefined && boardId !== filter.boardId) return false;
+  if (filter.column === "archived" && status !== undefined && status !== "archived") return false;
+  if (typeof filter.column === "number" && columnId !== undefined && columnId !== filter.column) return false;
+  if (filter.statuses && status !== undefined && !filter.statuses.includes(status)) return false;
+  if (filter.tagIds && tagIds !== undefined && !tagIds.some((id) => filter.tagIds?.includes(id))) return false;
+  return true;
+}
 
 /** Whether `change` can make an answer with `dependencies` differ from what it shows. */
 export function changes(change: ContentChange, dependencies: ReadDependencies): boolean {
@@ -55,6 +90,8 @@ export function changes(change: ContentChange, dependencies: ReadDependencies): 
       return dependencies.featureId === change.featureId;
     case "listing": {
       if (dependencies.ids.includes(change.featureId)) return true;
+      // A feature the listing cannot show moves none of its pages.
+      if (!mayBeListed(change, dependencies.filter)) return false;
       const { order } = dependencies;
       if (order.by === "fixed") return false;
       // On a later page a feature above it may drop into it (a withdrawal) or one below climb.

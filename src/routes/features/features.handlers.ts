@@ -53,16 +53,27 @@ async function resolveTarget(
 
 /**
  * What a page of the listing shows, for the shared read cache (read-dependencies.ts): its ids,
- * and how a vote could move an unlisted feature into it under `sort` (ordered() in
- * features.repository.ts: pinned first, then the sort's key, ties by id descending).
+ * which features its filter can list, and how a vote could move an unlisted feature into it
+ * under `sort` (ordered() in features.repository.ts: pinned first, then the sort's key, ties by
+ * id descending).
  */
-function listingDependencies(page: FeaturePageJson, sort: FeatureSort, settings: ProjectSettings, firstPage: boolean): ReadDependencies {
+function listingDependencies(
+  page: FeaturePageJson,
+  filter: FeatureListFilter,
+  sort: FeatureSort,
+  settings: ProjectSettings,
+  firstPage: boolean,
+): ReadDependencies {
   const { ids, last, total } = page;
   const full = total > ids.length;
-  const scored = (key: "vote_count" | "weighted_score"): ReadDependencies => ({
-    kind: "listing",
+  const listing = {
+    kind: "listing" as const,
     ids,
     firstPage,
+    filter: { boardId: filter.boardId, column: filter.column, statuses: filter.statuses ?? null, tagIds: filter.tagIds ?? null },
+  };
+  const scored = (key: "vote_count" | "weighted_score"): ReadDependencies => ({
+    ...listing,
     order: { by: "score", key, last: full && last ? { id: last.id, key: last[key] } : null },
   });
   switch (sort) {
@@ -71,17 +82,12 @@ function listingDependencies(page: FeaturePageJson, sort: FeatureSort, settings:
     case "votes":
       return scored("vote_count");
     case "trending":
-      return {
-        kind: "listing",
-        ids,
-        firstPage,
-        order: { by: "trending", last: full && last ? { id: last.id, key: last.trending_score } : null },
-      };
+      return { ...listing, order: { by: "trending", last: full && last ? { id: last.id, key: last.trending_score } : null } };
     case "board":
     case "new":
     case "oldest":
     case "comments":
-      return { kind: "listing", ids, firstPage, order: { by: "fixed" } };
+      return { ...listing, order: { by: "fixed" } };
   }
 }
 
@@ -122,7 +128,7 @@ export const listFeatures: AppRouteHandler<typeof routes.listFeatures> = async (
       return (await counting).total;
     }));
   const listing = counting ? await counting : await pageOf(total);
-  c.set("readDependencies", listingDependencies(listing, query.sort, project.settings, pageRequest.page === 1));
+  c.set("readDependencies", listingDependencies(listing, filter, query.sort, project.settings, pageRequest.page === 1));
   // The envelope around the data Postgres wrote (features.json.ts): the text JSON.stringify of
   // page(rows.map(toFeatureObject), meta) gives, without parsing the rows or serializing them.
   const meta = JSON.stringify(pageMeta(pageRequest, listing.total));

@@ -20,8 +20,9 @@ function toVoteObject(featureId: number, hasVoted: boolean, counters: votes.Feat
 
 /**
  * The change a vote makes, for the shared read cache (src/lib/data/read-dependencies.ts): one
- * feature's counters and trending score, which may move it in score and trending orders, and
- * whether the project's voter_count (the board document) moved; nothing else a cached read shows.
+ * feature's counters and trending score, which may move it in score and trending orders of the
+ * listings that can show it (its board, column, status and tags), and whether the project's
+ * voter_count (the board document) moved; nothing else a cached read shows.
  */
 function voteChange(featureId: number, cast: boolean, counters: votes.FeatureCounters, moves: votes.VoteMoves): ContentChange {
   return {
@@ -32,6 +33,10 @@ function voteChange(featureId: number, cast: boolean, counters: votes.FeatureCou
     weighted_score: Number(counters.weighted_score),
     trending_score: moves.trending_score,
     voterCountMoved: moves.voter_count_moved,
+    boardId: moves.board_id,
+    columnId: moves.column_id,
+    status: moves.status,
+    tagIds: moves.tag_ids,
   };
 }
 

@@ -52,11 +52,16 @@ export interface FeatureCounters {
  * What a changed vote moved besides the counters, for the shared read cache
  * (src/lib/data/read-dependencies.ts): the feature's trending_score after it (null once it holds
  * no vote) and whether the project's voter count moved (the voter's first vote or last
- * withdrawal), both as the statement wrote them.
+ * withdrawal), both as the statement wrote them; and where the feature stands (board, column,
+ * status, tag ids ascending), as committed once the statement held the feature's row lock.
  */
 export interface VoteMoves {
   trending_score: number | null;
   voter_count_moved: boolean;
+  board_id: number;
+  column_id: number | null;
+  status: string;
+  tag_ids: number[];
 }
 
 /**
@@ -84,15 +89,28 @@ interface OutcomeRow {
   weighted_score: number | null;
   trending_score: number | null;
   voter_count_moved: boolean;
+  board_id: number;
+  column_id: number | null;
+  status: string;
+  tag_ids: number[];
 }
 
-/** The columns both statements answer with, read from the visibility, feature and voter-count steps. */
+/**
+ * The columns both statements answer with, read from the visibility, feature and voter-count
+ * steps. The visibility step locked the feature row, so its board, column and status are the
+ * committed ones; the tags come from fb_feature_tag_ids (migration 2026-11-27T23-00-00), which
+ * reads them with a fresh snapshot, after the lock.
+ */
 const outcomeColumns = [
   "visible.is_votable",
   "feature.vote_count",
   "feature.weighted_score",
   "feature.trending_score",
   sql<boolean>`EXISTS (SELECT 1 FROM project)`.as("voter_count_moved"),
+  "visible.board_id",
+  "visible.column_id",
+  "visible.status",
+  sql<number[]>`fb_feature_tag_ids(${sql.ref("visible.id")})`.as("tag_ids"),
 ] as const;
 
 /** The vote.created / vote.deleted row of the outbox, built from the feature and voter steps. */
@@ -248,6 +266,10 @@ function outcomeOf(row: OutcomeRow | undefined, requireVotable: boolean): VoteOu
     moves: {
       trending_score: row.trending_score === null ? null : Number(row.trending_score),
       voter_count_moved: Boolean(row.voter_count_moved),
+      board_id: row.board_id,
+      column_id: row.column_id,
+      status: row.status,
+      tag_ids: row.tag_ids.map(Number),
     },
   };
 }
