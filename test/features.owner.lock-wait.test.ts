@@ -7,12 +7,11 @@
  * for another instance. Postgres only: PGlite has one connection, so no session can hold a lock
  * while a request waits.
  */
-import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectIdOf } from "./support/counters.invariants.ts";
 import { expectStatus } from "./support/events.fixture.ts";
 import { createTestContext, type TestContext, uniqueSlug } from "./support/harness.ts";
-import { waitForLockWaiter } from "./support/lock-waiter.ts";
+import { inOtherSession, waitForLockWaiter } from "./support/lock-waiter.ts";
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
 
@@ -35,9 +34,7 @@ describe.skipIf(!onPostgres)("an owner edit that waited for the feature's row lo
     });
     const { ids } = project.ids;
     const featureId: number = ids.features.f;
-    const client = postgres(inject("testDatabaseUrl") as string, { max: 1, onnotice: () => {} });
-    const other = await client.reserve();
-    try {
+    await inOtherSession(async (other) => {
       // The other edit: holds the row, replaces the tags and touches the row, as an owner edit does.
       await other`BEGIN`;
       await other`SELECT id FROM features WHERE id = ${featureId} FOR NO KEY UPDATE`;
@@ -60,10 +57,6 @@ describe.skipIf(!onPostgres)("an owner edit that waited for the feature's row lo
         .where("type", "=", "feature.updated")
         .execute();
       expect(updated.map((event) => (event.data as { changes: unknown }).changes)).toEqual([{ is_pinned: { from: false, to: true } }]);
-    } finally {
-      await other`ROLLBACK`.catch(() => {});
-      other.release();
-      await client.end({ timeout: 1 });
-    }
+    });
   });
 });

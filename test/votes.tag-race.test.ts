@@ -6,11 +6,10 @@
  * session of this test standing for the owner's request. Postgres only: PGlite has one
  * connection, so no session can hold a lock while a vote waits.
  */
-import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { castVote } from "../src/routes/votes/votes.repository.ts";
 import { createTestContext, type TestContext, uniqueSlug } from "./support/harness.ts";
-import { waitForLockWaiter } from "./support/lock-waiter.ts";
+import { inOtherSession, waitForLockWaiter } from "./support/lock-waiter.ts";
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
 
@@ -41,9 +40,7 @@ describe.skipIf(!onPostgres)("a vote that waited for the feature's row lock", ()
       .where("voters.public_id", "=", ids.voters.ada)
       .executeTakeFirstOrThrow();
 
-    const client = postgres(inject("testDatabaseUrl") as string, { max: 1, onnotice: () => {} });
-    const other = await client.reserve();
-    try {
+    await inOtherSession(async (other) => {
       await other`BEGIN`;
       await other`SELECT id FROM features WHERE id = ${featureId} FOR NO KEY UPDATE`;
       await other`INSERT INTO feature_tags (feature_id, tag_id) VALUES (${featureId}, ${ids.tags["t-ui"]})`;
@@ -54,10 +51,6 @@ describe.skipIf(!onPostgres)("a vote that waited for the feature's row lock", ()
       expect(outcome.kind).toBe("changed");
       if (outcome.kind !== "changed") return;
       expect(outcome.moves.tag_ids).toEqual([ids.tags["t-ui"], ids.tags["t-api"]].sort((a: number, b: number) => a - b));
-    } finally {
-      await other`ROLLBACK`.catch(() => {});
-      other.release();
-      await client.end({ timeout: 1 });
-    }
+    });
   });
 });

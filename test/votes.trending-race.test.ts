@@ -7,11 +7,10 @@
  * request. Postgres only: PGlite has one connection, so no session can hold a lock while a
  * request waits.
  */
-import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recomputedTrending } from "../src/lib/rules/trending.ts";
 import { createTestContext, type TestContext, uniqueSlug } from "./support/harness.ts";
-import { waitForLockWaiter } from "./support/lock-waiter.ts";
+import { inOtherSession, waitForLockWaiter } from "./support/lock-waiter.ts";
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
 
@@ -52,9 +51,7 @@ describe.skipIf(!onPostgres)("a withdrawal that waited for the feature's row loc
       .execute();
 
     const cId = await voterRow("c");
-    const client = postgres(inject("testDatabaseUrl") as string, { max: 1, onnotice: () => {} });
-    const other = await client.reserve();
-    try {
+    await inOtherSession(async (other) => {
       // c withdraws in the other session: its vote row goes, the score is recomputed without it.
       await other`BEGIN`;
       await other`SELECT id FROM features WHERE id = ${featureId} FOR NO KEY UPDATE`;
@@ -69,11 +66,7 @@ describe.skipIf(!onPostgres)("a withdrawal that waited for the feature's row loc
       await waitForLockWaiter(other, `with "visible"`, "the withdrawal");
       await other`COMMIT`;
       expect((await withdrawal).status).toBe(200);
-    } finally {
-      await other`ROLLBACK`.catch(() => {});
-      other.release();
-      await client.end({ timeout: 1 });
-    }
+    });
     // Left: the two old votes, and a score that is theirs, not one still counting c's vote.
     const row = await ctx.db
       .selectFrom("features")

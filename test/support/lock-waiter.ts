@@ -1,5 +1,22 @@
-/** Waiting for a request to queue behind a row lock that a test's own session holds. */
-import type postgres from "postgres";
+/** A test's own Postgres session holding a row lock, and waiting for a request to queue behind it. */
+import postgres from "postgres";
+import { inject } from "vitest";
+
+/**
+ * Runs `run` on a session of its own to the test database (standing for another request or
+ * instance), then rolls back whatever it left open and closes it, also when `run` throws.
+ */
+export async function inOtherSession(run: (session: postgres.ReservedSql) => Promise<void>): Promise<void> {
+  const client = postgres(inject("testDatabaseUrl") as string, { max: 1, onnotice: () => {} });
+  const session = await client.reserve();
+  try {
+    await run(session);
+  } finally {
+    await session`ROLLBACK`.catch(() => {});
+    session.release();
+    await client.end({ timeout: 1 });
+  }
+}
 
 /**
  * Resolves once a session of `session`'s database whose statement starts with `statementStart`
