@@ -14,6 +14,7 @@ import type { ProjectSettings } from "../../db/schema.ts";
 import { readVoterCount } from "../../src/routes/board/board.repository.ts";
 import { listCommentThreads } from "../../src/routes/comments/comments.repository.ts";
 import { findFeature, listFeaturePage, listFeatures } from "../../src/routes/features/features.repository.ts";
+import { findSimilarFeatureRows } from "../../src/routes/features/features.similar.repository.ts";
 import { LARGE, SMALL } from "./dataset.ts";
 
 const pgServer = process.env.BENCH_PG ?? "postgres://postgres@127.0.0.1:5432";
@@ -43,6 +44,23 @@ for (const spec of [SMALL, LARGE]) {
     id: number;
   }>`SELECT id FROM features WHERE project_id = ${p.id} ORDER BY comment_count DESC LIMIT 50`.execute(db);
   const page = { page: 1, per_page: 20 };
+  // Texts never repeated within a mode: headings with two adjacent characters swapped (a typo),
+  // and novel words around one word of a heading (near-duplicates of nothing).
+  const headings = await sql<{
+    heading: string;
+  }>`SELECT heading FROM features WHERE project_id = ${p.id} ORDER BY id LIMIT ${runs * 3 + 60}`.execute(db);
+  const novelWords = ["zoom", "webinar", "kiosk", "barcode", "voicemail", "quota", "sandbox", "locale", "captcha", "hotkey"];
+  let textRun = 0;
+  const typoText = () => {
+    const text = headings.rows[textRun++ % headings.rows.length]!.heading;
+    const at = textRun % (text.length - 1);
+    return text.slice(0, at) + text[at + 1] + text[at] + text.slice(at + 2);
+  };
+  const novelText = () => {
+    const i = textRun++;
+    const word = headings.rows[i % headings.rows.length]!.heading.split(" ")[1] ?? "board";
+    return `${novelWords[i % 10]} ${novelWords[Math.floor(i / 10) % 10]} ${word}`;
+  };
   // A listing without `board` lists the roadmap (features.handlers.ts resolveTarget).
   const roadmap = await db
     .selectFrom("boards")
@@ -62,6 +80,8 @@ for (const spec of [SMALL, LARGE]) {
     "features/{id}/comments": (i) =>
       listCommentThreads(db, { project: p, featureId: commented.rows[i % commented.rows.length]!.id, viewerId: null }, "newest", page),
     "board voter_count": () => readVoterCount(db, p.id),
+    "features/similar, typo": () => findSimilarFeatureRows(db, p, typoText(), { voterId: null, limit: 10, now }),
+    "features/similar, novel": () => findSimilarFeatureRows(db, p, novelText(), { voterId: null, limit: 10, now }),
   };
   for (const [name, run] of Object.entries(cases)) {
     if (only && !name.includes(only)) continue;
