@@ -23,7 +23,7 @@
  * match outside them is not listed (docs/decisions.md says which). q's keys are computed once,
  * in the statement, and the answer's rows (FeatureRow, or AdminFeatureRow for the owner) are
  * read by the same statement: one round trip, compiled once per shape (db/query-template.ts),
- * whose text depends only on the visibility shape, so Postgres reuses a generic plan of it.
+ * whose text depends only on the visibility shape, run with one generic plan per connection.
  */
 import { type Compilable, type Expression, type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
@@ -241,6 +241,10 @@ const similarStatement = new QueryTemplate<SimilarShape, SimilarValues, SimilarR
       .orderBy("features.vote_count", "desc")
       .orderBy("features.id", "asc") as unknown as Compilable<SimilarRow<FeatureRow | AdminFeatureRow>>;
   },
+  // Left to choose, Postgres plans this statement anew on every run (its custom-plan estimate
+  // beats the generic one), and planning costs more than running it: docs/benchmarks.md,
+  // "Similar features: one generic plan".
+  { genericPlan: () => true },
 );
 
 /**
