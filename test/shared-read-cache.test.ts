@@ -7,8 +7,10 @@
  * nothing is.
  */
 import { randomBytes } from "node:crypto";
+import { sql } from "kysely";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
+import { CACHE_CHANNEL } from "../src/lib/data/app-caches.ts";
 import type { AppDeps } from "../src/lib/http/context.ts";
 import { type Answer, body, createTestContext, type ErrorAnswer, type ImportedProject, type TestContext } from "./support/harness.ts";
 
@@ -274,6 +276,45 @@ describe("shared read cache", () => {
     // A change no write announces: only an uncached read can see it.
     await ctx.db.updateTable("features").set({ heading: "First, renamed" }).where("id", "=", f1).execute();
     expect(await read()).toBe("First, renamed");
+  });
+
+  it("an owner edit tells the other instances to drop their lookups, and their answers too only when its revision was not recorded", async () => {
+    const p = await boardWithTwoFeatures();
+    const edit = (app: ReturnType<typeof createApp>, heading: string) =>
+      app.request(`/api/v3/projects/${p.slug}/admin/features/${p.ids.ids.features.f1}`, {
+        method: "PATCH",
+        headers: { "X-API-Key": p.secretKey, "Content-Type": "application/json" },
+        body: JSON.stringify({ heading }),
+      });
+    const notices: string[] = [];
+    const stop = await ctx.deps.listen(CACHE_CHANNEL, (payload) => {
+      if (payload !== undefined) notices.push(payload);
+    });
+    const until = async (seen: () => boolean) => {
+      for (let i = 0; i < 300 && !seen(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    };
+    // Notices already on their way (the import's) arrive before a marker sent now.
+    const drain = async () => {
+      const marker = `marker-${randomBytes(4).toString("hex")}`;
+      await sql`SELECT pg_notify(${CACHE_CHANNEL}, ${marker})`.execute(ctx.db);
+      await until(() => notices.includes(marker));
+      notices.length = 0;
+    };
+    const sender = ctx.deps.caches.instanceId;
+    try {
+      await drain();
+      // Recorded: one notice naming the sender, which spares the other instances' answers.
+      expect((await edit(createApp(ctx.deps), "Renamed once")).status).toBe(200);
+      await until(() => notices.includes(sender));
+      await drain();
+      // Not recorded (shared store not answering): then a notice without a payload clears everything.
+      expect((await edit(createApp({ ...ctx.deps, contentRevisions: { bump: async () => false } }), "Renamed twice")).status).toBe(200);
+      await until(() => notices.lastIndexOf("") > notices.indexOf(sender) && notices.includes(sender));
+      expect(notices.indexOf(sender)).toBeGreaterThanOrEqual(0);
+      expect(notices.lastIndexOf("")).toBeGreaterThan(notices.indexOf(sender));
+    } finally {
+      await stop();
+    }
   });
 
   it("READ_CACHE_SECONDS=0 turns the cache off", async () => {

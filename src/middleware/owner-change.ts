@@ -19,8 +19,10 @@ export function ownerChangeMiddleware(): MiddlewareHandler<AppEnv> {
     if (c.res.status < 200 || c.res.status >= 300) return;
     const { db, caches } = c.get("deps");
     // A write that sent the NOTIFY in its own transaction (cacheInvalidationNotice) saves the
-    // round trip; this app's listener skips that notice, so the clear happens here, once.
-    if (c.get("cacheInvalidationSent") === true) caches.clearAll();
+    // round trip; this app's listener skips that notice, so the clear happens here, once. Its
+    // answers are left to the new content revision (contentRevisionMiddleware), as on the
+    // other instances: each hot page is then rebuilt once in the cluster, not once per instance.
+    if (c.get("cacheInvalidationSent") === true) caches.clearLookups();
     else await notifyCacheInvalidation(db, caches);
   };
 }

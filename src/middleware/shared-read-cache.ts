@@ -22,7 +22,7 @@
  * not re-serialized: src/lib/http/boolean-field-overlay.ts).
  */
 import type { MiddlewareHandler } from "hono";
-import type { CachedRead } from "../lib/data/app-caches.ts";
+import { type CachedRead, notifyCacheInvalidation } from "../lib/data/app-caches.ts";
 import { nextPublicationAfter } from "../lib/data/next-publication.ts";
 import { changes, parseRevision, type ReadDependencies } from "../lib/data/read-dependencies.ts";
 import { BooleanFieldOverlay, itemsOf } from "../lib/http/boolean-field-overlay.ts";
@@ -358,7 +358,8 @@ async function shareable(response: Response, revision: string, dependencies: Rea
  * After a successful write (2xx to any method but GET and HEAD) gives the project a new content
  * revision, before the response leaves, unless the handler set contentUnchanged. When the
  * shared store does not answer, this process's cache is emptied (other instances bypass theirs
- * for as long as they cannot read a revision).
+ * for as long as they cannot read a revision); after an owner write whose transaction sent a
+ * notice that spares the answers (cacheInvalidationNotice), every instance's is.
  */
 export function contentRevisionMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -371,7 +372,10 @@ export function contentRevisionMiddleware(): MiddlewareHandler<AppEnv> {
     const change = c.get("contentChange") ?? { kind: "all" };
     const projectId = c.get("project").id;
     const bumped = await deps.contentRevisions.bump(projectId, { lookups, change });
-    if (!bumped) deps.caches.responses?.clear();
+    // The notice an owner write sent from its transaction lets the other instances keep their
+    // answers for this bump to retire (listenForCacheInvalidation); without it, they drop all.
+    if (!bumped && c.get("cacheInvalidationSent") === true) await notifyCacheInvalidation(deps.db, deps.caches);
+    else if (!bumped) deps.caches.responses?.clear();
     // ownerChangeMiddleware (inside this one) has cleared this app's lookups after the commit.
     else if (bumped.lookups) deps.caches.seenLookupRevisions.advanced(projectId, bumped.lookups.previous, bumped.lookups.current);
   };

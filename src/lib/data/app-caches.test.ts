@@ -149,10 +149,16 @@ describe("app caches", () => {
       return async () => {};
     }, caches);
     caches.tags.set([1], []);
+    caches.responses!.set("r", answer);
     notify!(caches.instanceId);
     expect(caches.tags.get([1])).toEqual([]);
+    // Another app's owner write: its lookups go, its answers are left to the new content revision.
     notify!(createAppCaches(config).instanceId);
     expect(caches.tags.get([1])).toBeUndefined();
+    expect(caches.responses!.get("r")).toEqual(answer);
+    // A notice without a payload (admin code, a failed revision bump) clears the answers too.
+    notify!("");
+    expect(caches.responses!.get("r")).toBeUndefined();
     await stop();
   });
 

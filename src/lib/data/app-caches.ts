@@ -14,7 +14,9 @@
  *   (ContentRevisions.bump with lookups).
  * - Everything, on every instance: admin code (key regeneration, import) and owner writes call
  *   `notifyCacheInvalidation`, which clears the caller's caches (if given) and sends a Postgres
- *   NOTIFY on CACHE_CHANNEL that every app receives through `listenForCacheInvalidation`.
+ *   NOTIFY on CACHE_CHANNEL that every app receives through `listenForCacheInvalidation`. The
+ *   owner's feature edit sends its own from its transaction (`cacheInvalidationNotice`), which
+ *   clears the lookups only: its new content revision retires the answers it changed.
  * The TTL bounds staleness when a notification is missed (a reconnect also clears). Nothing
  * negative is cached: a key unknown a moment ago works as soon as it is stored.
  */
@@ -389,11 +391,13 @@ export async function notifyCacheInvalidation(db: Kysely<any>, caches?: AppCache
 }
 
 /**
- * SQL that sends the NOTIFY of notifyCacheInvalidation from inside a write's own statement, with
+ * SQL that sends a NOTIFY on CACHE_CHANNEL from inside an owner write's own statement, with
  * `caches.instanceId` as payload: Postgres delivers it when the transaction commits (never if it
- * rolls back), every other app clears its caches, and this app's listener skips it. The caller
- * clears `caches` after the commit (ownerChangeMiddleware does when the handler sets
- * `cacheInvalidationSent`). Evaluates to true.
+ * rolls back), every other app clears its lookups, and this app's listener skips it. Cached
+ * answers stay: the write gives the project a new content revision before it answers
+ * (contentRevisionMiddleware), which retires them on every instance, and when that fails it
+ * sends a notice that clears everything. The caller clears its lookups after the commit
+ * (ownerChangeMiddleware does when the handler sets `cacheInvalidationSent`). Evaluates to true.
  */
 export function cacheInvalidationNotice(instanceId: unknown): RawBuilder<boolean> {
   return sql<boolean>`pg_notify(${CACHE_CHANNEL}, ${instanceId}::text)::text IS NOT NULL`;
@@ -405,12 +409,16 @@ export type Listen = (channel: string, onNotify: (payload?: string) => void) => 
 /**
  * Clears `caches` whenever a process notifies CACHE_CHANNEL (and when the subscription is
  * (re)established, as notifications sent meanwhile are lost), except for the notices this app
- * sent itself (payload `caches.instanceId`: it cleared its caches when it wrote). Resolves to a
- * function that ends the subscription.
+ * sent itself (payload `caches.instanceId`: it cleared its caches when it wrote). A notice
+ * naming another app (cacheInvalidationNotice) clears the lookups only; one without a payload
+ * clears everything. Resolves to a function that ends the subscription.
  */
 export async function listenForCacheInvalidation(listen: Listen, caches: AppCaches): Promise<() => Promise<void>> {
   return listen(CACHE_CHANNEL, (payload) => {
     if (payload !== undefined && payload === caches.instanceId) return;
-    caches.clearAll();
+    // A notice naming its sender comes from an owner write that also gives the project a new
+    // content revision (cacheInvalidationNotice), which retires the cached answers it changed.
+    if (payload) caches.clearLookups();
+    else caches.clearAll();
   });
 }
