@@ -3,10 +3,9 @@
  * retires what every instance has cached about the project beyond its content (key lookups,
  * settings, board structure, anonymous voters with their ban flag, listing totals), so the change
  * is seen by the very next request anywhere (owner-api-v3.md, "Common rules", Rules 6-8): this
- * app's caches now, the others' through the NOTIFY on CACHE_CHANNEL (sent here after the commit,
- * or by the write's transaction when it set `cacheInvalidationSent`). The
- * content revision that retires cached answers is replaced by contentRevisionMiddleware, which
- * runs around this one.
+ * app's caches now, the others' through the NOTIFY on CACHE_CHANNEL sent here after the commit.
+ * A write that set `lookupsUnchanged` (the edit of one feature) skips both: what it changed
+ * follows the content revision, which contentRevisionMiddleware, around this one, replaces.
  */
 import type { MiddlewareHandler } from "hono";
 import { notifyCacheInvalidation } from "../lib/data/app-caches.ts";
@@ -18,11 +17,9 @@ export function ownerChangeMiddleware(): MiddlewareHandler<AppEnv> {
     if (c.get("access") !== "owner" || c.req.method === "GET" || c.req.method === "HEAD") return;
     if (c.res.status < 200 || c.res.status >= 300) return;
     const { db, caches } = c.get("deps");
-    // A write that sent the NOTIFY in its own transaction (cacheInvalidationNotice) saves the
-    // round trip; this app's listener skips that notice, so the clear happens here, once. Its
-    // answers are left to the new content revision (contentRevisionMiddleware), as on the
-    // other instances: each hot page is then rebuilt once in the cluster, not once per instance.
-    if (c.get("cacheInvalidationSent") === true) caches.clearLookups();
-    else await notifyCacheInvalidation(db, caches);
+    // Left to the content revision, the edit's answers are rebuilt once in the cluster (not on
+    // every instance a notice clears) and its keys, settings and boards are not looked up again.
+    if (c.get("lookupsUnchanged") === true) return;
+    await notifyCacheInvalidation(db, caches);
   };
 }

@@ -24,7 +24,7 @@
 import type { MiddlewareHandler } from "hono";
 import { type CachedRead, notifyCacheInvalidation } from "../lib/data/app-caches.ts";
 import { nextPublicationAfter } from "../lib/data/next-publication.ts";
-import { changes, parseRevision, type ReadDependencies } from "../lib/data/read-dependencies.ts";
+import { isCurrentAt, type ReadDependencies } from "../lib/data/read-dependencies.ts";
 import { BooleanFieldOverlay, itemsOf } from "../lib/http/boolean-field-overlay.ts";
 import type { AppDeps, AppEnv, VoterContext } from "../lib/http/context.ts";
 import { cachedStringBody, sendDirect } from "../lib/runtime/runtime-adapter.ts";
@@ -266,22 +266,9 @@ async function personalized(
   return { body, etag: etagOf(`${entry.etag}|${personalize.field}|${[...trueIds].sort((a, b) => a - b).join(",")}`) };
 }
 
-/**
- * Whether `entry` still shows the project as of content revision `revision`: built at it or
- * later, or every change since its build leaves it as it is (read-dependencies.ts). An entry
- * found current is stamped with `revision`, so the next reader checks only newer changes.
- */
-async function currentAt(entry: CachedRead, revision: string, projectId: number, deps: AppDeps): Promise<boolean> {
-  if (entry.revision === revision) return true;
-  const now = parseRevision(revision);
-  const built = parseRevision(entry.revision);
-  if (!now || !built || now.epoch !== built.epoch) return false;
-  if (built.seq >= now.seq) return true;
-  const since = await deps.caches.contentChanges.between(deps.contentRevisions, projectId, built, now);
-  if (since === null || since.some((change) => changes(change, entry.dependencies))) return false;
-  // Another reader may have stamped it further meanwhile.
-  if ((parseRevision(entry.revision)?.seq ?? 0) < now.seq) entry.revision = revision;
-  return true;
+/** Whether `entry` still shows the project as of content revision `revision` (isCurrentAt). */
+function currentAt(entry: CachedRead, revision: string, projectId: number, deps: AppDeps): Promise<boolean> {
+  return isCurrentAt(entry, revision, projectId, deps.caches.contentChanges, deps.contentRevisions);
 }
 
 /** How long a claim on a build lasts, and how long another instance waits for its answer (ms). */
@@ -358,8 +345,8 @@ async function shareable(response: Response, revision: string, dependencies: Rea
  * After a successful write (2xx to any method but GET and HEAD) gives the project a new content
  * revision, before the response leaves, unless the handler set contentUnchanged. When the
  * shared store does not answer, this process's cache is emptied (other instances bypass theirs
- * for as long as they cannot read a revision); after an owner write whose transaction sent a
- * notice that spares the answers (cacheInvalidationNotice), every instance's is.
+ * for as long as they cannot read a revision); after an owner write that set lookupsUnchanged,
+ * every instance's caches are (notifyCacheInvalidation).
  */
 export function contentRevisionMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -367,14 +354,15 @@ export function contentRevisionMiddleware(): MiddlewareHandler<AppEnv> {
     if (c.req.method === "GET" || c.req.method === "HEAD") return;
     if (c.res.status < 200 || c.res.status >= 300 || c.get("contentUnchanged") === true) return;
     // An owner write may change what instances cache beyond content (keys, settings, voters).
-    const lookups = c.get("access") === "owner";
+    const lookupsUnchanged = c.get("lookupsUnchanged") === true;
+    const lookups = c.get("access") === "owner" && !lookupsUnchanged;
     const deps = c.get("deps");
     const change = c.get("contentChange") ?? { kind: "all" };
     const projectId = c.get("project").id;
     const bumped = await deps.contentRevisions.bump(projectId, { lookups, change });
-    // The notice an owner write sent from its transaction lets the other instances keep their
-    // answers for this bump to retire (listenForCacheInvalidation); without it, they drop all.
-    if (!bumped && c.get("cacheInvalidationSent") === true) await notifyCacheInvalidation(deps.db, deps.caches);
+    // A write that sends no notice of its own (ownerChangeMiddleware) then sends one, which
+    // clears every instance's caches, as when any other owner write meets a silent store.
+    if (!bumped && lookupsUnchanged) await notifyCacheInvalidation(deps.db, deps.caches);
     else if (!bumped) deps.caches.responses?.clear();
     // ownerChangeMiddleware (inside this one) has cleared this app's lookups after the commit.
     else if (bumped.lookups) deps.caches.seenLookupRevisions.advanced(projectId, bumped.lookups.previous, bumped.lookups.current);

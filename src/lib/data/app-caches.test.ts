@@ -141,27 +141,6 @@ describe("app caches", () => {
     await stop();
   });
 
-  it("skips the notice the app sent itself (its write cleared its caches) and clears on another app's", async () => {
-    const caches = createAppCaches(config);
-    let notify: ((payload?: string) => void) | undefined;
-    const stop = await listenForCacheInvalidation(async (_name, onNotify) => {
-      notify = onNotify;
-      return async () => {};
-    }, caches);
-    caches.tags.set([1], []);
-    caches.responses!.set("r", answer);
-    notify!(caches.instanceId);
-    expect(caches.tags.get([1])).toEqual([]);
-    // Another app's owner write: its lookups go, its answers are left to the new content revision.
-    notify!(createAppCaches(config).instanceId);
-    expect(caches.tags.get([1])).toBeUndefined();
-    expect(caches.responses!.get("r")).toEqual(answer);
-    // A notice without a payload (admin code, a failed revision bump) clears the answers too.
-    notify!("");
-    expect(caches.responses!.get("r")).toBeUndefined();
-    await stop();
-  });
-
   it("clear() forgets every entry however few or many, expired ones too (a clock moved back cannot revive them)", () => {
     for (const count of [3, 5_000]) {
       const cache = new LocalCache(60_000);

@@ -15,13 +15,12 @@
  * - Everything, on every instance: admin code (key regeneration, import) and owner writes call
  *   `notifyCacheInvalidation`, which clears the caller's caches (if given) and sends a Postgres
  *   NOTIFY on CACHE_CHANNEL that every app receives through `listenForCacheInvalidation`. The
- *   owner's feature edit sends its own from its transaction (`cacheInvalidationNotice`), which
- *   clears the lookups only: its new content revision retires the answers it changed.
+ *   owner's edit of one feature sends none: it changes no lookup but listing totals, which are
+ *   kept with the content revision they were counted at (src/routes/features/features.totals.ts).
  * The TTL bounds staleness when a notification is missed (a reconnect also clears). Nothing
  * negative is cached: a key unknown a moment ago works as soon as it is stored.
  */
-import { randomUUID } from "node:crypto";
-import { type Kysely, type RawBuilder, sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { LRUCache } from "lru-cache";
 import type { Config } from "../../config.ts";
 import type { BooleanFieldOverlay } from "../http/boolean-field-overlay.ts";
@@ -292,6 +291,24 @@ export interface CachedRead {
   plainRead?: { slug: string | null };
 }
 
+/**
+ * A features listing's total as counted at content revision `revision` (null: counted while the
+ * shared store did not answer). It holds while only votes change the project (dependencies
+ * `not-votes`: a vote moves no feature in or out of a listing), which isCurrentAt checks against
+ * the change records, like a cached answer's.
+ */
+export interface CountedTotal {
+  total: number;
+  revision: string | null;
+  readonly dependencies: ReadDependencies;
+}
+
+/** A count of a listing total under way, started at content revision `revision`. */
+export interface TotalCount {
+  revision: string | null;
+  total: Promise<number>;
+}
+
 /** Every in-process cache of one app (AppDeps.caches). */
 export interface AppCaches {
   /** SHA-256 digest of an API key -> the key and its project (frozen); unknown keys are not kept. */
@@ -308,8 +325,10 @@ export interface AppCaches {
   readonly tags: CacheNamespace<[projectId: number], { id: number; name: string }[]>;
   /** (project, board slug or "", column id or "") -> the features list's board and column. */
   readonly listTargets: CacheNamespace<[projectId: number, board: string, column: number | ""], ListTarget | undefined>;
-  /** (project, filter as JSON) -> the total of a large features listing. */
-  readonly listTotals: CacheNamespace<[projectId: number, filter: string], number>;
+  /** (project, filter as JSON) -> the total of a features listing, with the revision it was counted at. */
+  readonly listTotals: CacheNamespace<[projectId: number, filter: string], CountedTotal>;
+  /** Counts of listing totals under way, by listTotals key parts joined with a newline. */
+  readonly totalCounts: Map<string, TotalCount>;
   /** Project -> its next scheduled publication. */
   readonly nextPublication: CacheNamespace<[projectId: number], NextPublication>;
   /** Whole answers keyed by content revision (null when READ_CACHE_SECONDS is 0). */
@@ -325,12 +344,6 @@ export interface AppCaches {
   readonly readStats: { hits: number; early: number; builds: number; shared: number };
   /** The projects' change records read so far (see ContentChangeLog). */
   readonly contentChanges: ContentChangeLog;
-  /**
-   * This app's name on CACHE_CHANNEL (a random UUID): the payload of the NOTIFY its own owner
-   * writes send (cacheInvalidationNotice), which its listener skips, as the write has cleared
-   * these caches itself.
-   */
-  readonly instanceId: string;
   /** Forgets every looked-up value (all namespaces), keeping cached answers. */
   clearLookups(): void;
   /** Forgets everything, answers included. */
@@ -344,6 +357,7 @@ export interface AppCaches {
  */
 export function createAppCaches(config: Pick<Config, "PROJECT_CACHE_SECONDS" | "READ_CACHE_SECONDS" | "READ_CACHE_MB">): AppCaches {
   const lookups = new LocalCache(config.PROJECT_CACHE_SECONDS * 1000);
+  const totalCounts = new Map<string, TotalCount>();
   const responses =
     config.READ_CACHE_SECONDS > 0
       ? new LocalCache(config.READ_CACHE_SECONDS * 1000, {
@@ -363,15 +377,19 @@ export function createAppCaches(config: Pick<Config, "PROJECT_CACHE_SECONDS" | "
     tags: new CacheNamespace(lookups, "tags"),
     listTargets: new CacheNamespace(lookups, "target"),
     listTotals: new CacheNamespace(lookups, "total"),
+    totalCounts,
     nextPublication: new CacheNamespace(lookups, "next-publication"),
     responses,
     seenLookupRevisions: new SeenLookupRevisions(),
     readStats: { hits: 0, early: 0, builds: 0, shared: 0 },
     contentChanges: new ContentChangeLog(),
-    instanceId: randomUUID(),
-    clearLookups: () => lookups.clear(),
+    clearLookups: () => {
+      lookups.clear();
+      totalCounts.clear();
+    },
     clearAll: () => {
       lookups.clear();
+      totalCounts.clear();
       responses?.clear();
     },
   };
@@ -390,35 +408,14 @@ export async function notifyCacheInvalidation(db: Kysely<any>, caches?: AppCache
   await sql`SELECT pg_notify(${CACHE_CHANNEL}, '')`.execute(db);
 }
 
-/**
- * SQL that sends a NOTIFY on CACHE_CHANNEL from inside an owner write's own statement, with
- * `caches.instanceId` as payload: Postgres delivers it when the transaction commits (never if it
- * rolls back), every other app clears its lookups, and this app's listener skips it. Cached
- * answers stay: the write gives the project a new content revision before it answers
- * (contentRevisionMiddleware), which retires them on every instance, and when that fails it
- * sends a notice that clears everything. The caller clears its lookups after the commit
- * (ownerChangeMiddleware does when the handler sets `cacheInvalidationSent`). Evaluates to true.
- */
-export function cacheInvalidationNotice(instanceId: unknown): RawBuilder<boolean> {
-  return sql<boolean>`pg_notify(${CACHE_CHANNEL}, ${instanceId}::text)::text IS NOT NULL`;
-}
-
 /** Subscribes `onNotify` (given the payload; none on a (re)subscription) to a channel; resolves to an unsubscribe function. */
 export type Listen = (channel: string, onNotify: (payload?: string) => void) => Promise<() => Promise<void>>;
 
 /**
  * Clears `caches` whenever a process notifies CACHE_CHANNEL (and when the subscription is
- * (re)established, as notifications sent meanwhile are lost), except for the notices this app
- * sent itself (payload `caches.instanceId`: it cleared its caches when it wrote). A notice
- * naming another app (cacheInvalidationNotice) clears the lookups only; one without a payload
- * clears everything. Resolves to a function that ends the subscription.
+ * (re)established, as notifications sent meanwhile are lost). Resolves to a function that ends
+ * the subscription.
  */
 export async function listenForCacheInvalidation(listen: Listen, caches: AppCaches): Promise<() => Promise<void>> {
-  return listen(CACHE_CHANNEL, (payload) => {
-    if (payload !== undefined && payload === caches.instanceId) return;
-    // A notice naming its sender comes from an owner write that also gives the project a new
-    // content revision (cacheInvalidationNotice), which retires the cached answers it changed.
-    if (payload) caches.clearLookups();
-    else caches.clearAll();
-  });
+  return listen(CACHE_CHANNEL, () => caches.clearAll());
 }

@@ -8,9 +8,10 @@
  * that retires every answer of the project, or an answer that every change retires.
  */
 import type { ContentChange, ContentRevisions, RevisionPosition } from "../../store/store.types.ts";
+import { parseRevision } from "../../store/store.types.ts";
 
-export { parseRevision } from "../../store/store.types.ts";
 export type { ContentChange };
+export { parseRevision };
 
 /**
  * How a listing page is ordered, as far as a vote can move a feature into it (pinned features
@@ -176,4 +177,36 @@ export class ContentChangeLog {
     }
     return result;
   }
+}
+
+/** Something cached at a content revision, and what it shows (a cached answer, a listing total). */
+export interface Revisioned {
+  /** The content revision it is known to be current at (`epoch:seq`). */
+  revision: string;
+  readonly dependencies: ReadDependencies;
+}
+
+/**
+ * Whether `entry` still shows project `projectId` as of content revision `revision`: made at it
+ * or later, or every change since leaves it as it is (changes()). The changes are read through
+ * `log` (one read per range and process). An entry found current is stamped with `revision`, so
+ * the next reader checks only newer changes.
+ */
+export async function isCurrentAt(
+  entry: Revisioned,
+  revision: string,
+  projectId: number,
+  log: ContentChangeLog,
+  store: Pick<ContentRevisions, "changesBetween">,
+): Promise<boolean> {
+  if (entry.revision === revision) return true;
+  const now = parseRevision(revision);
+  const made = parseRevision(entry.revision);
+  if (!now || !made || now.epoch !== made.epoch) return false;
+  if (made.seq >= now.seq) return true;
+  const since = await log.between(store, projectId, made, now);
+  if (since === null || since.some((change) => changes(change, entry.dependencies))) return false;
+  // Another reader may have stamped it further meanwhile.
+  if ((parseRevision(entry.revision)?.seq ?? 0) < now.seq) entry.revision = revision;
+  return true;
 }

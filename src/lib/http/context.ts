@@ -101,8 +101,11 @@ export interface AppEnv {
     contentUnchanged: boolean;
     /** Set by a write handler whose change is narrower than `all` (see read-dependencies.ts). */
     contentChange: ContentChange;
-    /** Set by an owner write whose transaction sent the cache NOTIFY itself (cacheInvalidationNotice). */
-    cacheInvalidationSent: boolean;
+    /**
+     * Set by an owner write that changes nothing the lookups hold but listing totals, which
+     * follow the content revision (features.totals.ts): no lookups revision, no cache NOTIFY.
+     */
+    lookupsUnchanged: boolean;
     /** Set by a cached read's handler: what its answer shows (default `all`). */
     readDependencies: ReadDependencies;
     /** The status of an answer written straight to Node (sendDirect), for the log. */

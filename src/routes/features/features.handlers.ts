@@ -18,6 +18,7 @@ import type { FeatureSort } from "./features.schemas.ts";
 import { findSimilarFeatures } from "./features.similar.ts";
 import { findSuggestionColumn, insertSuggestion } from "./features.suggest.repository.ts";
 import { findListTarget } from "./features.targets.repository.ts";
+import { listingTotal } from "./features.totals.ts";
 
 /**
  * Board and column of a listing as row ids. 422 validation_failed (field board or column) for
@@ -98,12 +99,6 @@ export const listFeatures: AppRouteHandler<typeof routes.listFeatures> = async (
   const target = await resolveTarget(c.get("deps"), project, query);
   const pageRequest = { page: query.page, per_page: query.per_page };
   const filter = { ...target, tagIds: query.tag, statuses: query.status, q: query.q?.trim() };
-  // A total moves only when the owner adds, moves, edits or reviews features (not with votes,
-  // comments or suggestions awaiting review), and an owner write moves the lookups revision,
-  // which clears this cache on every instance before their next request (rate-limit.ts). So
-  // every total is reused for PROJECT_CACHE_SECONDS: counting even a small listing cost as much
-  // as its page (0.4 of 0.8 ms in Postgres, and a statement Postgres re-planned on every run).
-  const totals = c.get("deps").caches.listTotals;
   const { show_denied, show_archived } = project.settings;
   const totalKey: [number, string] = [project.id, JSON.stringify([filter, show_denied, show_archived])];
   const pageOf = (knownTotal: number | undefined) =>
@@ -114,20 +109,10 @@ export const listFeatures: AppRouteHandler<typeof routes.listFeatures> = async (
       now: now(),
       knownTotal,
     });
-  // One count per total at a time on this instance: after a clear, the first build of a
-  // listing counts in its page statement, and builds of the filter's other pages and sorts that
-  // arrive meanwhile wait for that total and skip the count (on the large bench project a count
-  // scans 55,000 rows, 30-80 ms of Postgres time under load, and at 200 writes/s dozens of
-  // builds started inside one). A clear drops the count under way and ends the sharing, so no
-  // read that started after an owner write uses a total counted before it.
-  let counting: Promise<FeaturePageJson> | undefined;
-  const total =
-    totals.get(totalKey) ??
-    (await totals.remember(totalKey, async () => {
-      counting = pageOf(undefined);
-      return (await counting).total;
-    }));
-  const listing = counting ? await counting : await pageOf(total);
+  // Counting even a small listing cost as much as its page (0.4 of 0.8 ms in Postgres): the
+  // total is counted once per filter and kept while only votes change the project.
+  const { total, counted } = await listingTotal(c.get("deps"), totalKey, c.get("contentRevision"), () => pageOf(undefined));
+  const listing = counted ?? (await pageOf(total));
   c.set("readDependencies", listingDependencies(listing, filter, query.sort, project.settings, pageRequest.page === 1));
   // The envelope around the data Postgres wrote (features.json.ts): the text JSON.stringify of
   // page(rows.map(toFeatureObject), meta) gives, without parsing the rows or serializing them.

@@ -90,15 +90,14 @@ export const adminUpdateFeature: AppRouteHandler<typeof routes.adminUpdateFeatur
   const { db, now } = c.get("deps");
   const project = c.get("project");
   const at = now();
-  const { instanceId } = c.get("deps").caches;
   const feature = await withProjectWriteLock(
     db,
     project.id,
     async (trx) => {
-      // Locked and read in one statement (which also takes the project's write lock and queues
-      // the cache NOTIFY for the commit), so `before` is the state this edit replaces; read
-      // again when a change committed while the lock was awaited (`fresh` false).
-      const current = await lockFeatureForEdit(trx, project, id, instanceId, at);
+      // Locked and read in one statement (which also takes the project's write lock), so
+      // `before` is the state this edit replaces; read again when a change committed while the
+      // lock was awaited (`fresh` false).
+      const current = await lockFeatureForEdit(trx, project, id, at);
       if (!current) throw notFound("feature");
       const before = current.fresh ? toAdminFeatureObject(current, project.settings) : await adminFeatureObject(trx, project, id, at);
       const updated = await updateAdminFeature(trx, project, current, body, at);
@@ -108,7 +107,9 @@ export const adminUpdateFeature: AppRouteHandler<typeof routes.adminUpdateFeatur
     },
     { firstStatementLocks: true },
   );
-  c.set("cacheInvalidationSent", true);
+  // An edit of one feature changes no key, setting, board, tag list or voter: what it changes
+  // (answers, listing totals) is retired by its new content revision on every instance.
+  c.set("lookupsUnchanged", true);
   return c.json(success(feature), 200);
 };
 

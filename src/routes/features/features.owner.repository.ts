@@ -9,7 +9,6 @@ import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import { QueryTemplate } from "../../../db/query-template.ts";
 import type { Database, FeaturesTable, ProjectSettings } from "../../../db/schema.ts";
-import { cacheInvalidationNotice } from "../../lib/data/app-caches.ts";
 import { sharedProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 import { subscribeOnChange } from "../../lib/data/subscriptions.ts";
 import { validationError } from "../../lib/http/errors.ts";
@@ -388,48 +387,45 @@ export interface FeatureLockedForEdit extends AdminFeatureRow {
  * The first statement of an owner edit's transaction (withProjectWriteLock with
  * `firstStatementLocks`), one round trip: takes the project's write lock in shared mode
  * (sharedProjectWriteLock, evaluated before the row lock), locks the feature row (FOR NO KEY
- * UPDATE), queues the cache NOTIFY with this app's id (cacheInvalidationNotice, delivered at
- * commit) and reads the AdminFeatureRow with its board's columns. A statement reads its joined
+ * UPDATE) and reads the AdminFeatureRow with its board's columns. A statement reads its joined
  * rows as of its start; the locked row, when a committed change replaced it while the statement
  * waited, as of that change (READ COMMITTED's recheck). `fresh` compares the locked version with
  * the one the statement's snapshot holds (same xmin: nobody changed it since the statement began).
  */
-const lockForEditStatement = new QueryTemplate<
-  ProjectSettings,
-  { projectId: number; featureId: number; instanceId: string; now: Date },
-  FeatureLockedForEdit
->(visibilityShapeKey, (db, settings, param) => {
-  const projectId = param("projectId");
-  const query = db
-    .selectFrom("features")
-    .where(sharedProjectWriteLock(projectId))
-    .where("features.id", "=", param("featureId"))
-    .where("features.project_id", "=", projectId);
-  return adminRows(db, query, { id: projectId, settings }, param("now"))
-    .select([
-      "features.linked_feature_id",
-      cacheInvalidationNotice(param("instanceId")).as("notified"),
-      sql<boolean>`features.xmin = (SELECT f.xmin FROM features f WHERE f.id = features.id)`.as("fresh"),
-      sql<BoardColumn[]>`(SELECT coalesce(json_agg(json_build_object('id', c.id, 'status', c.status) ORDER BY c.position, c.id), '[]'::json)
+const lockForEditStatement = new QueryTemplate<ProjectSettings, { projectId: number; featureId: number; now: Date }, FeatureLockedForEdit>(
+  visibilityShapeKey,
+  (db, settings, param) => {
+    const projectId = param("projectId");
+    const query = db
+      .selectFrom("features")
+      .where(sharedProjectWriteLock(projectId))
+      .where("features.id", "=", param("featureId"))
+      .where("features.project_id", "=", projectId);
+    return adminRows(db, query, { id: projectId, settings }, param("now"))
+      .select([
+        "features.linked_feature_id",
+        sql<boolean>`features.xmin = (SELECT f.xmin FROM features f WHERE f.id = features.id)`.as("fresh"),
+        sql<
+          BoardColumn[]
+        >`(SELECT coalesce(json_agg(json_build_object('id', c.id, 'status', c.status) ORDER BY c.position, c.id), '[]'::json)
         FROM columns c WHERE c.board_id = features.board_id)`.as("board_columns"),
-    ])
-    .forNoKeyUpdate("features") as never;
-});
+      ])
+      .forNoKeyUpdate("features") as never;
+  },
+);
 
 /**
  * lockFeature for an owner edit, as the first statement of its transaction: also takes the
- * project's write lock, sends the cache NOTIFY on commit with payload `instanceId`
- * (AppCaches.instanceId) and reads the feature as it is before the edit (FeatureLockedForEdit).
+ * project's write lock and reads the feature as it is before the edit (FeatureLockedForEdit).
  * Undefined when the feature is not the project's (nothing is sent then).
  */
 export async function lockFeatureForEdit(
   db: Db,
   project: Project,
   featureId: number,
-  instanceId: string,
   now: Date,
 ): Promise<FeatureLockedForEdit | undefined> {
-  return lockForEditStatement.executeTakeFirst(db, project.settings, { projectId: project.id, featureId, instanceId, now });
+  return lockForEditStatement.executeTakeFirst(db, project.settings, { projectId: project.id, featureId, now });
 }
 
 /**
