@@ -303,9 +303,10 @@ export interface CountedTotal {
   readonly dependencies: ReadDependencies;
 }
 
-/** A count of a listing total under way, started at content revision `revision`. */
+/** A count of a listing total under way, started at content revision `revision` (as CountedTotal). */
 export interface TotalCount {
   revision: string | null;
+  readonly dependencies: ReadDependencies;
   total: Promise<number>;
 }
 

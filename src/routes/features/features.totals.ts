@@ -8,7 +8,7 @@
  * with no notice between them: the next read anywhere after a write's answer sees its total.
  */
 import type { CountedTotal, TotalCount } from "../../lib/data/app-caches.ts";
-import { isCurrentAt, type ReadDependencies } from "../../lib/data/read-dependencies.ts";
+import { isCurrentAt, type ReadDependencies, type Revisioned } from "../../lib/data/read-dependencies.ts";
 import type { AppDeps } from "../../lib/http/context.ts";
 
 const NOT_VOTES: ReadDependencies = { kind: "not-votes" };
@@ -29,11 +29,11 @@ export async function listingTotal<Page extends { total: number }>(
   count: () => Promise<Page>,
 ): Promise<{ total: number; counted?: Page }> {
   const { listTotals, totalCounts, contentChanges } = deps.caches;
-  const isCurrent = async (made: { revision: string | null; dependencies?: ReadDependencies }) => {
+  // A total or a count made while the store did not answer is current for no known revision.
+  const isCurrent = async (made: CountedTotal | TotalCount) => {
     if (revision === null) return true;
     if (made.revision === null) return false;
-    const entry = made.dependencies ? (made as CountedTotal & { revision: string }) : { revision: made.revision, dependencies: NOT_VOTES };
-    return isCurrentAt(entry, revision, key[0], contentChanges, deps.contentRevisions);
+    return isCurrentAt(made as Revisioned, revision, key[0], contentChanges, deps.contentRevisions);
   };
   const cached = listTotals.get(key);
   if (cached && (await isCurrent(cached))) return { total: cached.total };
@@ -43,7 +43,7 @@ export async function listingTotal<Page extends { total: number }>(
   // A clear (an import, a key regeneration) while counting keeps the total from being stored.
   const clears = listTotals.clears;
   const page = count();
-  const record: TotalCount = { revision, total: page.then((counted) => counted.total) };
+  const record: TotalCount = { revision, dependencies: NOT_VOTES, total: page.then((counted) => counted.total) };
   record.total.catch(() => {});
   totalCounts.set(countKey, record);
   try {
