@@ -51,40 +51,47 @@ const PER_WORD_CANDIDATES = 10;
 
 /**
  * The candidates of the project for `text` (1..254 characters), one row each with q's normal
- * form, lexemes, lexeme key and typo keys, computed once in the CTE q so that the statement's
- * text never depends on q (one prepared statement, one generic plan). Each branch is an index
- * lookup with its own LIMIT, so no query scores more than 280 rows whatever the board's size:
- * the near-duplicate keys (btree on heading_norm and word_key, GIN on typo_keys), the headings
- * and the descriptions holding every lexeme of q (GIN `@>`), and for each of q's first
+ * form, lexemes and lexeme key, computed once in the CTE q with q's index keys so that the
+ * statement's text never depends on q (one prepared statement, one generic plan). Each branch is
+ * an index lookup with its own LIMIT, so no query scores more than 280 rows whatever the board's
+ * size: the near-duplicate keys (btree on heading_norm and word_key, GIN on the typo keys), the
+ * headings and the descriptions holding every lexeme of q (GIN `@>`), and for each of q's first
  * WORDS_LOOKED_UP lexemes the features whose heading holds it, fewest heading lexemes first
- * (btree feature_similarity_postings: the best matches by one shared word).
+ * (btree feature_similarity_postings: the best matches by one shared word). The GIN keys carry
+ * their project (migration 2026-11-28T04-00-00), so a lookup reads only that project's entries.
  */
 function candidatesOf(projectId: number, text: Expression<string>) {
-  return sql<{ feature_id: number; norm: string; words: string[]; word_key: string; typo_keys: number[] }>`(
+  return sql<{ feature_id: number; norm: string; words: string[]; word_key: string }>`(
     WITH q AS MATERIALIZED (
-      -- The typo keys as feature_similarity_typo_keys computes them, written out: a SQL function
-      -- with FROM and an aggregate is not inlined, and Postgres would plan its body on every call.
+      -- q's keys as the indexes hold them (migration 2026-11-28T04-00-00): lexemes as
+      -- feature_similarity_project_words writes them, typo keys as feature_similarity_typo_keys
+      -- then feature_similarity_project_keys compute them. Written out: a SQL function with FROM,
+      -- an aggregate or a subquery is not inlined, and Postgres would plan its body on every call.
       SELECT n.norm, w.words, array_to_string(w.words, ' ') AS word_key,
-        coalesce((SELECT array_agg(DISTINCT k.key) FROM (
+        ARRAY(SELECT ${projectId}::int::text || ':' || x FROM unnest(w.words) AS x) AS project_words,
+        ARRAY(SELECT (${projectId}::int::bigint << 32) | (k.key::bigint & 4294967295) FROM (
           SELECT hashtext(n.norm) AS key
-          UNION ALL
+          UNION
           SELECT hashtext(overlay(n.norm placing '' from i for 1)) FROM generate_series(1, length(n.norm)) AS i
-        ) AS k), '{}') AS typo_keys
+        ) AS k) AS project_typo_keys
       FROM (SELECT ${text} AS text) AS t,
         LATERAL (SELECT feature_similarity_norm(t.text) AS norm) AS n,
         LATERAL (SELECT coalesce(feature_similarity_words(t.text), '{}') AS words) AS w
     ), ids AS (
       (SELECT s.feature_id FROM feature_similarity s
         WHERE s.project_id = ${projectId}::int AND (s.heading_norm = (SELECT norm FROM q)
-          OR s.word_key = nullif((SELECT word_key FROM q), '') OR s.typo_keys && (SELECT typo_keys FROM q))
+          OR s.word_key = nullif((SELECT word_key FROM q), '')
+          OR feature_similarity_project_keys(s.project_id, s.typo_keys) && (SELECT project_typo_keys FROM q))
         LIMIT ${sql.lit(NEAR_CANDIDATES)})
       UNION
       (SELECT s.feature_id FROM feature_similarity s
-        WHERE s.project_id = ${projectId}::int AND (SELECT words FROM q) <> '{}' AND s.heading_words @> (SELECT words FROM q)
+        WHERE s.project_id = ${projectId}::int AND (SELECT words FROM q) <> '{}'
+          AND feature_similarity_project_words(s.project_id, s.heading_words) @> (SELECT project_words FROM q)
         LIMIT ${sql.lit(WORD_CANDIDATES)})
       UNION
       (SELECT s.feature_id FROM feature_similarity s
-        WHERE s.project_id = ${projectId}::int AND (SELECT words FROM q) <> '{}' AND s.description_words @> (SELECT words FROM q)
+        WHERE s.project_id = ${projectId}::int AND (SELECT words FROM q) <> '{}'
+          AND feature_similarity_project_words(s.project_id, s.description_words) @> (SELECT project_words FROM q)
         LIMIT ${sql.lit(WORD_CANDIDATES)})
       UNION
       (SELECT p.feature_id FROM unnest((SELECT words FROM q)[1:${sql.lit(WORDS_LOOKED_UP)}]) AS w(word)
@@ -93,7 +100,7 @@ function candidatesOf(projectId: number, text: Expression<string>) {
           ORDER BY p.heading_size, p.feature_id LIMIT ${sql.lit(PER_WORD_CANDIDATES)}) AS p)
     )
     -- A text of punctuation only has no normal form: nothing is similar to it.
-    SELECT ids.feature_id, q.norm, q.words, q.word_key, q.typo_keys FROM ids, q WHERE q.norm <> '')`;
+    SELECT ids.feature_id, q.norm, q.words, q.word_key FROM ids, q WHERE q.norm <> '')`;
 }
 
 /**
