@@ -26,7 +26,10 @@ export async function inOtherSession(run: (session: postgres.ReservedSql) => Pro
 export async function waitForLockWaiter(session: postgres.ReservedSql, statementStart: string, what: string): Promise<void> {
   const deadline = Date.now() + 5_000;
   for (;;) {
-    // pg_locks shows the current state, also to a session inside a transaction.
+    // pg_locks shows the current state, but inside a transaction pg_stat_activity is a snapshot
+    // taken at its first read: without a fresh one, a statement that started after the first
+    // poll would keep the text its connection ran before, and never match.
+    await session`SELECT pg_stat_clear_snapshot()`;
     const [row] = await session`
       SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
       WHERE NOT l.granted AND l.locktype = 'transactionid' AND a.datname = current_database()
