@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { ContentChange } from "../../store/store.types.ts";
-import { ContentChangeLog, changes, type ListingFilter, parseRevision, type ReadDependencies } from "./read-dependencies.ts";
+import {
+  ContentChangeLog,
+  changes,
+  KEPT_PER_PROJECT,
+  type ListingFilter,
+  parseRevision,
+  type ReadDependencies,
+} from "./read-dependencies.ts";
 
 const vote = (featureId: number, cast: boolean, count: number): Extract<ContentChange, { kind: "vote" }> => ({
   kind: "vote",
@@ -130,6 +137,32 @@ describe("content change log", () => {
     expect(await log.between(store, 1, at(1), at(5))).toBeNull();
     expect(await log.between(store, 1, { epoch: "other", seq: 3 }, at(5))).toBeNull();
     expect(await log.between({}, 2, at(1), at(2))).toBeNull();
+  });
+
+  it("keeps at least the newest KEPT_PER_PROJECT changes of a busy project and reads older ones again", async () => {
+    const ranges: string[] = [];
+    const store = {
+      changesBetween: async (_projectId: number, from: string, to: string) => {
+        ranges.push(`${from}-${to}`);
+        const [a, b] = [parseRevision(from)!.seq, parseRevision(to)!.seq];
+        return Array.from({ length: b - a }, (_, i) => vote(a + i + 1, true, 1));
+      },
+    };
+    const log = new ContentChangeLog();
+    const at = (seq: number) => ({ epoch: "e", seq });
+    // One write at a time, each read by the next answer checked: 3x the kept changes.
+    const total = 3 * KEPT_PER_PROJECT;
+    for (let seq = 1; seq <= total; seq++) expect(await log.between(store, 1, at(seq - 1), at(seq))).toHaveLength(1);
+    expect(ranges).toHaveLength(total);
+    // The newest KEPT_PER_PROJECT are still held: no read of the store.
+    const newest = await log.between(store, 1, at(total - KEPT_PER_PROJECT), at(total));
+    expect(newest?.map((change) => (change.kind === "vote" ? change.featureId : 0))).toEqual(
+      Array.from({ length: KEPT_PER_PROJECT }, (_, i) => total - KEPT_PER_PROJECT + i + 1),
+    );
+    expect(ranges).toHaveLength(total);
+    // An old range was dropped: read again, in one range.
+    expect(await log.between(store, 1, at(10), at(12))).toHaveLength(2);
+    expect(ranges.slice(total)).toEqual(["e:10-e:12"]);
   });
 
   it("parses epoch:seq revisions and nothing else", () => {

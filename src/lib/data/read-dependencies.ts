@@ -115,13 +115,20 @@ export function changes(change: ContentChange, dependencies: ReadDependencies): 
   }
 }
 
-/** Changes kept per project in a process (older ones are fetched again if ever needed). */
-const KEPT_PER_PROJECT = 4096;
+/**
+ * Changes kept per project in a process: the newest KEPT_PER_PROJECT seqs at least (older ones are
+ * fetched again if ever needed). The log is trimmed once it holds TRIM_SLACK more, so that a busy
+ * project pays one pass over its log per TRIM_SLACK changes, not a sort of it per change.
+ */
+export const KEPT_PER_PROJECT = 4096;
+const TRIM_SLACK = 1024;
 
 interface ProjectLog {
   epoch: string;
   /** seq -> change, for the seqs fetched so far. */
   changes: Map<number, ContentChange>;
+  /** The highest seq fetched. */
+  newest: number;
   pending: Map<string, Promise<ContentChange[] | null>>;
 }
 
@@ -146,7 +153,7 @@ export class ContentChangeLog {
     if (from.epoch !== to.epoch || from.seq > to.seq) return null;
     let log = this.projects.get(projectId);
     if (!log || log.epoch !== to.epoch) {
-      log = { epoch: to.epoch, changes: new Map(), pending: new Map() };
+      log = { epoch: to.epoch, changes: new Map(), newest: 0, pending: new Map() };
       this.projects.set(projectId, log);
     }
     const missing: number[] = [];
@@ -164,9 +171,10 @@ export class ContentChangeLog {
       const fetched = await fetching.finally(() => log.pending.delete(flight));
       if (fetched === null) return null;
       for (const [i, change] of fetched.entries()) log.changes.set(first + i, change);
-      if (log.changes.size > KEPT_PER_PROJECT) {
-        const keys = [...log.changes.keys()].sort((a, b) => a - b);
-        for (const seq of keys.slice(0, keys.length - KEPT_PER_PROJECT)) log.changes.delete(seq);
+      log.newest = Math.max(log.newest, last);
+      if (log.changes.size > KEPT_PER_PROJECT + TRIM_SLACK) {
+        const keepFrom = log.newest - KEPT_PER_PROJECT + 1;
+        for (const seq of log.changes.keys()) if (seq < keepFrom) log.changes.delete(seq);
       }
     }
     const result: ContentChange[] = [];
