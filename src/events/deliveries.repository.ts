@@ -200,12 +200,30 @@ export interface RecordedAttempt {
 }
 
 /**
+ * Locks the row of delivery `deliveryId`'s webhook (FOR NO KEY UPDATE, inside the caller's
+ * transaction) and tells whether it is enabled, as committed once the lock is held; false when
+ * the delivery or webhook is gone. The owner's PATCH locks the same row before it pauses the
+ * webhook's deliveries, so an attempt's outcome recorded after this sees the pause.
+ */
+async function lockWebhookOf(trx: Db, deliveryId: string): Promise<boolean> {
+  const { rows } = await sql<{ enabled: boolean }>`SELECT w.enabled FROM webhooks w
+    WHERE w.id = (SELECT d.webhook_id FROM webhook_deliveries d WHERE d.id = ${deliveryId}::bigint)
+    FOR NO KEY UPDATE`.execute(trx);
+  return rows[0]?.enabled ?? false;
+}
+
+/**
  * Stores the outcome of the attempt made under `claimToken` on delivery `deliveryId`, in one
  * transaction with its effect on the webhook: a success resets the webhook's run of failed
  * deliveries; a delivery that ends failed lengthens it, and the `disableAfter`-th in a row
  * disables the webhook (`failing`); a 410 disables it (`gone`). A disabled webhook's pending
  * deliveries are paused (next_attempt_at NULL) until it is enabled again. Pings (event_type
  * `ping`) change neither the run nor, except by a 410, the webhook.
+ *
+ * The webhook's row is locked first (lockWebhookOf): an attempt that ends while the owner
+ * disables the webhook waits for that commit and is recorded paused (pauseDeliveries leaves a
+ * delivery under a live claim to this). Read without the lock, `enabled` could still be on and
+ * a retry of a paused webhook be scheduled.
  */
 export async function recordAttempt(
   db: Db,
@@ -215,6 +233,7 @@ export async function recordAttempt(
   options: { disableAfter: number },
 ): Promise<RecordedAttempt> {
   return db.transaction().execute(async (trx) => {
+    const enabled = await lockWebhookOf(trx, deliveryId);
     const status = outcome.succeeded ? "succeeded" : outcome.retryInSeconds === null ? "failed" : "pending";
     const updated = await sql<{ webhook_id: number; event_type: string }>`
       UPDATE webhook_deliveries d
@@ -225,7 +244,7 @@ export async function recordAttempt(
           claim_token = NULL,
           next_attempt_at = CASE
             WHEN ${outcome.retryInSeconds}::float8 IS NULL THEN NULL
-            WHEN (SELECT enabled FROM webhooks w WHERE w.id = d.webhook_id) THEN now() + make_interval(secs => ${outcome.retryInSeconds}::float8)
+            WHEN ${enabled}::boolean THEN now() + make_interval(secs => ${outcome.retryInSeconds}::float8)
             ELSE NULL
           END
       WHERE d.id = ${deliveryId}::bigint AND d.claim_token = ${claimToken}
@@ -296,10 +315,13 @@ export async function resumeDeliveries(db: Db, webhookId: number): Promise<numbe
  */
 export async function releaseClaims(db: Db, claims: readonly { id: string; claim_token: string }[], error: string): Promise<void> {
   for (const claim of claims) {
-    await sql`
-      UPDATE webhook_deliveries d
-      SET claim_token = NULL, last_error = ${error}, last_status_code = NULL,
-          next_attempt_at = CASE WHEN (SELECT enabled FROM webhooks w WHERE w.id = d.webhook_id) THEN now() ELSE NULL END
-      WHERE d.id = ${claim.id}::bigint AND d.claim_token = ${claim.claim_token}`.execute(db);
+    await db.transaction().execute(async (trx) => {
+      const enabled = await lockWebhookOf(trx, claim.id);
+      await sql`
+        UPDATE webhook_deliveries d
+        SET claim_token = NULL, last_error = ${error}, last_status_code = NULL,
+            next_attempt_at = CASE WHEN ${enabled}::boolean THEN now() ELSE NULL END
+        WHERE d.id = ${claim.id}::bigint AND d.claim_token = ${claim.claim_token}`.execute(trx);
+    });
   }
 }
