@@ -20,7 +20,10 @@ function tooLarge(): ApiError {
   return new ApiError("too_large", "the request body is over one megabyte", { headers: { Connection: "close" } });
 }
 
-/** 413 too_large past `maxBytes` (Content-Length, or counted as a chunked body arrives). */
+/**
+ * 413 too_large past `maxBytes`: a Content-Length over it at once, a chunked body once it passes
+ * it (hono's bodyLimit counts it as it arrives).
+ */
 export function bodyLimitMiddleware(maxBytes = MAX_BODY_BYTES): MiddlewareHandler<AppEnv> {
   const limitBody = bodyLimit({
     maxSize: maxBytes,
@@ -29,19 +32,22 @@ export function bodyLimitMiddleware(maxBytes = MAX_BODY_BYTES): MiddlewareHandle
     },
   });
   return async (c, next) => {
+    if (c.req.method === "GET" || c.req.method === "HEAD") return next();
     const incoming = nodeRequest(c);
-    // GET and HEAD carry no body, nor does an HTTP/1.1 message that node parsed without
-    // Content-Length or Transfer-Encoding; asking for a body anyway builds a full Request object
-    // on every call. (In-process requests, without node's message, always go through the limit.)
-    const bodiless =
-      c.req.method === "GET" ||
-      c.req.method === "HEAD" ||
-      (incoming !== undefined && incoming.headers["content-length"] === undefined && incoming.headers["transfer-encoding"] === undefined);
-    if (bodiless) return next();
+    // In-process requests, without node's message, always go through hono's limit.
     if (incoming === undefined) return limitBody(c, next);
+    // Node's parser framed the message: Content-Length (digits, checked by it) or chunked. An
+    // HTTP/1.1 message with neither, or with a length of 0, has no body; hono's bodyLimit would
+    // build a full Request to learn that, which a vote (no body, `Content-Length: 0` from fetch
+    // and browsers) would pay for on every call.
+    const length = incoming.headers["content-length"];
+    const chunked = incoming.headers["transfer-encoding"] !== undefined;
+    if (!chunked && (length === undefined || length === "0")) return next();
     let closing = false;
     try {
-      await limitBody(c, next);
+      if (chunked) await limitBody(c, next);
+      else if (Number(length) > maxBytes) throw tooLarge();
+      else await next();
     } catch (error) {
       closing = error instanceof ApiError && error.code === "too_large";
       if (closing) closeAfterResponse(incoming);
