@@ -1,7 +1,7 @@
 /**
- * Comment reads: the feature's visibility, a page of top-level comments and their count in one
- * statement, then all replies to them, with has_liked by EXISTS (contract, CommentObject); both
- * statements compiled once per shape (db/query-template.ts). Writes live in
+ * Comment reads: the feature's visibility, a page of top-level comments, their count and all
+ * replies to them in one statement, with has_liked by EXISTS (contract, CommentObject), compiled
+ * once per shape (db/query-template.ts). Writes live in
  * comments.writes.repository.ts.
  */
 import { type SelectQueryBuilder, sql } from "kysely";
@@ -90,15 +90,27 @@ interface ThreadPageValues {
   offset: number;
 }
 
-type ThreadPageRow = { [K in keyof CommentRow]: CommentRow[K] | null } & { total: number };
+/** A row of the thread statement: a comment (or the nulls of an empty page), its part and the total. */
+type ThreadRow = { [K in keyof CommentRow]: CommentRow[K] | null } & {
+  /** 0: a top-level comment of the page (or the empty page's row of nulls); 1: a reply to one. */
+  part: number;
+  /** The top-level comments' count (on part 0 rows). */
+  total: number | null;
+};
+
+/** The CommentRow columns by name, in one order for both parts of the thread statement. */
+const COMMENT_COLUMNS = sql.raw(
+  ["id", "feature_id", "parent_id", "content", "created_at", "like_count", "author_name", "author_role", "author_id", "has_liked", "is_own"].join(", "),
+);
 
 /**
- * The visibility check, the page of top-level comments and their count in one statement: one
- * row per comment of the page beside the visible feature (one row of nulls but the total when
- * the page is empty), no row at all when the feature is not visible to the viewer. Compiled
- * once per shape (sort, whether a viewer reads, the visibility settings).
+ * The visibility check, the page of top-level comments, their count and every reply to them
+ * in one statement (one round trip per page build): the page's rows beside the visible
+ * feature (one row of nulls but the total when the page is empty), part 0, in the page's
+ * order; then the replies, part 1, oldest first; no row at all when the feature is not visible
+ * to the viewer. Compiled once per shape (sort, whether a viewer reads, the visibility settings).
  */
-const threadPageStatement = new QueryTemplate<ThreadPageShape, ThreadPageValues, ThreadPageRow>(
+const threadStatement = new QueryTemplate<ThreadPageShape, ThreadPageValues, ThreadRow>(
   (shape) => `${shape.sort},viewer:${shape.viewer},${visibilityShapeKey(shape.settings)}`,
   (db, shape, param) => {
     const viewerId = shape.viewer ? param("viewerId") : null;
@@ -115,31 +127,34 @@ const threadPageStatement = new QueryTemplate<ThreadPageShape, ThreadPageValues,
     if (shape.sort === "top") page = page.orderBy("comments.like_count", "desc");
     const direction = shape.sort === "oldest" ? "asc" : "desc";
     page = page.orderBy("comments.created_at", direction).orderBy("comments.id", direction).limit(param("limit")).offset(param("offset"));
-    let query = db
-      .selectFrom(visible.as("visible"))
-      .leftJoin(page.as("page"), (join) => join.onTrue())
-      .selectAll("page")
-      .select(sql<number>`(SELECT count(*)::int FROM comments c WHERE c.feature_id = ${featureId} AND c.parent_id IS NULL)`.as("total"));
+    const replies = selectCommentRow(db.selectFrom("comments"), viewerId).where(
+      "comments.parent_id",
+      "=",
+      sql<number>`any(ARRAY(SELECT top.id FROM top WHERE top.id IS NOT NULL))`,
+    );
     // The joined page keeps its order only if it is asked for again.
-    if (shape.sort === "top") query = query.orderBy("page.like_count", "desc");
-    return query.orderBy("page.created_at", direction).orderBy("page.id", direction) as never;
+    const pageOrder = sql.raw(`${shape.sort === "top" ? "like_count DESC, " : ""}created_at ${direction}, id ${direction}`);
+    const thread = sql<ThreadRow & { ord: number }>`(
+      WITH top AS (
+        SELECT page.*, (SELECT count(*)::int FROM comments c WHERE c.feature_id = ${featureId} AND c.parent_id IS NULL) AS total
+        FROM (${visible}) AS visible LEFT JOIN (${page}) AS page ON true
+      )
+      SELECT ${COMMENT_COLUMNS}, total, 0 AS part, row_number() OVER (ORDER BY ${pageOrder}) AS ord FROM top
+      UNION ALL
+      SELECT ${COMMENT_COLUMNS}, NULL::int AS total, 1 AS part, row_number() OVER (ORDER BY created_at, id) AS ord
+      FROM (${replies}) AS replies)`;
+    return db
+      .selectFrom(thread.as("thread"))
+      .selectAll("thread")
+      .orderBy("thread.part")
+      .orderBy("thread.ord") as never;
   },
-);
-
-/** Every reply to the comments `parentIds`, oldest first; compiled once per shape (a viewer or not). */
-const repliesStatement = new QueryTemplate<boolean, { parentIds: readonly number[]; viewerId: number }, CommentRow>(
-  (viewer) => `viewer:${viewer}`,
-  (db, viewer, param) =>
-    selectCommentRow(db.selectFrom("comments"), viewer ? param("viewerId") : null)
-      .where("comments.parent_id", "=", sql<number>`any(${param("parentIds")}::int[])`)
-      .orderBy("comments.created_at", "asc")
-      .orderBy("comments.id", "asc") as never,
 );
 
 /**
  * A page of the feature's top-level comments in `sort` order (newest: created_at desc; oldest:
  * created_at asc; top: like_count desc then newest; id breaks ties), every reply to them, and
- * the number of top-level comments, in two round trips; undefined when the feature is not
+ * the number of top-level comments, in one round trip; undefined when the feature is not
  * visible to the viewer (missing, of another project, or hidden: features.visibility.ts).
  */
 export async function listCommentThreads(
@@ -149,17 +164,18 @@ export async function listCommentThreads(
   paging: PageRequest,
 ): Promise<CommentThreadPage | undefined> {
   const { project, featureId, viewerId } = target;
-  const { rows } = await threadPageStatement.execute(
+  const { rows } = await threadStatement.execute(
     db,
     { sort, viewer: viewerId !== null, settings: project.settings },
     { projectId: project.id, featureId, viewerId: viewerId ?? 0, limit: paging.per_page, offset: pageOffset(paging) },
   );
   if (rows.length === 0) return undefined;
   const total = Number(rows[0]!.total);
-  const topLevel = rows.filter((row) => row.id !== null) as unknown as CommentRow[];
-  const replies =
-    topLevel.length === 0
-      ? []
-      : (await repliesStatement.execute(db, viewerId !== null, { parentIds: topLevel.map((row) => row.id), viewerId: viewerId ?? 0 })).rows;
+  const topLevel: CommentRow[] = [];
+  const replies: CommentRow[] = [];
+  for (const { part, total: _total, ...row } of rows) {
+    if (row.id === null) continue;
+    (part === 0 ? topLevel : replies).push(row as CommentRow);
+  }
   return { topLevel, replies, total };
 }
