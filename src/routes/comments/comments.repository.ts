@@ -100,7 +100,19 @@ type ThreadRow = { [K in keyof CommentRow]: CommentRow[K] | null } & {
 
 /** The CommentRow columns by name, in one order for both parts of the thread statement. */
 const COMMENT_COLUMNS = sql.raw(
-  ["id", "feature_id", "parent_id", "content", "created_at", "like_count", "author_name", "author_role", "author_id", "has_liked", "is_own"].join(", "),
+  [
+    "id",
+    "feature_id",
+    "parent_id",
+    "content",
+    "created_at",
+    "like_count",
+    "author_name",
+    "author_role",
+    "author_id",
+    "has_liked",
+    "is_own",
+  ].join(", "),
 );
 
 /**
@@ -143,11 +155,7 @@ const threadStatement = new QueryTemplate<ThreadPageShape, ThreadPageValues, Thr
       UNION ALL
       SELECT ${COMMENT_COLUMNS}, NULL::int AS total, 1 AS part, row_number() OVER (ORDER BY created_at, id) AS ord
       FROM (${replies}) AS replies)`;
-    return db
-      .selectFrom(thread.as("thread"))
-      .selectAll("thread")
-      .orderBy("thread.part")
-      .orderBy("thread.ord") as never;
+    return db.selectFrom(thread.as("thread")).selectAll("thread").orderBy("thread.part").orderBy("thread.ord") as never;
   },
 );
 
