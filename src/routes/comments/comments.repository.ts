@@ -98,23 +98,6 @@ type ThreadRow = { [K in keyof CommentRow]: CommentRow[K] | null } & {
   total: number | null;
 };
 
-/** The CommentRow columns by name, in one order for both parts of the thread statement. */
-const COMMENT_COLUMNS = sql.raw(
-  [
-    "id",
-    "feature_id",
-    "parent_id",
-    "content",
-    "created_at",
-    "like_count",
-    "author_name",
-    "author_role",
-    "author_id",
-    "has_liked",
-    "is_own",
-  ].join(", "),
-);
-
 /**
  * The visibility check, the page of top-level comments, their count and every reply to them
  * in one statement (one round trip per page build): the page's rows beside the visible
@@ -139,6 +122,8 @@ const threadStatement = new QueryTemplate<ThreadPageShape, ThreadPageValues, Thr
     if (shape.sort === "top") page = page.orderBy("comments.like_count", "desc");
     const direction = shape.sort === "oldest" ? "asc" : "desc";
     page = page.orderBy("comments.created_at", direction).orderBy("comments.id", direction).limit(param("limit")).offset(param("offset"));
+    // Both parts select the columns of selectCommentRow in its order, so top.* (then total)
+    // lines up with replies.* (then total) in the UNION.
     const replies = selectCommentRow(db.selectFrom("comments"), viewerId).where(
       "comments.parent_id",
       "=",
@@ -151,9 +136,9 @@ const threadStatement = new QueryTemplate<ThreadPageShape, ThreadPageValues, Thr
         SELECT page.*, (SELECT count(*)::int FROM comments c WHERE c.feature_id = ${featureId} AND c.parent_id IS NULL) AS total
         FROM (${visible}) AS visible LEFT JOIN (${page}) AS page ON true
       )
-      SELECT ${COMMENT_COLUMNS}, total, 0 AS part, row_number() OVER (ORDER BY ${pageOrder}) AS ord FROM top
+      SELECT top.*, 0 AS part, row_number() OVER (ORDER BY ${pageOrder}) AS ord FROM top
       UNION ALL
-      SELECT ${COMMENT_COLUMNS}, NULL::int AS total, 1 AS part, row_number() OVER (ORDER BY created_at, id) AS ord
+      SELECT replies.*, NULL::int AS total, 1 AS part, row_number() OVER (ORDER BY created_at, id) AS ord
       FROM (${replies}) AS replies)`;
     return db.selectFrom(thread.as("thread")).selectAll("thread").orderBy("thread.part").orderBy("thread.ord") as never;
   },
