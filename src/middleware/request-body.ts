@@ -12,7 +12,7 @@ import type { AppEnv } from "../lib/http/context.ts";
 import { ApiError, validationError } from "../lib/http/errors.ts";
 import { JSON_SHAPE_LIMITS, type JsonShapeLimits, jsonShapeViolation } from "../lib/http/json-shape.ts";
 import { closeAfterResponse, discardRestOfBody } from "../lib/runtime/node-http.ts";
-import { nodeRequest } from "../lib/runtime/runtime-adapter.ts";
+import { nodeRequest, requestBodyBytes } from "../lib/runtime/runtime-adapter.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -67,8 +67,8 @@ export function jsonShapeMiddleware(limits: Readonly<JsonShapeLimits> = JSON_SHA
     const method = c.req.method;
     if (method === "GET" || method === "HEAD" || method === "OPTIONS") return next();
     if (!JSON_MEDIA_TYPE.test(c.req.header("Content-Type") ?? "")) return next();
-    // hono keeps the bytes: the validator's c.req.json() decodes and parses these same bytes.
-    const violation = jsonShapeViolation(new Uint8Array(await c.req.arrayBuffer()), limits);
+    // Kept for the validator: its c.req.json() parses these same bytes (requestBodyBytes).
+    const violation = jsonShapeViolation(await requestBodyBytes(c), limits);
     if (violation !== undefined) throw validationError("body", `${violation}; no request takes that`);
     return next();
   };

@@ -8,7 +8,14 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cachedStringBody, nodeRequest, nodeResponse, replaceBodyText, verbatimRequestTarget } from "./runtime-adapter.ts";
+import {
+  cachedStringBody,
+  nodeRequest,
+  nodeResponse,
+  replaceBodyText,
+  requestBodyBytes,
+  verbatimRequestTarget,
+} from "./runtime-adapter.ts";
 
 describe("under @hono/node-server", () => {
   const seen: { body?: string; jsonBody?: string; incoming?: unknown; outgoing?: unknown; contentLength?: string } = {};
@@ -71,6 +78,29 @@ describe("hono's body cache", () => {
     });
     const response = await app.request("/", { method: "POST", body: "", headers: { "Content-Type": "application/json" } });
     expect(await response.json()).toEqual({ json: { replaced: true }, text: '{"replaced":true}' });
+  });
+
+  it("requestBodyBytes leaves the text, decoded as fetch decodes it, where json() and text() read it", async () => {
+    const app = new Hono();
+    app.post("/", async (c) => {
+      const bytes = await requestBodyBytes(c);
+      // json() and text() must not need the bytes: they read the text left beside them.
+      delete (c.req.bodyCache as Record<string, unknown>).arrayBuffer;
+      return c.json({ length: bytes.length, json: await c.req.json(), text: await c.req.text() });
+    });
+    const body = '\uFEFF{"a":"\u00e9"}';
+    const response = await app.request("/", { method: "POST", body, headers: { "Content-Type": "application/json" } });
+    expect(await response.json()).toEqual({ length: Buffer.byteLength(body), json: { a: "\u00e9" }, text: '{"a":"\u00e9"}' });
+  });
+
+  it("requestBodyBytes after the text was read gives that text's bytes", async () => {
+    const app = new Hono();
+    app.post("/", async (c) => {
+      const text = await c.req.text();
+      return c.json({ same: Buffer.from(await requestBodyBytes(c)).toString("utf8") === text, json: await c.req.json() });
+    });
+    const response = await app.request("/", { method: "POST", body: '{"b":[1,2]}', headers: { "Content-Type": "application/json" } });
+    expect(await response.json()).toEqual({ same: true, json: { b: [1, 2] } });
   });
 });
 
