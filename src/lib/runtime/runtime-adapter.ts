@@ -66,11 +66,11 @@ const utf8 = new TextDecoder();
 
 /**
  * The request body's bytes, read through hono (under Node, @hono/node-server reads them straight
- * off the message), with their text left in hono's body cache beside them. Without the text,
- * the validator's c.req.json() found only the bytes cached and hono converted them through a web
- * Response, which @hono/node-server builds in full for that: about 0.1 ms of CPU per write with
- * a JSON body. When a reader before took the text (the idempotency fingerprint), the bytes are
- * that text encoded again, for the same reason.
+ * off the message), with their text left in hono's body cache beside them: the validator's
+ * c.req.json() reads the text, and given only the bytes hono would convert them through a web
+ * Response, which @hono/node-server builds in full (about 0.1 ms of CPU a write). When a reader
+ * before took the text (the idempotency fingerprint), the bytes are that text encoded again, for
+ * the same reason. Rejects as c.req.arrayBuffer() does (a client gone mid-body).
  */
 // biome-ignore lint/suspicious/noExplicitAny: any app's context
 export async function requestBodyBytes(c: Context<any>): Promise<Uint8Array> {
