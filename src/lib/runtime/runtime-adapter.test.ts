@@ -33,6 +33,10 @@ describe("under @hono/node-server", () => {
     });
     app.get("/text", (c) => c.text("hello"));
     app.get("/json", (c) => c.json({ a: 1 }));
+    app.post("/body", async (c) => {
+      const bytes = await requestBodyBytes(c);
+      return c.json({ length: bytes.length, json: await c.req.json() });
+    });
     await new Promise<void>((resolve) => {
       server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve()) as Server;
     });
@@ -45,6 +49,20 @@ describe("under @hono/node-server", () => {
     expect(seen.body).toBe("hello");
     await (await fetch(`${origin}/json`)).text();
     expect(seen.body).toBe('{"a":1}');
+  });
+
+  it("requestBodyBytes reads a body sent by length or in chunks, and json() parses its text", async () => {
+    const body = '\uFEFF{"a":"\u00e9\u{1F600}"}';
+    const expected = { length: Buffer.byteLength(body), json: { a: "\u00e9\u{1F600}" } };
+    const byLength = await fetch(`${origin}/body`, { method: "POST", body, headers: { "Content-Type": "application/json" } });
+    expect(await byLength.json()).toEqual(expected);
+    const chunked = await fetch(`${origin}/body`, {
+      method: "POST",
+      body: new Blob([body]).stream(),
+      headers: { "Content-Type": "application/json" },
+      duplex: "half",
+    } as RequestInit);
+    expect(await chunked.json()).toEqual(expected);
   });
 
   it("Node's request and response are on the context", async () => {
