@@ -90,16 +90,13 @@ export function pgliteDatabaseExists(dir: string): boolean {
   return existsSync(join(dir, "PG_VERSION"));
 }
 
-/** How long making a connection to Postgres may take, and a request wait for one of the pool (s). */
-const CONNECT_TIMEOUT_SECONDS = 10;
-
 /** Opens (but does not migrate) the database. */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.DATABASE_URL) {
     const client = postgres(options.DATABASE_URL, {
       max: options.poolSize ?? 10,
       onnotice: () => {},
-      connect_timeout: CONNECT_TIMEOUT_SECONDS,
+      connect_timeout: 10,
       idle_timeout: 60,
       // The driver's default backoff grows to 20 s between reconnects once the database has been
       // away, and queries wait for it: requests then hang long after the database is back. Retry
@@ -110,9 +107,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       // time limits"); as start-up parameters they cost no statement and survive reconnects.
       connection: { TimeZone: "UTC", ...limitParameters(options.limits) },
     });
-    // A request waits for a pool connection no longer than for a new connection to be made.
-    const postgresClient = preparedStatementClient(client, { connectionWaitMs: CONNECT_TIMEOUT_SECONDS * 1000 });
-    const db = new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: postgresClient }) });
+    const db = new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: preparedStatementClient(client) }) });
     const listen = async (channel: string, onNotify: (payload?: string) => void) => {
       const subscription = await client.listen(
         channel,

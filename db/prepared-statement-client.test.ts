@@ -1,13 +1,12 @@
 /**
  * preparedStatementClient against the installed kysely-postgres-js (a recording fake client),
- * a statement marked for a generic plan sent between its SET and RESET of plan_cache_mode, and
- * the bound on a request's wait for a connection of the pool.
+ * and a statement marked for a generic plan sent between its SET and RESET of plan_cache_mode.
  */
 import { Kysely, sql } from "kysely";
 import { PostgresJSDialect } from "kysely-postgres-js";
 import type { Sql } from "postgres";
 import { describe, expect, it } from "vitest";
-import { ConnectionWaitExceeded, GENERIC_PLAN_COMMENT, preparedStatementClient } from "./prepared-statement-client.ts";
+import { GENERIC_PLAN_COMMENT, preparedStatementClient } from "./prepared-statement-client.ts";
 
 describe("kysely-postgres-js", () => {
   it("reaches the client only through reserve(), unsafe() on the connection, release() and end()", async () => {
@@ -29,36 +28,6 @@ describe("kysely-postgres-js", () => {
     await db.destroy();
     expect(rows).toEqual([{ one: 1 }]);
     expect(calls).toEqual(["unsafe:true:select $1::int as one:[1]", "release", "end"]);
-  });
-
-  it("ends a query whose connection does not come within the bound, and hands a late connection back", async () => {
-    const calls: string[] = [];
-    const client = {
-      // A pool whose connections are all away (the database restarting): the request queues.
-      reserve: () =>
-        new Promise((resolve) =>
-          setTimeout(
-            () =>
-              resolve({
-                unsafe: () => {
-                  calls.push("unsafe");
-                  return Promise.resolve(Object.assign([], { count: 0, command: "SELECT" }));
-                },
-                release: () => calls.push("release"),
-              }),
-            60,
-          ),
-        ),
-      end: async () => {},
-    } as unknown as Sql;
-    const db = new Kysely<Record<string, never>>({
-      dialect: new PostgresJSDialect({ postgres: preparedStatementClient(client, { connectionWaitMs: 10 }) }),
-    });
-    await expect(sql`select 1`.execute(db)).rejects.toBeInstanceOf(ConnectionWaitExceeded);
-    expect(calls).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(calls).toEqual(["release"]);
-    await db.destroy();
   });
 
   it("sends a statement marked for a generic plan between SET and RESET of plan_cache_mode, in that order", async () => {

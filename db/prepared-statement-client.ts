@@ -19,17 +19,16 @@ export const GENERIC_PLAN_COMMENT = "/* generic plan */ ";
  * query with parameters costs two round trips (Parse/Describe, wait for the parameter types, then
  * Bind/Execute) and a fresh parse and plan each time. Prepared, a statement seen before on that
  * connection is one Bind/Execute round trip and Postgres may reuse its plan. Calling the client
- * as a tagged template throws: queries go through kysely. A query waits at most
- * `connectionWaitMs` for a connection (reserveWithin), then rejects with ConnectionWaitExceeded.
+ * as a tagged template throws: queries go through kysely.
  */
-export function preparedStatementClient(client: Sql, options: { connectionWaitMs?: number } = {}): Sql {
+export function preparedStatementClient(client: Sql): Sql {
   return Object.assign(
     () => {
       throw new Error("query through kysely");
     },
     {
       reserve: async () => {
-        const connection = await reserveWithin(client, options.connectionWaitMs ?? DEFAULT_CONNECTION_WAIT_MS);
+        const connection = await client.reserve();
         return {
           unsafe: (query: string, parameters: unknown[] = []) => {
             if (!query.startsWith(GENERIC_PLAN_COMMENT)) return connection.unsafe(query, parameters as never[], { prepare: true });
@@ -47,41 +46,4 @@ export function preparedStatementClient(client: Sql, options: { connectionWaitMs
       end: () => client.end(),
     },
   ) as unknown as Sql;
-}
-
-/** How long a request waits for a connection of the pool by default (ms). */
-export const DEFAULT_CONNECTION_WAIT_MS = 10_000;
-
-/** The error of a request that waited `ms` for a connection of the pool in vain. */
-export class ConnectionWaitExceeded extends Error {
-  constructor(ms: number) {
-    super(`no database connection within ${ms / 1000} s`);
-    this.name = "ConnectionWaitExceeded";
-  }
-}
-
-/**
- * A reserved connection of `client`'s pool, or ConnectionWaitExceeded after `ms`. postgres-js
- * queues a request for a connection until one is free or connects, with no bound of its own:
- * while the database is away, a request queued behind the pool's reconnects waits until it is
- * back, however long its restart takes. Bounded, it ends with the retryable 500 (nothing of it
- * ran); a connection that arrives after the bound goes straight back to the pool.
- */
-async function reserveWithin(client: Sql, ms: number): ReturnType<Sql["reserve"]> {
-  const pending = client.reserve();
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ConnectionWaitExceeded(ms)), ms);
-  });
-  try {
-    return await Promise.race([pending, bound]);
-  } catch (error) {
-    pending.then(
-      (connection) => connection.release(),
-      () => {},
-    );
-    throw error;
-  } finally {
-    clearTimeout(timer);
-  }
 }
