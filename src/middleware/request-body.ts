@@ -67,7 +67,7 @@ export function jsonShapeMiddleware(limits: Readonly<JsonShapeLimits> = JSON_SHA
     const method = c.req.method;
     if (method === "GET" || method === "HEAD" || method === "OPTIONS") return next();
     if (!JSON_MEDIA_TYPE.test(c.req.header("Content-Type") ?? "")) return next();
-    // Kept for the validator: its c.req.json() parses these same bytes (requestBodyBytes).
+    // requestBodyBytes leaves the bytes' text for the validator's c.req.json() to parse.
     const violation = jsonShapeViolation(await requestBodyBytes(c), limits);
     if (violation !== undefined) throw validationError("body", `${violation}; no request takes that`);
     return next();

@@ -63,6 +63,7 @@ export function replaceBodyText(c: Context<any>, text: string): void {
 
 // fetch's Body.text() decodes so: UTF-8, a leading byte order mark dropped, bad bytes replaced.
 const utf8 = new TextDecoder();
+const utf8Encoder = new TextEncoder();
 
 /**
  * The request body's bytes, read through hono (under Node, @hono/node-server reads them straight
@@ -75,7 +76,7 @@ const utf8 = new TextDecoder();
 // biome-ignore lint/suspicious/noExplicitAny: any app's context
 export async function requestBodyBytes(c: Context<any>): Promise<Uint8Array> {
   const cache = c.req.bodyCache as { arrayBuffer?: Promise<ArrayBuffer>; text?: Promise<string> };
-  if (cache.arrayBuffer === undefined && cache.text !== undefined) return new TextEncoder().encode(await cache.text);
+  if (cache.arrayBuffer === undefined && cache.text !== undefined) return utf8Encoder.encode(await cache.text);
   const bytes = new Uint8Array(await c.req.arrayBuffer());
   cache.text ??= Promise.resolve(utf8.decode(bytes));
   return bytes;
