@@ -18,7 +18,7 @@ import {
 import { PostgresJSDialect } from "kysely-postgres-js";
 import postgres from "postgres";
 import { migrations } from "./migrations/index.ts";
-import { preparedStatementClient } from "./prepared-statement-client.ts";
+import { GENERIC_PLAN_PARAMETERS, preparedStatementClient } from "./prepared-statement-client.ts";
 import type { Database } from "./schema.ts";
 
 export type Db = Kysely<Database>;
@@ -45,7 +45,10 @@ export interface DatabaseOptions {
   DATABASE_URL?: string | undefined;
   /** PGlite data directory, or "memory://" for a throwaway database. */
   PGLITE_DIR?: string;
-  /** Postgres pool size; default 10. */
+  /**
+   * Postgres pool size; default 10. A second pool of this size serves the statements marked for
+   * a generic plan (db/prepared-statement-client.ts), so up to twice as many connections open.
+   */
   poolSize?: number;
   /**
    * A PGlite data directory as a tarball (what PGlite's dumpDataDir writes, gzip or plain) that a
@@ -93,7 +96,7 @@ export function pgliteDatabaseExists(dir: string): boolean {
 /** Opens (but does not migrate) the database. */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.DATABASE_URL) {
-    const client = postgres(options.DATABASE_URL, {
+    const clientOptions = {
       max: options.poolSize ?? 10,
       onnotice: () => {},
       connect_timeout: 10,
@@ -102,12 +105,21 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       // away, and queries wait for it: requests then hang long after the database is back. Retry
       // at most every second so they fail fast while it is down and recover within a second.
       backoff: (attempt: number) => Math.min(0.05 * 2 ** attempt, 1) * (0.5 + Math.random() / 2),
-      // Dates are RFC 3339 in UTC on the wire; keep the session in UTC too.
-      // The limits bound how long a request waits for a stalled peer's locks (README, "Database
-      // time limits"); as start-up parameters they cost no statement and survive reconnects.
-      connection: { TimeZone: "UTC", ...limitParameters(options.limits) },
+    };
+    // Dates are RFC 3339 in UTC on the wire; keep the session in UTC too.
+    // The limits bound how long a request waits for a stalled peer's locks (README, "Database
+    // time limits"); as start-up parameters they cost no statement and survive reconnects.
+    const connection = { TimeZone: "UTC", ...limitParameters(options.limits) };
+    const client = postgres(options.DATABASE_URL, { ...clientOptions, connection });
+    // A second pool, as large, for the statements marked for a generic plan when sent alone
+    // (prepared-statement-client.ts): its connections start in that plan mode.
+    const genericPlanClient = postgres(options.DATABASE_URL, {
+      ...clientOptions,
+      connection: { ...connection, ...GENERIC_PLAN_PARAMETERS },
     });
-    const db = new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: preparedStatementClient(client) }) });
+    const db = new Kysely<Database>({
+      dialect: new PostgresJSDialect({ postgres: preparedStatementClient(client, genericPlanClient) }),
+    });
     const listen = async (channel: string, onNotify: (payload?: string) => void) => {
       const subscription = await client.listen(
         channel,

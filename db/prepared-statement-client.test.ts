@@ -1,6 +1,8 @@
 /**
- * preparedStatementClient against the installed kysely-postgres-js (a recording fake client),
- * and a statement marked for a generic plan sent between its SET and RESET of plan_cache_mode.
+ * preparedStatementClient against the installed kysely-postgres-js (recording fake clients): a
+ * statement marked for a generic plan sent alone runs on the generic-plan pool as it is, and
+ * inside a transaction (or without that pool) between its SET and RESET of plan_cache_mode.
+ * test/database.generic-plan.test.ts checks the plan mode each one gets from Postgres itself.
  */
 import { Kysely, sql } from "kysely";
 import { PostgresJSDialect } from "kysely-postgres-js";
@@ -30,49 +32,102 @@ describe("kysely-postgres-js", () => {
     expect(calls).toEqual(["unsafe:true:select $1::int as one:[1]", "release", "end"]);
   });
 
-  it("sends a statement marked for a generic plan between SET and RESET of plan_cache_mode, in that order", async () => {
+  it("sends a marked statement between SET and RESET of plan_cache_mode when there is no generic-plan pool", async () => {
     const sent: string[] = [];
-    const result = Object.assign([{ one: 1 }], { count: 1, command: "SELECT" });
-    // postgres-js queries are sent when first executed (execute(), catch(), or awaited), in that order.
-    const query = (text: string, value: unknown) => {
-      let started = false;
-      const start = () => {
-        if (!started) sent.push(text);
-        started = true;
-      };
-      const promise = Promise.resolve(value);
-      return Object.assign(promise, {
-        execute() {
-          start();
-          return promise;
-        },
-        catch(reject: (error: unknown) => unknown) {
-          start();
-          return Promise.prototype.catch.call(promise, reject);
-        },
-      });
-    };
-    const client = {
-      reserve: async () => ({
-        unsafe: (text: string, _parameters?: unknown[], options?: { prepare?: boolean }) =>
-          query(`${text}${options?.prepare ? " (prepared)" : ""}`, result),
-        release: () => {},
-      }),
-      end: async () => {},
-    } as unknown as Sql;
-    const db = new Kysely<Record<string, never>>({ dialect: new PostgresJSDialect({ postgres: preparedStatementClient(client) }) });
-    const { rows } = await db.executeQuery<{ one: number }>({
-      sql: `${GENERIC_PLAN_COMMENT}select 1 as one`,
-      parameters: [],
-      query: { kind: "RawNode" } as never,
-      queryId: { queryId: "q" },
+    const db = new Kysely<Record<string, never>>({
+      dialect: new PostgresJSDialect({ postgres: preparedStatementClient(recordingClient("main", sent)) }),
     });
+    const { rows } = await db.executeQuery<{ one: number }>(marked("select 1 as one"));
     await db.destroy();
     expect(rows).toEqual([{ one: 1 }]);
     expect(sent).toEqual([
-      "SET plan_cache_mode = force_generic_plan",
-      `${GENERIC_PLAN_COMMENT}select 1 as one (prepared)`,
-      "RESET plan_cache_mode",
+      "main: SET plan_cache_mode = force_generic_plan",
+      `main: ${GENERIC_PLAN_COMMENT}select 1 as one (prepared)`,
+      "main: RESET plan_cache_mode",
+      "main: release",
+      "main: end",
+    ]);
+  });
+
+  it("runs a marked statement sent alone on the generic-plan pool as it is, other statements on the main pool", async () => {
+    const sent: string[] = [];
+    const client = preparedStatementClient(recordingClient("main", sent), recordingClient("generic", sent));
+    const db = new Kysely<Record<string, never>>({ dialect: new PostgresJSDialect({ postgres: client }) });
+    await db.executeQuery(marked("select 1 as one"));
+    await sql`select 2 as two`.execute(db);
+    await db.destroy();
+    expect(sent).toEqual([
+      `generic: ${GENERIC_PLAN_COMMENT}select 1 as one (prepared)`,
+      "generic: release",
+      "main: select 2 as two (prepared)",
+      "main: release",
+      "main: end",
+      "generic: end",
+    ]);
+  });
+
+  it("keeps a transaction on one connection of the main pool, a marked statement inside it between SET and RESET", async () => {
+    const sent: string[] = [];
+    const client = preparedStatementClient(recordingClient("main", sent), recordingClient("generic", sent));
+    const db = new Kysely<Record<string, never>>({ dialect: new PostgresJSDialect({ postgres: client }) });
+    await db.transaction().execute((trx) => trx.executeQuery(marked("select 1 as one")));
+    await db.destroy();
+    expect(sent).toEqual([
+      "main: begin (prepared)",
+      "main: SET plan_cache_mode = force_generic_plan",
+      `main: ${GENERIC_PLAN_COMMENT}select 1 as one (prepared)`,
+      "main: RESET plan_cache_mode",
+      "main: commit (prepared)",
+      "main: release",
+      "main: end",
+      "generic: end",
     ]);
   });
 });
+
+/** A compiled query marked for a generic plan. */
+function marked(text: string) {
+  return { sql: `${GENERIC_PLAN_COMMENT}${text}`, parameters: [], query: { kind: "RawNode" } as never, queryId: { queryId: "q" } };
+}
+
+/**
+ * A fake postgres-js client named `name` whose reserved connections record, in `sent`, each
+ * query when it is sent (postgres-js sends a query when first executed: execute(), catch(), or
+ * awaited, in that order), and each release and end.
+ */
+function recordingClient(name: string, sent: string[]): Sql {
+  const result = Object.assign([{ one: 1 }], { count: 1, command: "SELECT" });
+  const query = (text: string) => {
+    let started = false;
+    const start = () => {
+      if (!started) sent.push(`${name}: ${text}`);
+      started = true;
+    };
+    const promise = Promise.resolve(result);
+    return Object.assign(promise, {
+      execute() {
+        start();
+        return promise;
+      },
+      catch(reject: (error: unknown) => unknown) {
+        start();
+        return Promise.prototype.catch.call(promise, reject);
+      },
+      // biome-ignore lint/suspicious/noThenProperty: a postgres-js query is sent when awaited, as this one.
+      then(resolve: (value: unknown) => unknown, reject?: (error: unknown) => unknown) {
+        start();
+        return Promise.prototype.then.call(promise, resolve, reject);
+      },
+    });
+  };
+  return {
+    reserve: async () => ({
+      unsafe: (text: string, _parameters?: unknown[], options?: { prepare?: boolean }) =>
+        query(`${text}${options?.prepare ? " (prepared)" : ""}`),
+      release: () => sent.push(`${name}: release`),
+    }),
+    end: async () => {
+      sent.push(`${name}: end`);
+    },
+  } as unknown as Sql;
+}
