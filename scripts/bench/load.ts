@@ -103,20 +103,41 @@ export class RssSampler {
 
 const TICKS_PER_SECOND = 100;
 
-/** CPU seconds (user + system) the processes have used so far; processes gone count 0. */
-export function cpuSeconds(pids: number[]): number {
-  let ticks = 0;
+/** CPU seconds (user + system) each live process of `pids` has used so far; exited ones are left out. */
+export function cpuByPid(pids: number[]): Map<number, number> {
+  const seconds = new Map<number, number>();
   for (const pid of pids) {
     try {
       // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
+      seconds.set(pid, (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND);
     } catch {
       // exited
     }
   }
-  return ticks / TICKS_PER_SECOND;
+  return seconds;
+}
+
+/**
+ * CPU seconds the processes used between two readings of cpuByPid: each process of `after`, less
+ * what it had in `before` (nothing when it started since, as a pooled database connection the
+ * server opened during the run). A process of `before` that exited meanwhile counts nothing: in
+ * the bench those are database connections the server's pool closed after 60 s idle, which spent
+ * nothing in the run (counting them from `before` alone, as an earlier reading did, subtracted
+ * their whole life's CPU).
+ */
+export function cpuSpent(before: Map<number, number>, after: Map<number, number>): number {
+  let seconds = 0;
+  for (const [pid, spent] of after) seconds += spent - (before.get(pid) ?? 0);
+  return seconds;
+}
+
+/** CPU seconds (user + system) the processes have used so far; processes gone count 0. */
+export function cpuSeconds(pids: number[]): number {
+  let total = 0;
+  for (const spent of cpuByPid(pids).values()) total += spent;
+  return total;
 }
 
 export interface LoadOptions {
@@ -149,10 +170,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const base = { url: options.url, headers: options.headers, connections: options.connections, timeout: 10 };
   const requests = options.requests ? { requests: options.requests } : {};
   if (options.warmupSeconds > 0) await autocannon({ ...base, ...requests, duration: options.warmupSeconds });
-  const dbPids = options.cpu ? await options.cpu.database() : [];
-  const before = options.cpu ? [cpuSeconds([options.cpu.server]), cpuSeconds(dbPids)] : [0, 0];
+  const dbBefore = cpuByPid(options.cpu ? await options.cpu.database() : []);
+  const serverBefore = options.cpu ? cpuSeconds([options.cpu.server]) : 0;
   const result: Result = await autocannon({ ...base, ...requests, duration: options.seconds });
-  const after = options.cpu ? [cpuSeconds([options.cpu.server]), cpuSeconds(dbPids)] : [0, 0];
+  const serverAfter = options.cpu ? cpuSeconds([options.cpu.server]) : 0;
+  const dbAfter = cpuByPid(options.cpu ? await options.cpu.database() : []);
   const answered = Math.max(1, result["2xx"] + result.non2xx);
   const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, stat]) => [code, stat.count]));
   return {
@@ -163,7 +185,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     non2xx: result.non2xx,
     errors: result.errors,
     statuses,
-    serverCpuMs: ((after[0]! - before[0]!) * 1000) / answered,
-    dbCpuMs: ((after[1]! - before[1]!) * 1000) / answered,
+    serverCpuMs: ((serverAfter - serverBefore) * 1000) / answered,
+    dbCpuMs: (cpuSpent(dbBefore, dbAfter) * 1000) / answered,
   };
 }

@@ -16,7 +16,7 @@ import { readFileSync } from "node:fs";
 import type { RequestSpec } from "autocannon";
 import autocannon from "autocannon";
 import type { Fixtures } from "./fixtures.ts";
-import { cpuSeconds } from "./load.ts";
+import { cpuByPid, cpuSeconds, cpuSpent } from "./load.ts";
 
 /** One API server process the section may address. */
 export interface MixedServer {
@@ -212,12 +212,13 @@ async function measureRow(
       ),
     );
   if (options.warmupSeconds > 0) await reads(options.warmupSeconds);
-  const dbPids = await options.databasePids();
+  const dbBefore = cpuByPid(await options.databasePids());
   const before = await Promise.all(servers.map(readStats));
-  const cpuBefore = [cpuSeconds(servers.map((s) => s.pid)), cpuSeconds(dbPids)];
+  const cpuBefore = cpuSeconds(servers.map((s) => s.pid));
   const writes = startWrites(servers, target, rate);
   const results = await reads(options.seconds);
-  const cpuAfter = [cpuSeconds(servers.map((s) => s.pid)), cpuSeconds(dbPids)];
+  const cpuAfter = cpuSeconds(servers.map((s) => s.pid));
+  const dbAfter = cpuByPid(await options.databasePids());
   const written = await writes.stop();
   const after = await Promise.all(servers.map(readStats));
   const hits = after.reduce((sum, s, i) => sum + s.hits - before[i]!.hits, 0);
@@ -241,8 +242,8 @@ async function measureRow(
     hitRatio: hits + builds > 0 ? hits / (hits + builds) : null,
     buildsPerWrite: written.ok > 0 ? builds / written.ok : null,
     builds,
-    serverCpuMsPerRead: ((cpuAfter[0]! - cpuBefore[0]!) * 1000) / Math.max(1, answered),
-    dbCpuMsPerRead: ((cpuAfter[1]! - cpuBefore[1]!) * 1000) / Math.max(1, answered),
+    serverCpuMsPerRead: ((cpuAfter - cpuBefore) * 1000) / Math.max(1, answered),
+    dbCpuMsPerRead: (cpuSpent(dbBefore, dbAfter) * 1000) / Math.max(1, answered),
   };
 }
 
