@@ -12,7 +12,7 @@ import { committedEvents, eventPosition } from "../../src/events/outbox.ts";
 import { type LoadRun, startLoad } from "./support/http.ts";
 import { sleep, waitUntil } from "./support/processes.ts";
 import { importVotingProject } from "./support/seed.ts";
-import { type ServerInstance, startServer } from "./support/server.ts";
+import { type ServerInstance, serverTrouble, startServer } from "./support/server.ts";
 import { type Stack, startStack } from "./support/stack.ts";
 import { recordCount } from "./support/tally.ts";
 import type { WorkloadProject } from "./support/workload.ts";
@@ -55,8 +55,11 @@ function writeLoad(origin: () => string, tag: string): LoadRun {
   );
 }
 
-/** Waits until the load's last 20 answers are all below 500 (the stack is back). */
-async function recovered(load: LoadRun, since: number): Promise<void> {
+/**
+ * Waits until the load's last 20 answers are all below 500 (the stack is back); on time out, the
+ * error names the last answers and what `server` logged of slow requests and errors.
+ */
+async function recovered(load: LoadRun, since: number, server: ServerInstance): Promise<void> {
   await waitUntil(
     "the load to succeed again",
     () => {
@@ -65,7 +68,10 @@ async function recovered(load: LoadRun, since: number): Promise<void> {
     },
     45_000,
     200,
-  );
+  ).catch((error: Error) => {
+    const last = load.samples.slice(-5).map(({ label, status, error, ms }) => ({ label, status, error, ms }));
+    throw new Error(`${error.message}\nlast answers: ${JSON.stringify(last)}\n${serverTrouble(server)}`);
+  });
 }
 
 describe("events survive crashes 1:1 with their changes", () => {
@@ -76,14 +82,14 @@ describe("events survive crashes 1:1 with their changes", () => {
     await stack.pg.kill();
     await sleep(1000);
     await stack.pg.restart();
-    await recovered(load, performance.now() - load.startedAt);
+    await recovered(load, performance.now() - load.startedAt, stack.server);
 
     await sleep(500);
     stack.server.child.kill("SIGKILL");
     await stack.server.exited(10_000);
     restarted = await startServer(stack.env);
     origin = restarted.origin;
-    await recovered(load, performance.now() - load.startedAt);
+    await recovered(load, performance.now() - load.startedAt, restarted);
     await sleep(500);
     const samples = await load.stop();
     const failed = samples.filter((s) => s.status >= 500 || s.error !== undefined).length;

@@ -12,6 +12,7 @@ import { type HttpResult, json, quantile, send, startLoad } from "./support/http
 import { counterMismatches } from "./support/invariants.ts";
 import { sleep, waitUntil } from "./support/processes.ts";
 import { importVotingProject } from "./support/seed.ts";
+import { serverTrouble } from "./support/server.ts";
 import { type Stack, startStack } from "./support/stack.ts";
 import { recordCount } from "./support/tally.ts";
 import { mixedWorkload } from "./support/workload.ts";
@@ -167,12 +168,14 @@ describe("Postgres killed mid-write", () => {
       },
       30_000,
       200,
-    );
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}\n${serverTrouble(stack.server)}`);
+    });
     const samples = await load.stop();
 
     expect(
       samples.every((s) => s.error === undefined),
-      JSON.stringify(samples.filter((s) => s.error).slice(0, 3)),
+      `${JSON.stringify(samples.filter((s) => s.error).slice(0, 3))}\n${serverTrouble(stack.server)}`,
     ).toBe(true);
     const failed = samples.filter((s) => s.status >= 500);
     expect(failed.length).toBeGreaterThan(0);

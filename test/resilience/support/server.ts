@@ -76,3 +76,16 @@ export async function startServer(env: Record<string, string>): Promise<ServerIn
     stop: () => stopChild(child, "SIGTERM", 10_000),
   };
 }
+
+/**
+ * For a failure message: the server's log records of requests that took 2 s or more, and its
+ * warnings and errors (pino levels 40 and up), the last 20, one JSON line each.
+ */
+export function serverTrouble(server: ServerInstance): string {
+  const lines = server
+    .logRecords()
+    .filter((record) => (record.msg === "request" && Number(record.ms) >= 2000) || Number(record.level) >= 40)
+    .slice(-20)
+    .map((record) => JSON.stringify(record).slice(0, 600));
+  return `the server's slow requests, warnings and errors (${lines.length}):\n${lines.join("\n")}`;
+}
