@@ -78,14 +78,18 @@ export async function startServer(env: Record<string, string>): Promise<ServerIn
 }
 
 /**
- * For a failure message: the server's log records of requests that took 2 s or more, and its
- * warnings and errors (pino levels 40 and up), the last 20, one JSON line each.
+ * For a failure message: the server's log records of requests that took 2 s or more (the first
+ * 20), then its last 10 warnings and errors (pino levels 40 and up), one JSON line each.
  */
 export function serverTrouble(server: ServerInstance): string {
-  const lines = server
-    .logRecords()
-    .filter((record) => (record.msg === "request" && Number(record.ms) >= 2000) || Number(record.level) >= 40)
-    .slice(-20)
-    .map((record) => JSON.stringify(record).slice(0, 600));
-  return `the server's slow requests, warnings and errors (${lines.length}):\n${lines.join("\n")}`;
+  const records = server.logRecords();
+  const line = (record: Record<string, unknown>) => JSON.stringify(record).slice(0, 600);
+  const slow = records.filter((record) => record.msg === "request" && Number(record.ms) >= 2000).slice(0, 20);
+  const trouble = records.filter((record) => Number(record.level) >= 40).slice(-10);
+  return [
+    `the server's requests of 2 s or more (${slow.length}):`,
+    ...slow.map(line),
+    `its last warnings and errors (${trouble.length}):`,
+    ...trouble.map(line),
+  ].join("\n");
 }
