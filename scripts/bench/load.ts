@@ -124,8 +124,7 @@ export function cpuByPid(pids: number[]): Map<number, number> {
  * what it had in `before` (nothing when it started since, as a pooled database connection the
  * server opened during the run). A process of `before` that exited meanwhile counts nothing: in
  * the bench those are database connections the server's pool closed after 60 s idle, which spent
- * nothing in the run (counting them from `before` alone, as an earlier reading did, subtracted
- * their whole life's CPU).
+ * nothing in the run.
  */
 export function cpuSpent(before: Map<number, number>, after: Map<number, number>): number {
   let seconds = 0;
