@@ -67,6 +67,8 @@ function candidatesOf(projectId: number, text: Expression<string>) {
       -- feature_similarity_project_words writes them, typo keys as feature_similarity_typo_keys
       -- then feature_similarity_project_keys compute them. Written out: a SQL function with FROM,
       -- an aggregate or a subquery is not inlined, and Postgres would plan its body on every call.
+      -- OFFSET 0 keeps n and w apart: pulled up, the inlined norm and lexeme functions were
+      -- computed again at each reference, once per typo key (docs/benchmarks.md, sixth round).
       SELECT n.norm, w.words, array_to_string(w.words, ' ') AS word_key,
         ARRAY(SELECT ${projectId}::int::text || ':' || x FROM unnest(w.words) AS x) AS project_words,
         ARRAY(SELECT (${projectId}::int::bigint << 32) | (k.key::bigint & 4294967295) FROM (
@@ -75,8 +77,8 @@ function candidatesOf(projectId: number, text: Expression<string>) {
           SELECT hashtext(overlay(n.norm placing '' from i for 1)) FROM generate_series(1, length(n.norm)) AS i
         ) AS k) AS project_typo_keys
       FROM (SELECT ${text} AS text) AS t,
-        LATERAL (SELECT feature_similarity_norm(t.text) AS norm) AS n,
-        LATERAL (SELECT coalesce(feature_similarity_words(t.text), '{}') AS words) AS w
+        LATERAL (SELECT feature_similarity_norm(t.text) AS norm OFFSET 0) AS n,
+        LATERAL (SELECT coalesce(feature_similarity_words(t.text), '{}') AS words OFFSET 0) AS w
     ), ids AS (
       (SELECT s.feature_id FROM feature_similarity s
         WHERE s.project_id = ${projectId}::int AND (s.heading_norm = (SELECT norm FROM q)
