@@ -33,7 +33,7 @@ import { checkCounters } from "./bench/counters.ts";
 import { benchKeys, LARGE, type ProjectSpec, SEARCH_TERM, SMALL } from "./bench/dataset.ts";
 import { benchEmailDigest, EMAIL_DIGEST_ROUTE } from "./bench/email.ts";
 import { type Fixtures, loadFixtures } from "./bench/fixtures.ts";
-import { generateProject } from "./bench/generate.ts";
+import { generateProject, settleVisibility } from "./bench/generate.ts";
 import { hitsSection } from "./bench/hits.ts";
 import { freePort, RssSampler, runLoad, startChild } from "./bench/load.ts";
 import { mixedLoadSection } from "./bench/mixed.ts";
@@ -93,7 +93,10 @@ async function prepareDatabase(): Promise<string[]> {
   await handle.close();
   const notes: string[] = [];
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
-  if (flags.reuse && exists) await vacuumVotedTables(sql);
+  if (flags.reuse && exists) {
+    await vacuumVotedTables(sql);
+    await settleVisibility(sql);
+  }
   for (const spec of specs) {
     // A project is generated in one transaction, so if it exists it is complete.
     const [present] = await sql`SELECT 1 FROM projects WHERE slug = ${spec.slug}`;
