@@ -142,10 +142,12 @@ export const GENERATED_TABLES = [
 /**
  * VACUUMs the generated tables again until each has at least 99 % of its pages marked
  * all-visible, as autovacuum leaves a read-mostly table (at most 10 passes, 1 s apart; then it
- * gives up and says so on stderr). VACUUM marks a page only when no open snapshot is older than
- * its rows, and right after a load one often is (an auto-ANALYZE of the loaded tables is the
- * likely holder): a run of 2026-11-28 found comments at 33 of 4,305 pages, so the comments
- * page's count read 649 heap pages for 733 comments instead of the index alone.
+ * gives up and says so on stderr); index-only scans read the heap for every row of a page not
+ * so marked. VACUUM marks a page only once its rows' commit is known flushed: the generator
+ * used to commit with synchronous_commit off and VACUUM at once, which left comments at 33 of
+ * 4,305 pages (the comments page's count then read 649 heap pages for 733 comments). The
+ * generator now commits synchronously; this also settles a database generated before that
+ * (--reuse) and any table a later write left unmarked.
  */
 export async function settleVisibility(sql: Sql): Promise<void> {
   for (let pass = 0; ; pass++) {
@@ -176,7 +178,9 @@ export async function generateProject(databaseUrl: string, spec: ProjectSpec, se
   const sql = postgres(databaseUrl, {
     max: 1,
     onnotice: () => {},
-    connection: { temp_buffers: "512MB", work_mem: "256MB", maintenance_work_mem: "256MB", synchronous_commit: "off" },
+    // synchronous_commit stays on: the VACUUM just after the commit can mark pages all-visible
+    // only once the commit is flushed (settleVisibility).
+    connection: { temp_buffers: "512MB", work_mem: "256MB", maintenance_work_mem: "256MB" },
   });
   const projectId = await sql.begin(async (trx) => {
     await trx`DELETE FROM projects WHERE slug = ${spec.slug}`;
