@@ -140,27 +140,19 @@ export const GENERATED_TABLES = [
 ];
 
 /**
- * VACUUMs the generated tables again until each has at least 99 % of its pages marked
- * all-visible, as autovacuum leaves a read-mostly table (at most 10 passes, 1 s apart; then it
- * gives up and says so on stderr); index-only scans read the heap for every row of a page not
- * so marked. VACUUM marks a page only once its rows' commit is known flushed: the generator
- * used to commit with synchronous_commit off and VACUUM at once, which left comments at 33 of
- * 4,305 pages (the comments page's count then read 649 heap pages for 733 comments). The
- * generator now commits synchronously; this also settles a database generated before that
- * (--reuse) and any table a later write left unmarked.
+ * VACUUMs each generated table that has under 99 % of its pages marked all-visible (index-only
+ * scans read the heap for every row of a page not so marked), as autovacuum would leave a
+ * read-mostly table. For a database kept with --reuse: the generator once committed with
+ * synchronous_commit off and VACUUMed at once, before the commit was flushed, which marks
+ * nothing (comments were left at 33 of 4,305 pages; the comments page's count read 649 heap
+ * pages for 733 comments).
  */
 export async function settleVisibility(sql: Sql): Promise<void> {
-  for (let pass = 0; ; pass++) {
-    const unsettled = await sql<{ relname: string }[]>`
-      SELECT relname FROM pg_class
-      WHERE relname = ANY(${GENERATED_TABLES}::text[]) AND relkind = 'r' AND relnamespace = 'public'::regnamespace
-        AND relpages > 0 AND relallvisible < relpages * 0.99`;
-    if (unsettled.length === 0) return;
-    if (pass === 10) break;
-    if (pass > 0) await new Promise((resolve) => setTimeout(resolve, 1000));
-    for (const { relname } of unsettled) await sql.unsafe(`VACUUM ${relname}`);
-  }
-  process.stderr.write("settleVisibility: some tables stay below 99 % all-visible pages after 10 passes\n");
+  const unsettled = await sql<{ relname: string }[]>`
+    SELECT relname FROM pg_class
+    WHERE relname = ANY(${GENERATED_TABLES}::text[]) AND relkind = 'r' AND relnamespace = 'public'::regnamespace
+      AND relpages > 0 AND relallvisible < relpages * 0.99`;
+  for (const { relname } of unsettled) await sql.unsafe(`VACUUM ${relname}`);
 }
 
 /**
@@ -178,8 +170,8 @@ export async function generateProject(databaseUrl: string, spec: ProjectSpec, se
   const sql = postgres(databaseUrl, {
     max: 1,
     onnotice: () => {},
-    // synchronous_commit stays on: the VACUUM just after the commit can mark pages all-visible
-    // only once the commit is flushed (settleVisibility).
+    // synchronous_commit stays on: the VACUUM just after the commit marks pages all-visible
+    // only once the commit is flushed, and index-only scans depend on those marks.
     connection: { temp_buffers: "512MB", work_mem: "256MB", maintenance_work_mem: "256MB" },
   });
   const projectId = await sql.begin(async (trx) => {
@@ -190,7 +182,6 @@ export async function generateProject(databaseUrl: string, spec: ProjectSpec, se
   for (const table of GENERATED_TABLES) {
     await sql.unsafe(`VACUUM (ANALYZE) ${table}`);
   }
-  await settleVisibility(sql);
   await sql.end();
   const seconds = (performance.now() - started) / 1000;
   process.stderr.write(`generated ${spec.slug} in ${seconds.toFixed(1)} s\n`);
