@@ -10,7 +10,7 @@
  * pinning at delivery time; N concurrent events -> exactly N deliveries; stopping mid-attempt.
  */
 import { performance } from "node:perf_hooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { sendDelivery } from "../src/events/attempt.ts";
 import type { ClaimedDelivery } from "../src/events/deliveries.repository.ts";
 import { type NewEvent, recordEvents } from "../src/events/outbox.ts";
@@ -577,6 +577,9 @@ describe("the worker's life cycle", () => {
       await receiver.waitFor(() => receiver.on("/stuck").length >= 1);
       // At least the hanging one: deliveries earlier tests left due (retries) may be under way too.
       expect(second.activeAttempts).toBeGreaterThanOrEqual(1);
+      // The delivery can reach the receiver within one 20 ms interval: let the task come round
+      // again before stopping, so that "run until then" is not a race with the delivery's speed.
+      await vi.waitFor(() => expect(runs).toBeGreaterThan(1), { timeout: 2000, interval: 10 });
       const started = performance.now();
       await second.stop(200);
       const stopMs = performance.now() - started;
