@@ -204,6 +204,21 @@ describe("ordering and limit", () => {
     expect((await similar(main, "q=Export%20to%20CSV&limit=1")).length).toBe(1);
   });
 
+  it("every limit answers the head of the full ranking: partial matches follow the near-duplicates the reader may see", async () => {
+    // Eight features are near-duplicates of q; four are hidden from the public (awaiting review,
+    // the hidden denied column, archived) or merged, so they must not count towards filling the
+    // answer: with limit 6 the two partial matches follow the four visible near-duplicates.
+    const full = await similarRefs(main, "Export to CSV", 20);
+    expect(full.slice(0, 4).every(([, similarity]) => similarity >= 0.85)).toBe(true);
+    expect(
+      full
+        .slice(4, 6)
+        .map(([ref]) => ref)
+        .sort(),
+    ).toEqual(["e-desc", "e-partial"]);
+    for (const limit of [3, 4, 5, 6]) expect(await similarRefs(main, "Export to CSV", limit)).toEqual(full.slice(0, limit));
+  });
+
   it.each([
     ["", "q"],
     ["q=", "q"],
@@ -342,6 +357,22 @@ describe("findSimilarAdminFeatures (the owner rule for a feature id or a free te
     const found = new Map(scores(main, await findSimilarAdminFeatures(ctx.db, await projectRow(main), { q: "export to CSV" }, 20)));
     for (const ref of ["e-case", "e-pending", "e-denied", "e-archived"]) expect(found.get(ref), ref).toBe(1);
     expect(found.has("e-merged")).toBe(false);
+  });
+
+  it("lists the partial matches after the near-duplicates the owner sees, the merged one not counted", async () => {
+    const project = await projectRow(main);
+    const full = scores(main, await findSimilarAdminFeatures(ctx.db, project, { q: "Export to CSV" }, 20));
+    const near = ["e-case", "e-typo", "e-plural", "e-reorder", "e-pending", "e-denied", "e-archived"];
+    expect(
+      full
+        .slice(0, 7)
+        .map(([ref]) => ref)
+        .sort(),
+    ).toEqual([...near].sort());
+    expect(full[7]?.[0]).toBe("e-partial");
+    for (const limit of [7, 8, 9]) {
+      expect(scores(main, await findSimilarAdminFeatures(ctx.db, project, { q: "Export to CSV" }, limit))).toEqual(full.slice(0, limit));
+    }
   });
 
   it("for a feature id answers what the owner route answers, and throws not_found for an unknown one", async () => {
