@@ -206,7 +206,7 @@ describe("ordering and limit", () => {
 
   it("every limit answers the head of the full ranking: partial matches follow the near-duplicates the reader may see", async () => {
     // Eight features are near-duplicates of q; four are hidden from the public (awaiting review,
-    // the hidden denied column, archived) or merged, so they must not count towards filling the
+    // the hidden denied column, archived) or merged, so none of them takes a place in the
     // answer: with limit 6 the two partial matches follow the four visible near-duplicates.
     const full = await similarRefs(main, "Export to CSV", 20);
     expect(full.slice(0, 4).every(([, similarity]) => similarity >= 0.85)).toBe(true);
