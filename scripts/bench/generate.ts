@@ -140,12 +140,11 @@ export const GENERATED_TABLES = [
 ];
 
 /**
- * VACUUMs each generated table that has under 99 % of its pages marked all-visible (index-only
- * scans read the heap for every row of a page not so marked), as autovacuum would leave a
- * read-mostly table. For a database kept with --reuse: the generator once committed with
- * synchronous_commit off and VACUUMed at once, before the commit was flushed, which marks
- * nothing (comments were left at 33 of 4,305 pages; the comments page's count read 649 heap
- * pages for 733 comments).
+ * VACUUMs each generated table that has under 99 % of its pages marked all-visible, as
+ * autovacuum would leave a read-mostly table: index-only scans read the heap for every row of a
+ * page not so marked, and this machine's Postgres runs without autovacuum. For a database kept
+ * with --reuse, whose load may have been vacuumed before its commit was flushed (which marks
+ * nothing).
  */
 export async function settleVisibility(sql: Sql): Promise<void> {
   const unsettled = await sql<{ relname: string }[]>`
