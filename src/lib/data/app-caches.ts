@@ -6,7 +6,8 @@
  * store kept PROJECT_CACHE_SECONDS (default 5; 0 turns it off). Each namespace builds its keys
  * from typed parts in one place (`remember(parts, load)`), so no layer writes a key by hand.
  * The shared read cache of whole answers (src/middleware/shared-read-cache.ts) is its own,
- * byte-bounded store, keyed by the project's content revision.
+ * byte-bounded store, keyed by the project's content revision; it also holds the FeatureObjects
+ * kept for listing builds (src/routes/features/features.object-cache.ts).
  *
  * Invalidation:
  * - Per project, on every instance: the lookups revision read with each keyed request's rate
@@ -25,7 +26,7 @@ import { LRUCache } from "lru-cache";
 import type { Config } from "../../config.ts";
 import type { BooleanFieldOverlay } from "../http/boolean-field-overlay.ts";
 import type { VoterContext } from "../http/context.ts";
-import { ContentChangeLog, type ReadDependencies } from "./read-dependencies.ts";
+import { ContentChangeLog, type ReadDependencies, type Revisioned } from "./read-dependencies.ts";
 import type { FoundKey } from "./resolution.repository.ts";
 
 export const CACHE_CHANNEL = "fb_project_cache";
@@ -292,6 +293,22 @@ export interface CachedRead {
 }
 
 /**
+ * One feature's FeatureObject as an anonymous reader gets it, as JSON text, kept for the next
+ * build of a listing that shows it (src/routes/features/features.object-cache.ts); in the
+ * answers' store, like the cached answers, and retired like one that shows only that feature.
+ */
+export interface CachedFeatureObject extends Revisioned {
+  json: string;
+  /** As CachedRead.expiresAt (a scheduled release changes the object's `release`). */
+  expiresAt: number | null;
+}
+
+/** The ids a listing's last build listed (features.object-cache.ts), in the answers' store. */
+export interface ListedIds {
+  ids: readonly number[];
+}
+
+/**
  * A features listing's total as counted at content revision `revision` (null: counted while the
  * shared store did not answer). It holds while only votes change the project (dependencies
  * `not-votes`: a vote moves no feature in or out of a listing), which isCurrentAt checks against
@@ -308,6 +325,13 @@ export interface TotalCount {
   revision: string | null;
   readonly dependencies: ReadDependencies;
   total: Promise<number>;
+}
+
+/** Bytes of what an entry of the answers' store holds beyond its key (UTF-16: two a character). */
+function storedBytes(value: CachedRead | CachedFeatureObject | ListedIds): number {
+  if ("body" in value) return 2 * (value.body.length + value.etag.length);
+  if ("json" in value) return 2 * value.json.length;
+  return 8 * value.ids.length;
 }
 
 /** Every in-process cache of one app (AppDeps.caches). */
@@ -340,9 +364,11 @@ export interface AppCaches {
    * Counts of the shared read cache since start: answers served from an entry (`hits`), of
    * which before the app (`early`, src/middleware/early-hit.ts), answers built by running the
    * route to fill one (`builds`), and entries filled with an answer another instance built
-   * (`shared`). Read by the bench's mixed load.
+   * (`shared`); FeatureObjects listing builds took from the kept ones (`objectsKept`) and had
+   * Postgres write (`objectsWritten`, src/routes/features/features.object-cache.ts). Read by
+   * the bench's mixed load.
    */
-  readonly readStats: { hits: number; early: number; builds: number; shared: number };
+  readonly readStats: { hits: number; early: number; builds: number; shared: number; objectsKept: number; objectsWritten: number };
   /** The projects' change records read so far (see ContentChangeLog). */
   readonly contentChanges: ContentChangeLog;
   /** Forgets every looked-up value (all namespaces), keeping cached answers. */
@@ -363,10 +389,7 @@ export function createAppCaches(config: Pick<Config, "PROJECT_CACHE_SECONDS" | "
     config.READ_CACHE_SECONDS > 0
       ? new LocalCache(config.READ_CACHE_SECONDS * 1000, {
           maxBytes: Math.floor(config.READ_CACHE_MB * 1024 * 1024),
-          bytesOf: (value, key) => {
-            const entry = value as CachedRead;
-            return 2 * (entry.body.length + key.length + entry.etag.length) + 200;
-          },
+          bytesOf: (value, key) => 2 * key.length + 200 + storedBytes(value as CachedRead | CachedFeatureObject | ListedIds),
         })
       : null;
   return {
@@ -382,7 +405,7 @@ export function createAppCaches(config: Pick<Config, "PROJECT_CACHE_SECONDS" | "
     nextPublication: new CacheNamespace(lookups, "next-publication"),
     responses,
     seenLookupRevisions: new SeenLookupRevisions(),
-    readStats: { hits: 0, early: 0, builds: 0, shared: 0 },
+    readStats: { hits: 0, early: 0, builds: 0, shared: 0, objectsKept: 0, objectsWritten: 0 },
     contentChanges: new ContentChangeLog(),
     clearLookups: () => {
       lookups.clear();

@@ -103,7 +103,8 @@ export function featureObjectJson(alias: string, settings: ProjectSettings): Raw
         ["name", jsonString(sql`coalesce(${col("release_name")}, '')`)],
       ])} END`,
     ],
-    ["tags", col("tags") as RawBuilder<string>],
+    // Inside the object, so a row whose object is not written (a kept one) skips the lookup.
+    ["tags", featureTagsJson(col("id"))],
     ["start_date", jsonTimestamp(col("start_date"))],
     ["target_date", jsonTimestamp(col("target_date"))],
     ["created_at", jsonTimestamp(col("created_at"))],
