@@ -64,6 +64,8 @@ export interface MixedRow {
   hitRatio: number | null;
   buildsPerWrite: number | null;
   builds: number;
+  /** Of the FeatureObjects on the listing pages built, the share taken from kept ones (null: none built, or a server that does not count them). */
+  objectsKept: number | null;
   serverCpuMsPerRead: number;
   dbCpuMsPerRead: number;
 }
@@ -82,7 +84,15 @@ export function hotPaths(fx: Fixtures): string[] {
   ];
 }
 
-async function readStats(server: MixedServer): Promise<{ hits: number; builds: number }> {
+/** The shared read cache's counts (AppCaches.readStats); the objects' counts are absent on servers older than them. */
+interface ReadStats {
+  hits: number;
+  builds: number;
+  objectsKept?: number;
+  objectsWritten?: number;
+}
+
+async function readStats(server: MixedServer): Promise<ReadStats> {
   let before = 0;
   try {
     before = (JSON.parse(readFileSync(server.statsFile, "utf8")) as { asked: number }).asked;
@@ -93,7 +103,7 @@ async function readStats(server: MixedServer): Promise<{ hits: number; builds: n
   for (let i = 0; i < 100; i++) {
     await new Promise((resolve) => setTimeout(resolve, 20));
     try {
-      const stats = JSON.parse(readFileSync(server.statsFile, "utf8")) as { asked: number; hits: number; builds: number };
+      const stats = JSON.parse(readFileSync(server.statsFile, "utf8")) as ReadStats & { asked: number };
       if (stats.asked > before) return stats;
     } catch {
       // being written
@@ -223,6 +233,10 @@ async function measureRow(
   const after = await Promise.all(servers.map(readStats));
   const hits = after.reduce((sum, s, i) => sum + s.hits - before[i]!.hits, 0);
   const builds = after.reduce((sum, s, i) => sum + s.builds - before[i]!.builds, 0);
+  const counted = (pick: (s: ReadStats) => number | undefined) =>
+    after.reduce((sum, s, i) => sum + (pick(s) ?? Number.NaN) - (pick(before[i]!) ?? Number.NaN), 0);
+  const objectsKept = counted((s) => s.objectsKept);
+  const objectsBuilt = objectsKept + counted((s) => s.objectsWritten);
   const answered = results.reduce((sum, r) => sum + r["2xx"], 0);
   const duration = results[0]!.duration;
   const weighted = (pick: (r: (typeof results)[number]) => number) =>
@@ -242,6 +256,7 @@ async function measureRow(
     hitRatio: hits + builds > 0 ? hits / (hits + builds) : null,
     buildsPerWrite: written.ok > 0 ? builds / written.ok : null,
     builds,
+    objectsKept: objectsBuilt > 0 ? objectsKept / objectsBuilt : null,
     serverCpuMsPerRead: ((cpuAfter - cpuBefore) * 1000) / Math.max(1, answered),
     dbCpuMsPerRead: (cpuSpent(dbBefore, dbAfter) * 1000) / Math.max(1, answered),
   };
@@ -252,8 +267,8 @@ const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFracti
 /** The section's table; with two variants, each B row carries its ratio to the A row. */
 export function renderMixed(rows: MixedRow[]): string {
   const lines = [
-    "| variant | project | set-up | writes/s (target) | reads/s | B/A reads | p50 ms | p99 ms | hit ratio | builds/write | CPU ms/read server + db |",
-    "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|",
+    "| variant | project | set-up | writes/s (target) | reads/s | B/A reads | p50 ms | p99 ms | hit ratio | builds/write | objects kept | CPU ms/read server + db |",
+    "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
   ];
   const variants = [...new Set(rows.map((row) => row.variant))];
   const same = (r: MixedRow, row: MixedRow) => r.project === row.project && r.setup === row.setup && r.targetRate === row.targetRate;
@@ -266,7 +281,8 @@ export function renderMixed(rows: MixedRow[]): string {
     lines.push(
       `| ${row.variant} | ${row.project} | ${row.setup} | ${fmt(row.writesPerSec, 1)} (${row.targetRate}) | ${fmt(row.readsPerSec)}${errors} | ${ratio} | ` +
         `${fmt(row.p50, 1)} | ${fmt(row.p99, 1)} | ${row.hitRatio === null ? "-" : `${fmt(100 * row.hitRatio, 1)} %`} | ` +
-        `${row.buildsPerWrite === null ? "-" : fmt(row.buildsPerWrite, 2)} | ${fmt(row.serverCpuMsPerRead, 3)} + ${fmt(row.dbCpuMsPerRead, 3)} |`,
+        `${row.buildsPerWrite === null ? "-" : fmt(row.buildsPerWrite, 2)} | ${row.objectsKept === null ? "-" : `${fmt(100 * row.objectsKept, 1)} %`} | ` +
+        `${fmt(row.serverCpuMsPerRead, 3)} + ${fmt(row.dbCpuMsPerRead, 3)} |`,
     );
   }
   return lines.join("\n");
@@ -341,6 +357,7 @@ export async function mixedLoadSection(
       `Ten hot URLs (hotPaths in scripts/bench/mixed.ts) read by ${setup.connections} connections for ${setup.seconds} s while votes and`,
       "withdrawals of many voters arrive at the rate shown and the owner changes a feature's status every 2 s.",
       "hit ratio and builds/write: the shared read cache's answers served from an entry vs. built (all instances);",
+      "objects kept: of the FeatureObjects on the listing pages built, the share taken from the last build (features.object-cache.ts);",
       "CPU ms/read: server process(es) and Postgres backends over the run, writes included, per read answered.",
       ...(setup.baselineDir ? [`A: the server in ${setup.baselineDir}; B: this tree; rows of a rate measured back to back.`] : []),
       "",
