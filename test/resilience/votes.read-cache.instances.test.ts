@@ -3,7 +3,8 @@
  * one Redis (decisions.md, "Caching": a vote retires only the listings that can show its
  * feature; the freshness rule: a read that starts after a write's answer arrived sees it, on
  * every instance). Both instances keep answers for 600 s, so only the vote's change record can
- * retire B's cached tag page.
+ * retire B's cached tag page, or the FeatureObject B kept of the voted feature
+ * (src/routes/features/features.object-cache.ts).
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -76,5 +77,24 @@ describe("votes through instance A and instance B's cached tag page", () => {
     await vote("DELETE", features.tagged2, "bob");
     await vote("DELETE", features.tagged2, "cy");
     expect(await listedOnB(tagPage)).toEqual([features.tagged1]);
+  });
+
+  it("B's pages rebuilt from the FeatureObjects it kept show A's vote and equal a page built from nothing", async () => {
+    const { features } = idsOf(p);
+    type Listed = { id: number; vote_count: number };
+    const pageOnB = async (query: string): Promise<Listed[]> => {
+      const result = await send(b.origin, { path: `/api/v3/projects/${p.slug}/features?${query}`, headers: { "X-API-Key": p.secretKey } });
+      expect(result.status, result.text).toBe(200);
+      return json(result).data;
+    };
+    // Each query string is new, so B builds the page; the second build takes every object kept.
+    await pageOnB("sort=new&read=1");
+    const before = await pageOnB("sort=new&read=2");
+    const votesBefore = before.find((f) => f.id === features.plain)!.vote_count;
+    await vote("POST", features.plain, "cy");
+    const rebuilt = await pageOnB("sort=new&read=3");
+    expect(rebuilt.find((f) => f.id === features.plain)!.vote_count).toBe(votesBefore + 1);
+    // Another per_page is another listing, which B has kept nothing for: built from nothing.
+    expect(rebuilt).toEqual(await pageOnB("sort=new&per_page=21&read=4"));
   });
 });
