@@ -231,10 +231,11 @@ async function measureRow(
   const dbAfter = cpuByPid(await options.databasePids());
   const written = await writes.stop();
   const after = await Promise.all(servers.map(readStats));
-  const hits = after.reduce((sum, s, i) => sum + s.hits - before[i]!.hits, 0);
-  const builds = after.reduce((sum, s, i) => sum + s.builds - before[i]!.builds, 0);
+  // What every server counted over the run; NaN when one does not report the count (shown as -).
   const counted = (pick: (s: ReadStats) => number | undefined) =>
     after.reduce((sum, s, i) => sum + (pick(s) ?? Number.NaN) - (pick(before[i]!) ?? Number.NaN), 0);
+  const hits = counted((s) => s.hits);
+  const builds = counted((s) => s.builds);
   const objectsKept = counted((s) => s.objectsKept);
   const objectsBuilt = objectsKept + counted((s) => s.objectsWritten);
   const answered = results.reduce((sum, r) => sum + r["2xx"], 0);
