@@ -61,7 +61,7 @@ const PER_WORD_CANDIDATES = 10;
  * their project (migration 2026-11-28T04-00-00), so a lookup reads only that project's entries.
  */
 function candidatesOf(projectId: number, text: Expression<string>) {
-  return sql<{ feature_id: number; norm: string; words: string[]; word_key: string }>`(
+  return sql<{ feature_id: number; norm: string; words: string[]; word_key: string; swaps: string[] }>`(
     WITH q AS MATERIALIZED (
       -- q's keys as the indexes hold them (migration 2026-11-28T04-00-00): lexemes as
       -- feature_similarity_project_words writes them, typo keys as feature_similarity_typo_keys
@@ -75,7 +75,10 @@ function candidatesOf(projectId: number, text: Expression<string>) {
           SELECT hashtext(n.norm) AS key
           UNION
           SELECT hashtext(overlay(n.norm placing '' from i for 1)) FROM generate_series(1, length(n.norm)) AS i
-        ) AS k) AS project_typo_keys
+        ) AS k) AS project_typo_keys,
+        -- q with two adjacent characters swapped, each way: a heading equal to one is one typo away.
+        ARRAY(SELECT overlay(n.norm placing substr(n.norm, i + 1, 1) || substr(n.norm, i, 1) from i for 2)
+          FROM generate_series(1, length(n.norm) - 1) AS i) AS swaps
       FROM (SELECT ${text} AS text) AS t,
         LATERAL (SELECT feature_similarity_norm(t.text) AS norm OFFSET 0) AS n,
         LATERAL (SELECT coalesce(feature_similarity_words(t.text), '{}') AS words OFFSET 0) AS w
@@ -102,7 +105,7 @@ function candidatesOf(projectId: number, text: Expression<string>) {
           ORDER BY p.heading_size, p.feature_id LIMIT ${sql.lit(PER_WORD_CANDIDATES)}) AS p)
     )
     -- A text of punctuation only has no normal form: nothing is similar to it.
-    SELECT ids.feature_id, q.norm, q.words, q.word_key FROM ids, q WHERE q.norm <> '')`;
+    SELECT ids.feature_id, q.norm, q.words, q.word_key, q.swaps FROM ids, q WHERE q.norm <> '')`;
 }
 
 /**
@@ -122,14 +125,11 @@ const components = (() => {
   const norm = sql`cand.norm`;
   const heading = sql`feature_similarity.heading_norm`;
   // One typo apart: at most one edit (levenshtein_less_equal stops once the distance passes its
-  // bound), or a swap of two adjacent characters, which levenshtein counts as two edits. No
-  // typo-key test first: two strings one typo apart always share a typo key, so it decided nothing.
-  const oneTypo = sql<boolean>`(length(${heading}) <= 255 AND abs(length(${heading}) - length(${norm})) <= 1 AND CASE
-      WHEN levenshtein_less_equal(${heading}, ${norm}, 1) <= 1 THEN true
-      WHEN length(${heading}) = length(${norm}) AND levenshtein_less_equal(${heading}, ${norm}, 2) = 2 THEN EXISTS (
-        SELECT 1 FROM generate_series(1, length(${norm}) - 1) AS i
-        WHERE overlay(${norm} placing substr(${norm}, i + 1, 1) || substr(${norm}, i, 1) from i for 2) = ${heading})
-      ELSE false END)`;
+  // bound; it takes at most 255 characters), or a swap of two adjacent characters, which
+  // levenshtein counts as two edits: one of q's swaps, computed once in candidatesOf. No typo-key
+  // test first: two strings one typo apart always share a typo key, so it decided nothing.
+  const oneTypo = sql<boolean>`(length(${heading}) <= 255 AND abs(length(${heading}) - length(${norm})) <= 1
+      AND (levenshtein_less_equal(${heading}, ${norm}, 1) <= 1 OR ${heading} = ANY(cand.swaps)))`;
   // q's lexemes found in the heading and in the description, counted in one pass over them.
   return sql<Components>`(SELECT similarity(${heading}, ${norm}) AS ts,
       ((cand.word_key <> '' AND feature_similarity.word_key = cand.word_key) OR ${oneTypo}) AS near,
