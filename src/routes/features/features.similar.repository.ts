@@ -51,8 +51,8 @@ const PER_WORD_CANDIDATES = 10;
 
 /**
  * The candidates of the project for `text` (1..254 characters), one row each with q's normal
- * form, lexemes and lexeme key, computed once in the CTE q with q's index keys so that the
- * statement's text never depends on q (one prepared statement, one generic plan). Each branch is
+ * form, lexemes, lexeme key and adjacent swaps, computed once in the CTE q with q's index keys
+ * so that the statement's text never depends on q (one prepared statement, one generic plan). Each branch is
  * an index lookup with its own LIMIT, so no query scores more than 280 rows whatever the board's
  * size: the near-duplicate keys (btree on heading_norm and word_key, GIN on the typo keys), the
  * headings and the descriptions holding every lexeme of q (GIN `@>`), and for each of q's first
@@ -76,7 +76,7 @@ function candidatesOf(projectId: number, text: Expression<string>) {
           UNION
           SELECT hashtext(overlay(n.norm placing '' from i for 1)) FROM generate_series(1, length(n.norm)) AS i
         ) AS k) AS project_typo_keys,
-        -- q with two adjacent characters swapped, each way: a heading equal to one is one typo away.
+        -- q with each pair of adjacent characters swapped: a heading equal to one is one typo away.
         ARRAY(SELECT overlay(n.norm placing substr(n.norm, i + 1, 1) || substr(n.norm, i, 1) from i for 2)
           FROM generate_series(1, length(n.norm) - 1) AS i) AS swaps
       FROM (SELECT ${text} AS text) AS t,
