@@ -52,13 +52,14 @@ const PER_WORD_CANDIDATES = 10;
 /**
  * The candidates of the project for `text` (1..254 characters), one row each with q's normal
  * form, lexemes, lexeme key and adjacent swaps, computed once in the CTE q with q's index keys
- * so that the statement's text never depends on q (one prepared statement, one generic plan). Each branch is
- * an index lookup with its own LIMIT, so no query scores more than 280 rows whatever the board's
- * size: the near-duplicate keys (btree on heading_norm and word_key, GIN on the typo keys), the
- * headings and the descriptions holding every lexeme of q (GIN `@>`), and for each of q's first
- * WORDS_LOOKED_UP lexemes the features whose heading holds it, fewest heading lexemes first
- * (btree feature_similarity_postings: the best matches by one shared word). The GIN keys carry
- * their project (migration 2026-11-28T04-00-00), so a lookup reads only that project's entries.
+ * so that the statement's text never depends on q (one prepared statement, one generic plan).
+ * Each branch is an index lookup with its own LIMIT, so no query scores more than 280 rows
+ * whatever the board's size: the near-duplicate keys (btree on heading_norm and word_key, GIN on
+ * the typo keys), the headings and the descriptions holding every lexeme of q (GIN `@>`), and
+ * for each of q's first WORDS_LOOKED_UP lexemes the features whose heading holds it, fewest
+ * heading lexemes first (btree feature_similarity_postings: the best matches by one shared word).
+ * The GIN keys carry their project (migration 2026-11-28T04-00-00), so a lookup reads only that
+ * project's entries.
  */
 function candidatesOf(projectId: number, text: Expression<string>) {
   return sql<{ feature_id: number; norm: string; words: string[]; word_key: string; swaps: string[] }>`(
