@@ -105,7 +105,10 @@ const configSchema = z.object({
    * announces: a release reaching its publish time, an admin change whose notification was lost.
    */
   READ_CACHE_SECONDS: z.coerce.number().min(0).default(5),
-  /** Megabytes of response bodies (and FeatureObjects kept for listing builds) the shared read cache may hold per process. */
+  /**
+   * Megabytes of response bodies, and of the FeatureObjects kept for listing builds, the shared
+   * read cache may hold per process.
+   */
   READ_CACHE_MB: z.coerce.number().positive().default(32),
   /**
    * Webhook URLs may be http: and may resolve to private, loopback, link-local and other

@@ -7,7 +7,7 @@
  */
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { type DatabaseHandle, openDatabase } from "../db/connect.ts";
+import { type DatabaseHandle, type Db, openDatabase } from "../db/connect.ts";
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
 
@@ -18,19 +18,16 @@ describe.skipIf(!onPostgres)("the pool's idle connections", () => {
   });
   afterAll(() => handle?.close());
 
-  const backend = async () => (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(handle.db)).rows[0]!.pid;
+  /** The backend that runs a statement on `db` (the pool, or a transaction), holding it `seconds`. */
+  const backendOf = async (db: Db, seconds = 0) =>
+    (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, pg_sleep(${seconds})`.execute(db)).rows[0]!.pid;
 
   it("are handed out most recently used first: one query at a time stays on one backend", async () => {
     // Four at once open all four connections; each holds its connection until all four ran.
-    const opened = await Promise.all(
-      Array.from(
-        { length: 4 },
-        async () => (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, pg_sleep(0.05)`.execute(handle.db)).rows[0]!.pid,
-      ),
-    );
+    const opened = await Promise.all(Array.from({ length: 4 }, () => backendOf(handle.db, 0.05)));
     expect(new Set(opened).size).toBe(4);
     const sequential: number[] = [];
-    for (let i = 0; i < 8; i++) sequential.push(await backend());
+    for (let i = 0; i < 8; i++) sequential.push(await backendOf(handle.db));
     expect(new Set(sequential).size).toBe(1);
     expect(opened).toContain(sequential[0]);
   });
@@ -38,11 +35,7 @@ describe.skipIf(!onPostgres)("the pool's idle connections", () => {
   it("are handed out to transactions in the same order", async () => {
     const pids: number[] = [];
     for (let i = 0; i < 4; i++) {
-      pids.push(
-        await handle.db
-          .transaction()
-          .execute(async (trx) => (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx)).rows[0]!.pid),
-      );
+      pids.push(await handle.db.transaction().execute((trx) => backendOf(trx)));
     }
     expect(new Set(pids).size).toBe(1);
   });
