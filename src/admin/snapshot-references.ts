@@ -18,8 +18,8 @@ import {
   keyField,
   type Resolve,
   rowsWithIds,
+  type SnapshotIssue,
 } from "./snapshot-rules.ts";
-import type { SnapshotIssue } from "./snapshot-validate.ts";
 
 /** Ref -> position of its first occurrence in a list; every later occurrence is reported as a duplicate. */
 function indexRefs(items: ReadonlyArray<{ ref: string; path: string }>, issues: SnapshotIssue[]): Map<string, number> {

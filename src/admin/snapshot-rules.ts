@@ -8,6 +8,12 @@ import { FEATURE_STATUSES } from "../contract/enums.ts";
 import { hashSecret } from "../lib/rules/secrets.ts";
 import { INT4_MAX, type SnapshotDocument } from "./snapshot.schema.ts";
 
+/** One fault in a snapshot: `path` like `features[3].column`, `message` for people. */
+export interface SnapshotIssue {
+  path: string;
+  message: string;
+}
+
 /** Records one fault at a JSON path such as `boards[1].slug`. */
 export type Fault = (path: string, message: string) => void;
 

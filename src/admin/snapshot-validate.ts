@@ -8,13 +8,9 @@
 import type { z } from "zod";
 import { type SnapshotDocument, snapshotSchema } from "./snapshot.schema.ts";
 import { checkReferences, type ReferenceOptions } from "./snapshot-references.ts";
-import { boardSlug } from "./snapshot-rules.ts";
+import { boardSlug, type SnapshotIssue } from "./snapshot-rules.ts";
 
-/** One fault in a snapshot: `path` like `features[3].column`, `message` for people. */
-export interface SnapshotIssue {
-  path: string;
-  message: string;
-}
+export type { SnapshotIssue } from "./snapshot-rules.ts";
 
 /** Thrown when a snapshot is refused; `issues` lists every fault found. Nothing was written. */
 export class SnapshotValidationError extends Error {
