@@ -1,5 +1,5 @@
 /**
- * The dependency direction (docs/architecture.md, "Layers") is enforced by Biome in
+ * The dependency direction (docs/architecture.md, "Dependency direction") is enforced by Biome in
  * `npm run check`: each planted file below breaks one rule, and Biome must refuse it. Files are
  * planted beside real modules under a name no other tool reads, linted alone, then removed.
  */
@@ -35,6 +35,16 @@ const violations = [
     "src/routes/tags/planted-direction.ts",
     'import { castVote } from "../votes/votes.repository.ts";',
   ],
+  [
+    "an area imports admin/",
+    "src/routes/changelog/planted-direction.ts",
+    'import { validateSnapshot } from "../../admin/snapshot-validate.ts";',
+  ],
+  [
+    "admin/ imports an area's inner file",
+    "src/admin/planted-direction.ts",
+    'import { replaceKeys } from "../routes/keys/keys.owner.repository.ts";',
+  ],
 ] as const;
 
 describe("import direction (biome.json)", () => {
@@ -42,6 +52,7 @@ describe("import direction (biome.json)", () => {
   const output = lint({
     ...Object.fromEntries(violations.map(([, path, line]) => [path, `${line}\nexport const planted = 1;\n`])),
     "src/routes/comments/planted-direction.ts": 'import { castVote } from "../votes/index.ts";\nexport const planted = castVote;\n',
+    "src/admin/planted-index.ts": 'import { replaceKeys } from "../routes/keys/index.ts";\nexport const planted = replaceKeys;\n',
     "src/lib/planted-cycle-a.ts": 'import { b } from "./planted-cycle-b.ts";\nexport const a = () => b;\n',
     "src/lib/planted-cycle-b.ts": 'import { a } from "./planted-cycle-a.ts";\nexport const b = () => a;\n',
   });
@@ -51,9 +62,10 @@ describe("import direction (biome.json)", () => {
     expect(diagnosticsOf(path).join("\n")).toContain("lint/style/noRestrictedImports");
   });
 
-  it("accepts an area importing another through its index", () => {
-    expect(output).toContain("Checked 9 files");
+  it("accepts an area, or admin/, importing an area through its index", () => {
+    expect(output).toContain("Checked 12 files");
     expect(diagnosticsOf("src/routes/comments/planted-direction.ts")).toEqual([]);
+    expect(diagnosticsOf("src/admin/planted-index.ts")).toEqual([]);
   });
 
   it("refuses an import cycle", () => {

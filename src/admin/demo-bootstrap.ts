@@ -8,7 +8,7 @@ import type { Db } from "../../db/connect.ts";
 import { notifyCacheInvalidation } from "../lib/data/app-caches.ts";
 import { withProjectWriteLock } from "../lib/data/project-write-lock.ts";
 import { WELL_KNOWN_KEYS } from "../lib/rules/published-demo-keys.ts";
-import { type KeyKind, replaceKeys } from "../routes/keys/keys.owner.repository.ts";
+import { type KeyKind, replaceKeys } from "../routes/keys/index.ts";
 import { DEMO_EMBED_KEY, DEMO_SECRET_KEY, DEMO_SLUG, loadDemoSnapshot } from "./demo.ts";
 import { describeDemoCounts } from "./demo-database.ts";
 import { importSnapshot } from "./snapshot-import.ts";

@@ -20,7 +20,7 @@ import { type KeptIds, writeProject } from "./snapshot-write.ts";
 export type { ProgressSink } from "./snapshot-chunks.ts";
 // The importer's public surface stays in this module, so no caller depends on the split.
 export { checkReferences } from "./snapshot-references.ts";
-export { formatPath, type SnapshotIssue, SnapshotValidationError, slugify, validateSnapshot } from "./snapshot-validate.ts";
+export { formatPath, type SnapshotIssue, SnapshotValidationError, validateSnapshot } from "./snapshot-validate.ts";
 
 /** Options of importSnapshot. */
 export interface ImportOptions {

@@ -6,6 +6,7 @@
  * inside its transaction.
  */
 import type { z } from "zod";
+import { slugify } from "../lib/rules/slug.ts";
 import { type SnapshotDocument, snapshotSchema } from "./snapshot.schema.ts";
 import { checkReferences, type ReferenceOptions } from "./snapshot-references.ts";
 import { boardSlug, type SnapshotIssue } from "./snapshot-rules.ts";
@@ -54,16 +55,6 @@ export function validateSnapshot(input: unknown, options: ReferenceOptions = {})
   if (issues.length > 0) throw new SnapshotValidationError(issues);
   fillDerivedDefaults(doc);
   return doc;
-}
-
-/** Release slug from its name when the file gives none: "Version 1.4" -> "version-1-4". */
-export function slugify(name: string): string {
-  const slug = name
-    .toLowerCase()
-    .normalize("NFKD")
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "");
-  return slug === "" ? "release" : slug;
 }
 
 /** Fills the defaults that depend on other parts of the document (positions, slugs, status). */

@@ -4,7 +4,6 @@
  * makes a release public at once records release.published with it (changelog.publication.ts).
  */
 import type { Db } from "../../../db/connect.ts";
-import { slugify } from "../../admin/snapshot-validate.ts";
 import { lockProjectScope } from "../../lib/data/owner-locks.ts";
 import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 import { page, success } from "../../lib/http/envelope.ts";
@@ -12,6 +11,7 @@ import { ApiError, notFound, validationError } from "../../lib/http/errors.ts";
 import { pageMeta, pageOffset } from "../../lib/http/pagination.ts";
 import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { renderMarkdown } from "../../lib/rules/markdown.ts";
+import { slugify } from "../../lib/rules/slug.ts";
 import { byRelease } from "./changelog.handlers.ts";
 import { toAdminReleaseObject } from "./changelog.mapper.ts";
 import {

@@ -10,5 +10,5 @@ export function createKeysRouter() {
   return router;
 }
 
-// What other areas may use: making and replacing keys (the admin tool).
-export { createKey, type KeyKind, regenerateKey } from "./keys.owner.repository.ts";
+// What other areas may use: making, regenerating and replacing keys (the admin tool and the demo).
+export { createKey, type KeyKind, regenerateKey, replaceKeys } from "./keys.owner.repository.ts";
