@@ -1,5 +1,5 @@
 /**
- * Admin command line (spec/project-snapshot.md, "Commands"):
+ * Admin command line (docs/contract/project-snapshot.md, "Commands"):
  *
  *   npm run --silent admin -- import FILE|- [--replace] [--progress-interval MS]
  *                                                         prints the id map (JSON)

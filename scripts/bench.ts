@@ -440,7 +440,8 @@ async function main(): Promise<void> {
       );
     }
     if (baselineDir && uncachedCases(targets[0]!.fx).some((item) => only(item.route))) {
-      // Page builds A/B (issue 22, goal 3): each uncached row of each project alternates the
+      // Page builds A/B (docs/benchmarks.md, "Targets", page builds): each uncached row of each
+      // project alternates the
       // baseline server and this tree's; nothing is written, so there is nothing to reset.
       for (const { fx, project, headers } of targets) {
         for (const item of uncachedCases(fx)) {

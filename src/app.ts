@@ -1,5 +1,6 @@
 /**
- * createApp(deps): the whole HTTP surface (design.md, "Request path"). Open routes first, then
+ * createApp(deps): the whole HTTP surface (docs/architecture.md, "The request path"). Open routes
+ * first, then
  * the keyed chain for /board and /projects/*: project key -> rate limit (+ content revision) ->
  * voter identity -> content revision bump after writes -> idempotency -> [shared read cache on
  * cacheable reads] -> validated handler. One error handler turns every failure into the envelope.

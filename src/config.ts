@@ -1,5 +1,6 @@
 /**
- * Configuration from the environment (design.md, "What it is"). `parseConfig` has no side
+ * Configuration from the environment (docs/architecture.md, "What runs"; the variables:
+ * docs/operations.md, "Configuration"). `parseConfig` has no side
  * effects: it validates `env` and returns a frozen Config, or throws a ZodError naming the bad
  * variable.
  */

@@ -127,7 +127,7 @@ interface Stores {
   close(): Promise<void>;
 }
 
-/** The stores on Redis, shared by every instance (design.md). */
+/** The stores on Redis, shared by every instance (docs/architecture.md, "What runs"). */
 function openRedisStores(config: Config, logger: Logger, url: string, now: () => number): Stores {
   const redis = connectRedis(url, config.REDIS_COMMAND_TIMEOUT_MS, config.REDIS_KEY_PREFIX);
   // A connection of its own: its own (longer) command timeout, and no queue behind the

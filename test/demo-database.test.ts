@@ -1,7 +1,8 @@
 /**
  * The prepared demo database (scripts/demo/demo-database.tar.gz, src/admin/demo-database.ts):
  * a first start on the embedded default loads it instead of running initdb and the demo import
- * (hardening item 12). It must hold exactly the current demo under the current schema, be used
+ * (docs/operations.md, "First start and the demo database"). It must hold exactly the current demo
+ * under the current schema, be used
  * only for a new database, and be refused once stale.
  */
 import { mkdtempSync, rmSync } from "node:fs";

@@ -1,7 +1,7 @@
 /**
- * Events to webhooks end to end (owner-api-v3.md, "Events" and "Webhooks"; issue 13: "Every
- * event type of the table arrives with a valid signature and the right data.object and changes;
- * a webhook's events filter is honoured").
+ * Events to webhooks end to end (docs/contract/owner-api-v3.md, "Events" and "Webhooks"):
+ * every event type of the table arrives with a valid signature and the right data.object and
+ * changes, and a webhook's events filter is honoured.
  *
  * One project gets two webhooks on a real receiver (test/support/webhook-receiver.ts, which
  * verifies signatures with the standardwebhooks package): one for every type, one filtered to

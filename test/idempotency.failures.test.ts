@@ -1,5 +1,6 @@
 /**
- * Idempotency-Key when the idempotency store fails (design.md: "The idempotency claim never
+ * Idempotency-Key when the idempotency store fails (docs/architecture.md, "Data rules":
+ * "The idempotency claim never
  * falls back to per-process memory: a request whose claim cannot be made shared does not run";
  * contract, "Errors": 409 idempotency_in_progress with Retry-After and 500 internal are the
  * retryable answers). The app runs on a store whose claim, record or release fails on demand.

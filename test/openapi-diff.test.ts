@@ -1,7 +1,8 @@
 /**
  * The breaking-change check CI runs (`npm run openapi:diff`, scripts/openapi-diff.ts) fails on
- * what would break a client of the released contract and passes the current document (hardening
- * item 10). Each planted break runs the real Optic CLI on the released baseline narrowed to the
+ * what would break a client of the released contract and passes the current document
+ * (docs/testing.md, "Commands and CI"). Each planted break runs the real Optic CLI on the released
+ * baseline narrowed to the
  * paths the break touches (plus /health), against the same narrowing with the break: Optic's time
  * grows with the document (about 80 s of CPU for the whole of it, 4 s for one area), and the rule
  * that fails a break does not depend on the paths left out. The whole document is diffed once, in

@@ -1,9 +1,9 @@
 /**
- * The served /openapi.json describes the headers the service really sends and takes (hardening
- * item 9; contract "Limits", "Versioning", "Endpoints"): for real answers of every kind (read,
- * 304, write, replay, 401, 404, 409, 422, 429, open routes) each of the contract's response
- * headers on the wire is declared on that operation's response, and the request headers are
- * declared where the contract takes them.
+ * The served /openapi.json describes the headers the service really sends and takes
+ * (docs/contract/feedback-board-api-v3.md, "Limits", "Versioning", "Endpoints"): for real
+ * answers of every kind (read, 304, write, replay, 401, 404, 409, 422, 429, open routes) each
+ * of the contract's response headers on the wire is declared on that operation's response, and
+ * the request headers are declared where the contract takes them.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Answer, body, createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";

@@ -1,6 +1,6 @@
 /**
- * The shared read cache retires only the answers a vote can change (issue 22,
- * src/lib/data/read-dependencies.ts): the feature's detail, pages that list it, and a full
+ * The shared read cache retires only the answers a vote can change (docs/decisions.md,
+ * "Caching"; src/lib/data/read-dependencies.ts): the feature's detail, pages that list it, and a full
  * score-ordered first page it climbs into. Every other answer stays cached, yet each read that
  * starts after a vote answered shows it, on every instance (the freshness rule of
  * shared-read-cache.test.ts). "Stays cached" is seen through a change no write announces (a row

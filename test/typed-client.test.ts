@@ -1,6 +1,6 @@
 /**
  * Clients generated from the served /openapi.json drive the demo board: the description is
- * complete enough for real clients (hardening item 9).
+ * complete enough for real clients (docs/testing.md, "Typed clients").
  * - openapi-typescript + openapi-fetch: the committed types, reads of the board and comments.
  * - @hey-api/openapi-ts (fetch client): reads the board, lists features, mints an identity,
  *   votes with X-VF-Anon as a declared header parameter, sees is_own and has_voted only with

@@ -1,5 +1,6 @@
 /**
- * Votes under concurrency (design.md, "Data rules"): counters stay exact because they move in
+ * Votes under concurrency (docs/architecture.md, "Data rules"): counters stay exact because they
+ * move in
  * the vote's transaction by SQL increments guarded by the votes primary key.
  */
 import { sql } from "kysely";

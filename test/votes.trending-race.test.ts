@@ -1,6 +1,7 @@
 /**
  * trending_score stays what the votes say when withdrawals race (contract, "Taking part" rule 2;
- * design.md, "Data rules": counters exact under concurrency). A withdrawal that removes the vote
+ * docs/architecture.md, "Data rules": counters exact under concurrency). A withdrawal that removes
+ * the vote
  * carrying nearly all of the score recomputes it from the votes left; when it waited for the
  * feature's row lock behind another withdrawal, the recomputation must not count the vote that
  * withdrawal deleted. The other withdrawal is a plain session of this test standing for another

@@ -1,5 +1,5 @@
 /**
- * Webhook delivery end to end (owner-api-v3.md, "Webhooks"; issue 13 "What must hold"), with a
+ * Webhook delivery end to end (docs/contract/owner-api-v3.md, "Webhooks"), with a
  * real receiver verifying signatures with the standardwebhooks package and a delivery worker
  * running on short test settings (retries after 0.3, 0.6, 1 and 1.5 s; 1.5 s timeout; 3 failed
  * deliveries in a row disable). Covers: signed delivery of the EventObject and the events

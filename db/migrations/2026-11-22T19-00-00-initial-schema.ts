@@ -4,7 +4,7 @@
  *
  * Counters that lists sort on (vote_count, weighted_score, trending_score, comment_count,
  * like_count, voters.vote_count, projects.voter_count) live on their rows and are changed in the
- * same transaction as the vote, comment or like that moves them (design.md, "Data rules").
+ * same transaction as the vote, comment or like that moves them (docs/architecture.md, "Data rules").
  */
 import { type Kysely, sql } from "kysely";
 

@@ -3,9 +3,9 @@
  * database, one started from a baseline source tree (BENCH_BASELINE_DIR: e.g. an extract of the
  * commit before a change, `git archive <commit> | tar -x -C <dir>`, with a `node_modules` link)
  * and one from this tree, in alternating rounds (A B A B ...) so the machine's drift hits both
- * alike. Used for the vote cycle (issue 21 item 7: the cycle with auto-subscription within 10 % of
- * before), the owner PATCH, the uncached similar-features reads (issue 23) and the uncached
- * page builds (issue 22 goal 3: the CPU of a page build).
+ * alike. Used for the vote cycle (the cycle with auto-subscription within 10 % of the one without),
+ * the owner PATCH, the uncached similar-features reads and the uncached page builds (the CPU
+ * of a page build): docs/benchmarks.md, "Targets".
  */
 import { resolve } from "node:path";
 import type { RequestSpec } from "autocannon";

@@ -1,5 +1,6 @@
 /**
- * Bench row "email digest" (issue 21 item 7; docs/email.md): one digest batch of 1,000 voters
+ * Bench row "email digest" (docs/benchmarks.md, "Targets", engagement;
+ * docs/email.md): one digest batch of 1,000 voters
  * (three notifications each, their windows closed) gathered into 1,000 emails and sent through
  * the email worker (EmailWorker.runOnce, nodemailer's pool of EMAIL_CONCURRENCY connections) to
  * a local SMTP sink (smtp-server on 127.0.0.1 that discards what it accepts). Measures the wall

@@ -1,5 +1,6 @@
 /**
- * The bench's cached-hits section (issue 22, goal 6; `npm run bench -- --only=hits`): server CPU
+ * The bench's cached-hits section (docs/benchmarks.md, "Targets", cached hits;
+ * `npm run bench -- --only=hits`): server CPU
  * per cached public read against the reference row (bare Hono + the rate limiter's Redis round
  * trip, scripts/bench/ceiling.ts with REDIS_URL), in one run. The reference app, a server from
  * BENCH_BASELINE_DIR when given, and a server from this tree, all on the bench database, are

@@ -1,5 +1,6 @@
 /**
- * The bench's mixed load (issue 22): ten hot URLs of a project read by autocannon while votes
+ * The bench's mixed load (docs/benchmarks.md, "Targets", reads under writes): ten hot URLs of a
+ * project read by autocannon while votes
  * and withdrawals from many voters arrive at a steady rate and the owner changes a feature's
  * status every 2 s. One row per write rate, each with the reads' throughput and latency, the
  * shared read cache's hit ratio and page builds per write (counts the server writes on SIGUSR2

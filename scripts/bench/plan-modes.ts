@@ -1,6 +1,7 @@
 /**
  * The statements of a page build run alone, on one connection, under each `plan_cache_mode`
- * (issue 22, goal 3: which statement shapes Postgres should plan once): for each generated
+ * (docs/benchmarks.md, "Targets", page builds: which statement shapes Postgres should plan once):
+ * for each generated
  * bench project and each statement, the CPU of the Postgres backend and of this process per
  * run, measured from /proc over `BENCH_PLAN_RUNS` runs (default 300) after 20 warm-up runs.
  *

@@ -3,7 +3,8 @@
  * already holds the migrated schema and the imported demo project (written by
  * scripts/demo/prepare-demo-database.ts, described by scripts/demo/demo-database.json). A first
  * `npm start` on the embedded default starts from it instead of running initdb and importing
- * the demo, which costs 20-40 s of CPU on a small machine (hardening item 12).
+ * the demo, which costs 20-40 s of CPU on a small machine (docs/operations.md,
+ * "First start and the demo database").
  *
  * It is used only while it matches what it was made from: the installed PGlite version (its
  * data directory format), the migration list and the bytes of demo-snapshot.json. Otherwise the

@@ -1,6 +1,6 @@
 /**
- * Stored counters of an imported project, recomputed in SQL from its rows (design.md, "Data
- * rules worth designing for"): features.vote_count, weighted_score, trending_score and
+ * Stored counters of an imported project, recomputed in SQL from its rows (docs/architecture.md,
+ * "Data rules"): features.vote_count, weighted_score, trending_score and
  * comment_count, comments.like_count, voters.vote_count and the project's voter count
  * (project_voter_counts, one row per shard), and features.vote_milestone (the vote milestone
  * each feature has passed, src/events/milestones.ts).

@@ -1,5 +1,5 @@
 /**
- * Export of a whole project as a snapshot document (spec/project-snapshot.md, "Commands").
+ * Export of a whole project as a snapshot document (docs/contract/project-snapshot.md, "Commands").
  *
  * Refs are derived from database ids (`feature-41`, the roadmap board is "roadmap"), so two
  * exports of the same data are identical. An export is a restore point (spec, "Restores"): it

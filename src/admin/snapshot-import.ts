@@ -1,5 +1,6 @@
 /**
- * Import of a whole project from a snapshot document (spec/project-snapshot.md), and the public
+ * Import of a whole project from a snapshot document (docs/contract/project-snapshot.md), and the
+ * public
  * entry of the importer. Two phases: validation (snapshot-validate.ts: the zod shape, then every
  * rule that spans objects, in snapshot-references.ts and snapshot-rules.ts; all faults are
  * collected and reported together with their JSON paths, so an author fixes a file in one pass)
@@ -36,7 +37,7 @@ export interface ImportOptions {
 }
 
 /**
- * Imports a whole project (spec/project-snapshot.md). `input` is the parsed JSON document.
+ * Imports a whole project (docs/contract/project-snapshot.md). `input` is the parsed JSON document.
  * Validates everything first, then writes in one transaction, so readers see the old project or
  * the new one, never a mix. With `replace`, an existing project of that slug is deleted inside it
  * (rows cascade) after taking the project's write lock exclusively (src/lib/data/project-write-lock.ts:

@@ -1,5 +1,6 @@
 /**
- * Snapshot rules about webhooks and merged features (spec/project-snapshot.md, "Webhooks, merges
+ * Snapshot rules about webhooks and merged features (docs/contract/project-snapshot.md,
+ * "Webhooks, merges
  * and engagement"): a webhook's URL has the form the owner route accepts (owner-api-v3.md,
  * "Webhooks"), and a merge names a target the file holds, which is not itself merged (owner
  * Rule 2), with voters that resolve.

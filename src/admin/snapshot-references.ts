@@ -1,5 +1,6 @@
 /**
- * The rules of a snapshot that span objects (spec/project-snapshot.md, "Document"): refs unique
+ * The rules of a snapshot that span objects (docs/contract/project-snapshot.md, "Document"): refs
+ * unique
  * within their list and resolvable, links (votes, likes, dismissals) once per pair, features in a
  * column of their own board, replies one level deep on their parent's feature. The rules about
  * boards, voters and messages themselves live in snapshot-rules.ts; this module runs them all.

@@ -1,7 +1,7 @@
 /**
  * Snapshot rules about boards (one roadmap, slugs, column statuses), voters (tier refs, sso_id
  * versus anon_token, both unique) and messages (action, platforms, version and date ranges), from
- * spec/project-snapshot.md, "Document"; plus the small helpers every rule shares.
+ * docs/contract/project-snapshot.md, "Document"; plus the small helpers every rule shares.
  */
 import semver from "semver";
 import { FEATURE_STATUSES } from "../contract/enums.ts";

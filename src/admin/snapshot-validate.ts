@@ -1,5 +1,6 @@
 /**
- * Validation of a snapshot document (spec/project-snapshot.md, "Document"): the zod shape first,
+ * Validation of a snapshot document (docs/contract/project-snapshot.md, "Document"): the zod shape
+ * first,
  * then every rule that spans objects (snapshot-references.ts). All faults are collected and
  * reported together with their JSON paths ("Commands"), so an author fixes a file in one pass.
  * Nothing here looks at the database: importSnapshot checks slug, key and token collisions

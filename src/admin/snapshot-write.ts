@@ -1,5 +1,5 @@
 /**
- * Writing a validated snapshot (spec/project-snapshot.md, "Document") inside the import's one
+ * Writing a validated snapshot (docs/contract/project-snapshot.md, "Document") inside the import's one
  * transaction: every list as multi-row inserts in chunks (link tables through unnest), refs
  * turned into the new rows' ids as they come back, merge records and webhooks, stored counters
  * computed in SQL at the end.

@@ -1,5 +1,5 @@
 /**
- * Shape of a project snapshot (spec/project-snapshot.md, "Document"), format
+ * Shape of a project snapshot (docs/contract/project-snapshot.md, "Document"), format
  * "feedback-board-snapshot/1". This schema checks shapes and fills every default the spec gives;
  * rules that span objects (refs, one roadmap, parents, duplicates) live in snapshot-references.ts and snapshot-rules.ts.
  *

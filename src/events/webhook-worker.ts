@@ -1,5 +1,5 @@
 /**
- * The webhook worker of a process (owner-api-v3.md, "Webhooks"; issue 13): a dispatcher loop
+ * The webhook worker of a process (docs/contract/owner-api-v3.md, "Webhooks"): a dispatcher loop
  * that turns new events into deliveries, a delivery loop that claims due deliveries and makes
  * their attempts with at most WEBHOOK_CONCURRENCY under way, and any extra periodic tasks the
  * process registers (`{name, intervalMs, run}`), all stopped together by `stop()`.

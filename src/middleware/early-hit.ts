@@ -1,5 +1,6 @@
 /**
- * The hit path before the app (issue 22, goal 6; docs/architecture.md, "The request path"): a
+ * The hit path before the app (docs/architecture.md, "The request path"; its cost:
+ * docs/benchmarks.md, "Targets", cached hits): a
  * Node request listener in front of the app's that answers a cached public read without
  * building a Request, a hono context or running the middleware chain. Everything else, and any
  * request it is unsure of, goes to the app unchanged.

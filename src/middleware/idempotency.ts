@@ -10,8 +10,9 @@
  * identity at all (minting a voter on /identity) has no one to scope a record by: sharing one
  * would hand one client's fresh anon_token to another, so such requests are never replayed.
  *
- * The shared store failing (design.md: "a request whose claim cannot be made shared does not
- * run"; contract, "Errors": both answers are safe to retry):
+ * The shared store failing (docs/architecture.md, "Data rules":
+ * "a request whose claim cannot be made shared
+ * does not run"; contract, "Errors": both answers are safe to retry):
  * - the claim or the read of the record fails: the handler does not run and nothing changes;
  *   409 idempotency_in_progress with Retry-After when the claim may have been made (timeout),
  *   500 internal when it certainly was not;

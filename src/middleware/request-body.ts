@@ -1,6 +1,6 @@
 /**
- * Request bodies (contract, "Limits": at most one megabyte, 413 too_large above; design.md,
- * "Request path": body limit). bodyLimitMiddleware refuses a body over the limit however it is
+ * Request bodies (contract, "Limits": at most one megabyte, 413 too_large above; docs/architecture.md,
+ * "The request path": the body limit). bodyLimitMiddleware refuses a body over the limit however it is
  * framed, and on a real connection answers that 413 with `Connection: close` and closes cleanly;
  * any body the app left unread is discarded so that a kept-alive connection serves the next
  * request. jsonShapeMiddleware refuses a JSON body wider or deeper than any route can use before

@@ -1,7 +1,7 @@
 /**
  * Shared read cache: whole 200 responses of anonymous reads, kept in process and keyed by the
  * project's content revision, so a page many visitors ask for is built once per change instead
- * of once per request (issue 5; the contract's reads stay exact, see docs/decisions.md).
+ * of once per request (docs/decisions.md, "Caching": the contract's reads stay exact).
  *
  * Freshness: every successful write to a project gives it a new content revision in the shared
  * store (Redis, or the in-process store when there is none) before its response is sent

@@ -1,6 +1,7 @@
 /**
- * The Redis idempotency store when Redis is slow or drops the connection (design.md: the claim
- * never falls back to per-process memory). Redis is reached through a loopback proxy that holds
+ * The Redis idempotency store when Redis is slow or drops the connection (docs/architecture.md,
+ * "Data rules": the claim never falls back to per-process memory). Redis is reached through a
+ * loopback proxy that holds
  * or drops the bytes, so that a command times out with a known fate. Runs when REDIS_URL is set.
  */
 import { randomBytes } from "node:crypto";

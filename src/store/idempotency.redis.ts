@@ -1,7 +1,7 @@
 /**
- * The idempotency store on Redis, shared by every instance (design.md: "The idempotency claim
- * never falls back to per-process memory: a request whose claim cannot be made shared does not
- * run"). Each record is one key `idem:<key>` holding JSON: a running lock
+ * The idempotency store on Redis, shared by every instance (docs/architecture.md, "Data rules":
+ * "The idempotency claim never falls back to per-process memory: a request whose claim cannot
+ * be made shared does not run"). Each record is one key `idem:<key>` holding JSON: a running lock
  * `{state:"running", fingerprint, token}` (token: random, one per claim) or the finished
  * `{state:"done", fingerprint, response}`.
  *

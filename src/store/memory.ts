@@ -1,7 +1,7 @@
 /**
  * In-process rate limiter and idempotency store: the embedded default (no REDIS_URL). The
  * rate limiter is also the fallback the Redis limiter uses while Redis does not answer; the
- * idempotency store never is (design.md). Exact within one process only.
+ * idempotency store never is (docs/architecture.md, "Data rules"). Exact within one process only.
  */
 import { randomUUID } from "node:crypto";
 import {

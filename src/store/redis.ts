@@ -1,5 +1,6 @@
 /**
- * Redis implementations shared by every instance (design.md). Each call has a short timeout
+ * Redis implementations shared by every instance (docs/architecture.md, "Data rules"). Each call
+ * has a short timeout
  * and no offline queue. When Redis fails, the rate limiter falls back to the in-process
  * implementation (fail open to a per-process limit); the idempotency store never does (a
  * request whose claim cannot be made shared does not run): it throws

@@ -1,5 +1,6 @@
 /**
- * What instances share through Redis (design.md): rate-limit counters, projects' content
+ * What instances share through Redis (docs/architecture.md, "What runs"): rate-limit counters,
+ * projects' content
  * revisions and idempotency records. Each has a Redis and an in-process implementation; the
  * counters and the revisions share one adapter (and one round trip per keyed request).
  */
@@ -49,8 +50,9 @@ export interface RateLimiter {
   /** Counts one request against `bucket` in a fixed window of `windowSeconds`. */
   consume(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult>;
   /**
-   * consume() and the revisions of project `projectId` in the same round trip (design.md: one
-   * Redis round trip per keyed request); revisions are null when the shared store did not
+   * consume() and the revisions of project `projectId` in the same round trip (docs/architecture.md,
+   * "Data rules": one Redis round trip per keyed request); revisions are null when the shared store
+   * did not
    * answer (the count then comes from the per-process fallback). A project without revisions
    * gets fresh ones.
    */
@@ -99,7 +101,7 @@ export interface Bumped {
 
 /**
  * Retires cached answers and lookups on every instance: any write path, public or owner, calls
- * `bump` once after its change committed (design.md, "Per-request services").
+ * `bump` once after its change committed (docs/architecture.md, "Per-request services").
  */
 export interface ContentRevisions {
   /**
@@ -120,7 +122,8 @@ export interface ContentRevisions {
 }
 
 /**
- * Whole read answers shared by the instances (issue 22), so that a page is built once per
+ * Whole read answers shared by the instances (docs/decisions.md, "Caching"), so that a page is
+ * built once per
  * change in the cluster rather than once per instance: the shared read cache looks here on a
  * local miss and stores what it built. Values are opaque text (the cache's own JSON).
  */
@@ -154,8 +157,9 @@ export type IdempotencyRecord =
 export type ClaimResult = { claimed: true; token: string } | { claimed: false; record: IdempotencyRecord };
 
 /**
- * The shared idempotency store did not answer (design.md: the claim never falls back to
- * per-process memory). `claimMayExist` is true when the command may have reached the store
+ * The shared idempotency store did not answer (docs/architecture.md, "Data rules": the claim never
+ * falls back to per-process memory). `claimMayExist` is true when the command may have reached the
+ * store
  * (timed out, or the connection dropped with it in flight): a lock may then exist, so the
  * request is answered 409 idempotency_in_progress; false when it certainly changed nothing
  * (never sent, or refused by the store), answered 500 internal.

@@ -1,5 +1,6 @@
 /**
- * The reference page (/api/v3/docs/reference) works with no internet (hardening issue, item 8):
+ * The reference page (/api/v3/docs/reference) works with no internet (docs/decisions.md,
+ * "Reference page offline"):
  * Debian's chromium, driven by playwright-core, loads it from the app on a loopback port with
  * every request to another host refused, and the page shows the API's title and operations,
  * with no page error and no Content-Security-Policy violation.

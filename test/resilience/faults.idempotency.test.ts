@@ -1,6 +1,7 @@
 /**
  * Idempotency-Key across two instances while the shared Redis is slow or stalled mid-claim
- * (design.md: "The idempotency claim never falls back to per-process memory: a request whose
+ * (docs/architecture.md, "Data rules":
+ * "The idempotency claim never falls back to per-process memory: a request whose
  * claim cannot be made shared does not run"; contract, "Limits": a replay creates nothing new).
  *
  * Two server processes on one Postgres and one Redis: instance B talks to Redis directly,

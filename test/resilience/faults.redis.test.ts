@@ -1,5 +1,6 @@
 /**
- * Faults of Redis under a steady read/write load (design.md: "Redis failure must not take the
+ * Faults of Redis under a steady read/write load (docs/architecture.md, "Data rules":
+ * "Redis failure must not take the
  * API down: the limiter fails open to a per-process limit, and every Redis call has a short
  * timeout"; "The idempotency claim never falls back to per-process memory": keyed writes are
  * refused, retryably, while their key cannot be claimed in Redis). Real processes: a dedicated

@@ -1,5 +1,6 @@
 /**
- * First start on the embedded default (hardening item 12): the real server process on an empty
+ * First start on the embedded default (docs/operations.md, "First start and the
+ * demo database"): the real server process on an empty
  * PGlite directory with DEMO=auto, as `npm start` on a fresh clone runs it. It prints its
  * progress, serves the demo board (from the prepared demo database) within a generous bound,
  * and answers every curl example of README.md and docs/*.md, not docs/contract/ (each ```sh

@@ -1,5 +1,6 @@
 /**
- * Webhook delivery across processes (issue 13, "What must hold"; owner-api-v3.md, "Webhooks"):
+ * Webhook delivery across processes (docs/contract/owner-api-v3.md, "Webhooks": each
+ * attempt made by one instance, resumed after a restart):
  * two server processes on one Postgres, each running its dispatcher and delivery worker.
  * - N events -> N deliveries at the receiver, each signed, none made twice (counted by
  *   webhook-id at a real receiver), each delivery row succeeded at its first attempt.

@@ -1,5 +1,6 @@
 /**
- * The in-process caches of one app (design.md, "Per-request services": typed namespaces held in
+ * The in-process caches of one app (docs/architecture.md, "Per-request services": typed namespaces
+ * held in
  * AppDeps, no module state). What every keyed request looks up and what changes only when an
  * owner edits a project (key -> project with its settings, allowlists, anonymous voters, board
  * structure, list targets and totals, the next scheduled publication) lives in namespaces of one

@@ -1,6 +1,6 @@
 /**
  * The lock that orders API writes against `import --replace` of the same project
- * (spec/project-snapshot.md, "Restores": requests racing a replace wait for it or receive a
+ * (docs/contract/project-snapshot.md, "Restores": requests racing a replace wait for it or receive a
  * contract error; none gets a 500).
  *
  * A transaction-level advisory lock keyed by the project id: every write transaction takes it in
@@ -53,7 +53,8 @@ export async function withProjectWriteLock<T>(
  * stops at a database time limit (isTimeLimit: lock or statement bound) while a replace of the
  * project holds or awaits the lock in exclusive mode, waits for the replace to end with no bound
  * and runs `write` once more. Requests racing a replace wait for it and never answer 500
- * (spec/project-snapshot.md, "Restores"), however long it takes, while a write blocked by anything
+ * (docs/contract/project-snapshot.md, "Restores"), however long it takes, while a write blocked by
+ * anything
  * else (a stalled peer's row lock) still gives up at the bound. The check costs nothing until a
  * write has already waited the whole bound. Other errors, and a time limit with no replace under
  * way, propagate.

@@ -1,5 +1,6 @@
 /**
- * Which cached answers a write can change (issue 22). Every write gives its project a new
+ * Which cached answers a write can change (docs/decisions.md, "Caching"). Every write gives its
+ * project a new
  * content revision (src/middleware/shared-read-cache.ts), recorded in the shared store together
  * with what the write changed (a ContentChange). A cached answer records what it shows (its
  * ReadDependencies); when the project's revision has moved since the answer was built, the

@@ -1,5 +1,6 @@
 /**
- * Project, key and voter resolution (design.md, "Per-request services"): the one service the
+ * Project, key and voter resolution (docs/architecture.md, "Per-request services"): the one
+ * service the
  * keyed middleware (api-key, cors, voter) and the identity route use to learn which project a
  * request addresses and who makes it. Lookups go through the app's cache namespaces
  * (src/lib/data/app-caches.ts); nothing negative is kept, so a key or token stored a moment ago works

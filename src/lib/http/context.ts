@@ -12,7 +12,8 @@ import type { ReadDependencies } from "../data/read-dependencies.ts";
 import type { Readiness } from "../data/readiness.ts";
 
 /**
- * The per-request services (design.md): every handler and middleware reaches them through
+ * The per-request services (docs/architecture.md, "Per-request services"): every handler and
+ * middleware reaches them through
  * `c.get("deps")`; nothing lives in module state, so two apps in one process (tests, or two
  * instances simulated in one) keep apart.
  */

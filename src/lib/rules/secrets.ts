@@ -1,6 +1,6 @@
 /**
  * Secrets (API keys, anonymous voter tokens): random, prefixed by kind, stored only as SHA-256
- * hex digests and looked up by digest (design.md, "Data rules"). Lookup by digest means the
+ * hex digests and looked up by digest (docs/architecture.md, "Data rules"). Lookup by digest means the
  * database compares digests, never the plaintext; `safeEqual` covers in-process comparisons.
  */
 import { hash, randomBytes, timingSafeEqual } from "node:crypto";

@@ -1,6 +1,7 @@
 /**
- * The library internals the hot path relies on, in one place (design.md, "Per-request
- * services"). Each is something a library does not promise: runtime-adapter.test.ts checks each
+ * The library internals the hot path relies on, in one place (docs/architecture.md,
+ * "Per-request services"). Each is something a library does not promise: runtime-adapter.test.ts
+ * checks each
  * against the installed versions and fails when an upgrade changes it, so the upgrade is noticed
  * here instead of as a slower or broken request path.
  *

@@ -1,5 +1,6 @@
 /**
- * The FeatureObject as JSON text written by Postgres (issue 22, goal 3: a page build without
+ * The FeatureObject as JSON text written by Postgres (docs/benchmarks.md, "Targets", page builds: a
+ * page build without
  * parsing rows and serializing them again): `featureObjectJson` is the SQL expression of one
  * FeatureObject over a FeatureRow's columns (features.repository.ts withFeatureColumns, under
  * an alias, its `tags` as featureTagsJson text), byte for byte what

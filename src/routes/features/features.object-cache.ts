@@ -1,5 +1,6 @@
 /**
- * FeatureObjects kept as JSON text between builds of the features listing (issue 22, goal 3).
+ * FeatureObjects kept as JSON text between builds of the features listing (docs/decisions.md,
+ * "Caching": "FeatureObjects kept between listing builds").
  *
  * Writing a page's twenty FeatureObjects is half of what the listing statement costs Postgres,
  * yet a page is mostly rebuilt after a vote, which changes one of them. So the objects an

@@ -1,6 +1,7 @@
 /**
  * Totals of the features listings (feedback-board-api-v3.md, the list's `meta.total`), counted
- * once and reused across page builds, sorts and pages of one filter (issue 22). A total moves
+ * once and reused across page builds, sorts and pages of one filter (docs/decisions.md, "Caching").
+ * A total moves
  * only when a feature enters or leaves the filter: an owner edit, a review, a new or deleted
  * feature; never a vote (a vote moves no feature between boards, columns, statuses or tags).
  * So a total is kept with the content revision it was counted at and reused while every change

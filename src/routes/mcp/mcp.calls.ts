@@ -93,7 +93,8 @@ async function idempotent(
   try {
     claim = await store.claim(recordKey, fingerprint, IDEMPOTENCY_LOCK_SECONDS);
   } catch (error) {
-    // The shared store did not answer: the call does not run (design.md), as on the routes.
+    // The shared store did not answer: the call does not run (docs/architecture.md, "Data rules"),
+    // as on the routes.
     if (!(error instanceof IdempotencyStoreUnavailable)) throw error;
     return error.claimMayExist ? inProgress() : errorResult({ code: "internal", field: null, message: "internal error; safe to retry" });
   }

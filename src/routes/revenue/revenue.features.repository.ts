@@ -8,7 +8,8 @@
  * read from feature_tier_votes, per (feature, tier) sums of the voters' side kept exact by
  * triggers (migration 2026-11-22T22-00-00-revenue-aggregates), joined with the tier's current
  * amount and multiplier; no vote row is read. Headcount is the stored counter
- * features.vote_count (kept exact in the vote transaction, design.md "Data rules"); a voter
+ * features.vote_count (kept exact in the vote transaction: docs/architecture.md, "Data rules");
+ * a voter
  * without a tier adds 1 to weighted_votes, so weighted_votes = vote_count + sum over the
  * feature's paying voters of (multiplier - 1).
  */

@@ -1,6 +1,7 @@
 /**
  * The API reference page (/docs/reference) and the Scalar bundle it runs, both served by this
- * process so that the page works without internet access (hardening issue, item 8).
+ * process so that the page works without internet access (docs/decisions.md, "Access, errors and
+ * headers": "Reference page offline").
  *
  * The bundle is the browser build of the installed, exactly pinned @scalar/api-reference
  * (package.json), served at /docs/scalar-<version>.js: a new version is a new address, so the

@@ -1,5 +1,5 @@
 /**
- * The admin command line (scripts/admin.ts, spec/project-snapshot.md "Commands") as a child
+ * The admin command line (scripts/admin.ts, docs/contract/project-snapshot.md "Commands") as a child
  * process, the way owners and other tools run it.
  */
 import { fileURLToPath } from "node:url";

@@ -1,5 +1,6 @@
 /**
- * The stored counters must equal the rows that exist (design.md, "Data rules"): checked in SQL
+ * The stored counters must equal the rows that exist (docs/architecture.md, "Data rules"): checked
+ * in SQL
  * over one project, so that a lost update, a half-written transaction or a double count shows.
  */
 import { sql } from "kysely";

@@ -1,6 +1,6 @@
 /**
  * Seeding for the process-level scenarios: a database connection from db/connect.ts and
- * projects imported through importSnapshot (spec/project-snapshot.md), built on the main
+ * projects imported through importSnapshot (docs/contract/project-snapshot.md), built on the main
  * harness's buildSnapshot (five-column roadmap, one secret and one embed key).
  */
 import { randomBytes } from "node:crypto";

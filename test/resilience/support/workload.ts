@@ -52,7 +52,8 @@ export function acceptable(sample: LoadSample): boolean {
 
 /**
  * The same, and a keyed write may answer 500 internal: its claim cannot be made in the shared
- * store, so it does not run (design.md: the claim never falls back to per-process memory).
+ * store, so it does not run (docs/architecture.md, "Data rules": the claim never falls back to
+ * per-process memory).
  */
 export function acceptableWithoutSharedStore(sample: LoadSample): boolean {
   if (sample.label === "keyed write" && !sample.error && sample.status === 500) return errorCode(sample) === "internal";
