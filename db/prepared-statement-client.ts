@@ -30,7 +30,7 @@ export const GENERIC_PLAN_PARAMETERS = { plan_cache_mode: "force_generic_plan" }
  * so it costs no statement more. Inside a transaction (its first statement, BEGIN, took a
  * connection of `client`), or without a generic-plan pool, it is sent between `SET
  * plan_cache_mode = force_generic_plan` and `RESET plan_cache_mode`, the three together in one
- * round trip (docs/benchmarks.md, "Generic plans on their own connections").
+ * round trip (docs/benchmarks.md, "What was tried": generic plans on their own connections).
  */
 export function preparedStatementClient(client: Sql, genericPlanClient?: Sql): Sql {
   return Object.assign(

@@ -5,7 +5,7 @@
  * The indexes of 2026-11-25T02-20-00 were GIN (project_id, heading_words) and the like: each
  * lookup intersected q's keys with the project's own posting list, which holds every feature of
  * the project, so a lookup on a board of 100,000 features cost 0.3-1.0 ms however few headings
- * held the words (docs/benchmarks.md, "Similar features: keys that carry their project"). Here
+ * held the words (docs/benchmarks.md, "What was tried": GIN keys that carry their project). Here
  * each key carries its project: `2:email` for the lexeme email of project 2, and
  * (project << 32) | key for a typo key, in expression indexes, so the table's rows do not grow
  * and its trigger is unchanged. The statement keeps `project_id = $1` beside each lookup.

@@ -69,7 +69,7 @@ function candidatesOf(projectId: number, text: Expression<string>) {
       -- then feature_similarity_project_keys compute them. Written out: a SQL function with FROM,
       -- an aggregate or a subquery is not inlined, and Postgres would plan its body on every call.
       -- OFFSET 0 keeps n and w apart: pulled up, the inlined norm and lexeme functions were
-      -- computed again at each reference, once per typo key (docs/benchmarks.md, sixth round).
+      -- computed again at each reference, once per typo key (docs/benchmarks.md, "What was tried").
       SELECT n.norm, w.words, array_to_string(w.words, ' ') AS word_key,
         ARRAY(SELECT ${projectId}::int::text || ':' || x FROM unnest(w.words) AS x) AS project_words,
         ARRAY(SELECT (${projectId}::int::bigint << 32) | (k.key::bigint & 4294967295) FROM (
@@ -253,7 +253,7 @@ const similarStatement = new QueryTemplate<SimilarShape, SimilarValues, SimilarR
   },
   // Left to choose, Postgres plans this statement anew on every run (its custom-plan estimate
   // beats the generic one), and planning costs more than running it: docs/benchmarks.md,
-  // "Similar features: one generic plan".
+  // "What was tried": similar features on one generic plan.
   { genericPlan: () => true },
 );
 
