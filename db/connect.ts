@@ -83,6 +83,17 @@ function limitParameters(limits: SessionLimits | undefined): Record<string, stri
 }
 
 /**
+ * The statement bound of the statements marked with LOCK_BOUND_COMMENT
+ * (db/prepared-statement-client.ts): the lock bound, in milliseconds; 0 (leave them the
+ * connection's statement bound) when there is no lock bound or the statement bound is tighter.
+ */
+function lockBoundOf(limits: SessionLimits | undefined): number {
+  const lock = limits?.lockTimeoutMs ?? 0;
+  const statement = limits?.statementTimeoutMs ?? 0;
+  return lock > 0 && (statement === 0 || lock < statement) ? lock : 0;
+}
+
+/**
  * Whether the PGlite directory `dir` already holds a database (its PG_VERSION file exists).
  * "memory://" never does; any other scheme ("idb://"...) is assumed to, so nothing is loaded
  * over it.
@@ -118,7 +129,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       connection: { ...connection, ...GENERIC_PLAN_PARAMETERS },
     });
     const db = new Kysely<Database>({
-      dialect: new PostgresJSDialect({ postgres: preparedStatementClient(client, genericPlanClient) }),
+      dialect: new PostgresJSDialect({
+        postgres: preparedStatementClient(client, genericPlanClient, { lockBoundMs: lockBoundOf(options.limits) }),
+      }),
     });
     const listen = async (channel: string, onNotify: (payload?: string) => void) => {
       const subscription = await client.listen(

@@ -1,14 +1,15 @@
 /**
  * preparedStatementClient against the installed kysely-postgres-js (recording fake clients): a
  * statement marked for a generic plan sent alone runs on the generic-plan pool as it is, and
- * inside a transaction (or without that pool) between its SET and RESET of plan_cache_mode.
+ * inside a transaction (or without that pool) between its SET and RESET of plan_cache_mode; a
+ * statement marked with the lock bound after SET LOCAL statement_timeout, with no query after it.
  * test/database.generic-plan.test.ts checks the plan mode each one gets from Postgres itself.
  */
 import { Kysely, sql } from "kysely";
 import { PostgresJSDialect } from "kysely-postgres-js";
 import type { Sql } from "postgres";
 import { describe, expect, it } from "vitest";
-import { GENERIC_PLAN_COMMENT, preparedStatementClient } from "./prepared-statement-client.ts";
+import { GENERIC_PLAN_COMMENT, LOCK_BOUND_COMMENT, preparedStatementClient } from "./prepared-statement-client.ts";
 
 describe("kysely-postgres-js", () => {
   it("reaches the client only through reserve(), unsafe() on the connection, release() and end()", async () => {
@@ -84,6 +85,68 @@ describe("kysely-postgres-js", () => {
     ]);
   });
 });
+
+describe("a statement marked with the lock bound", () => {
+  it("is sent after SET LOCAL statement_timeout in the same round trip, with no query after it", async () => {
+    const sent: string[] = [];
+    const client = preparedStatementClient(recordingClient("main", sent), recordingClient("generic", sent), { lockBoundMs: 5000 });
+    const db = new Kysely<Record<string, never>>({ dialect: new PostgresJSDialect({ postgres: client }) });
+    await db.transaction().execute(async (trx) => {
+      await trx.executeQuery(lockBound("select 1 as one"));
+      await sql`select 2 as two`.execute(trx);
+    });
+    await db.destroy();
+    expect(sent).toEqual([
+      "main: begin (prepared)",
+      "main: SET LOCAL statement_timeout = 5000",
+      `main: ${LOCK_BOUND_COMMENT}select 1 as one (prepared)`,
+      "main: select 2 as two (prepared)",
+      "main: commit (prepared)",
+      "main: release",
+      "main: end",
+      "generic: end",
+    ]);
+  });
+
+  it("also marked for a generic plan, gets both settings before it and the plan mode's RESET after it", async () => {
+    const sent: string[] = [];
+    const db = new Kysely<Record<string, never>>({
+      dialect: new PostgresJSDialect({ postgres: preparedStatementClient(recordingClient("main", sent), undefined, { lockBoundMs: 700 }) }),
+    });
+    await db.transaction().execute((trx) => trx.executeQuery(marked(`${LOCK_BOUND_COMMENT}select 1 as one`)));
+    await db.destroy();
+    expect(sent).toEqual([
+      "main: begin (prepared)",
+      "main: SET plan_cache_mode = force_generic_plan; SET LOCAL statement_timeout = 700",
+      `main: ${GENERIC_PLAN_COMMENT}${LOCK_BOUND_COMMENT}select 1 as one (prepared)`,
+      "main: RESET plan_cache_mode",
+      "main: commit (prepared)",
+      "main: release",
+      "main: end",
+    ]);
+  });
+
+  it("is sent as it is when there is no lock bound", async () => {
+    const sent: string[] = [];
+    const db = new Kysely<Record<string, never>>({
+      dialect: new PostgresJSDialect({ postgres: preparedStatementClient(recordingClient("main", sent)) }),
+    });
+    await db.transaction().execute((trx) => trx.executeQuery(lockBound("select 1 as one")));
+    await db.destroy();
+    expect(sent).toEqual([
+      "main: begin (prepared)",
+      `main: ${LOCK_BOUND_COMMENT}select 1 as one (prepared)`,
+      "main: commit (prepared)",
+      "main: release",
+      "main: end",
+    ]);
+  });
+});
+
+/** A compiled query marked with the lock bound. */
+function lockBound(text: string) {
+  return { sql: `${LOCK_BOUND_COMMENT}${text}`, parameters: [], query: { kind: "RawNode" } as never, queryId: { queryId: "q" } };
+}
 
 /** A compiled query marked for a generic plan. */
 function marked(text: string) {

@@ -13,7 +13,7 @@
  */
 import { type Compilable, type CompiledQuery, createQueryId, type QueryResult } from "kysely";
 import type { Db } from "./connect.ts";
-import { GENERIC_PLAN_COMMENT } from "./prepared-statement-client.ts";
+import { GENERIC_PLAN_COMMENT, LOCK_BOUND_COMMENT } from "./prepared-statement-client.ts";
 
 /** Stands in for a parameter value while the template is compiled. */
 class Slot {
@@ -39,6 +39,13 @@ export class QueryTemplate<Shape, Values extends object, Row> {
        * less, measured per shape (scripts/bench/plan-modes.ts).
        */
       genericPlan?: (shape: Shape) => boolean;
+      /**
+       * The statement takes a row lock other writes contend for, inside a transaction: it and the
+       * rest of its transaction run with the lock bound as statement bound
+       * (db/prepared-statement-client.ts LOCK_BOUND_COMMENT), so that it waits at most the lock
+       * bound in all, however many waiters queue for the row.
+       */
+      lockBound?: boolean;
     } = {},
   ) {}
 
@@ -70,7 +77,9 @@ export class QueryTemplate<Shape, Values extends object, Row> {
     if (!template) {
       // Every connection compiles to Postgres SQL (postgres driver or PGlite), so one text per shape.
       template = this.build(db, shape, ((name: string) => new Slot(name)) as ParamOf<Values>).compile();
-      if (this.options.genericPlan?.(shape)) template = { ...template, sql: `${GENERIC_PLAN_COMMENT}${template.sql}` };
+      const generic = this.options.genericPlan?.(shape) ? GENERIC_PLAN_COMMENT : "";
+      const lockBound = this.options.lockBound ? LOCK_BOUND_COMMENT : "";
+      if (generic || lockBound) template = { ...template, sql: `${generic}${lockBound}${template.sql}` };
       this.#compiled.set(key, template);
     }
     return template;
