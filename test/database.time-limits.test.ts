@@ -10,9 +10,11 @@
 import { sql } from "kysely";
 import postgres from "postgres";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { LOCK_BOUND_COMMENT } from "../db/prepared-statement-client.ts";
 import { TIME_LIMIT_MESSAGE } from "../src/app.ts";
 import { LOCK_CLASS } from "../src/lib/data/project-write-lock.ts";
 import { createTestContext, type ImportedProject, type SnapshotParts, type TestContext, uniqueSlug } from "./support/harness.ts";
+import { inOtherSession, waitForLockWaiter } from "./support/lock-waiter.ts";
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
 const LOCK_MS = 400;
@@ -103,6 +105,48 @@ describe.skipIf(!onPostgres)("a write blocked by another session's row lock", ()
 
   it("answers 500 internal after the statement bound (57014) when no lock bound is set", async () => {
     await expectRefusedThenRetried({ DATABASE_LOCK_TIMEOUT_MS: "0", DATABASE_STATEMENT_TIMEOUT_MS: String(LOCK_MS) }, LOCK_MS);
+  });
+
+  it("bounds an owner edit queued behind another waiter by the lock bound in all, not once per lock it waits for", async () => {
+    // Postgres takes a row lock in two waits (the row's place in the queue, then the holder's
+    // transaction), lock_timeout bounding each: the second edit waits for the first waiter's
+    // place, then for the holder, and would answer after nearly twice the bound.
+    const lockMs = 1000;
+    const { ctx, project, featureId } = await setUp({ DATABASE_LOCK_TIMEOUT_MS: String(lockMs), DATABASE_STATEMENT_TIMEOUT_MS: "10000" });
+    const edit = (description: string) =>
+      ctx.send(
+        "PATCH",
+        `/api/v3/projects/${project.slug}/admin/features/${featureId}`,
+        project.secretKey,
+        { description },
+        {
+          "Idempotency-Key": description,
+        },
+      );
+    const description = () => ctx.db.selectFrom("features").select("description").where("id", "=", featureId).executeTakeFirstOrThrow();
+    const before = await description();
+    const holder = await holdFeatureLock(featureId);
+    held.push(holder);
+    const timed = async (description: string) => {
+      const started = performance.now();
+      const response = await edit(description);
+      return { response, waited: performance.now() - started };
+    };
+    const first = timed("queued-first");
+    await inOtherSession((session) => waitForLockWaiter(session, `${LOCK_BOUND_COMMENT}select`, "the first edit"));
+    const second = timed("queued-second");
+    for (const { response, waited } of [await first, await second]) {
+      expect(response.status).toBe(500);
+      expect((await response.json()).error).toMatchObject({ code: "internal", message: TIME_LIMIT_MESSAGE });
+      expect(waited).toBeLessThan(lockMs + 500);
+    }
+    expect(await description()).toEqual(before);
+
+    await holder.release();
+    // The bound ended with the refused transactions: the same key runs now.
+    const retried = await edit("queued-second");
+    expect(retried.status).toBe(200);
+    expect((await retried.json()).data.description).toBe("queued-second");
   });
 
   it("goes through once Postgres ends a holder idle in its transaction (idle_in_transaction_session_timeout)", async () => {

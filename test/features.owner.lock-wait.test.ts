@@ -8,6 +8,7 @@
  * while a request waits.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LOCK_BOUND_COMMENT } from "../db/prepared-statement-client.ts";
 import { projectIdOf } from "./support/counters.invariants.ts";
 import { expectStatus } from "./support/events.fixture.ts";
 import { createTestContext, type TestContext, uniqueSlug } from "./support/harness.ts";
@@ -44,7 +45,7 @@ describe.skipIf(!onPostgres)("an owner edit that waited for the feature's row lo
       const patch = ctx.send("PATCH", `/api/v3/projects/${project.slug}/admin/features/${featureId}`, project.secretKey, {
         is_pinned: true,
       });
-      await waitForLockWaiter(other, "select", "the PATCH");
+      await waitForLockWaiter(other, `${LOCK_BOUND_COMMENT}select`, "the PATCH");
       await other`COMMIT`;
       const answer = await expectStatus(await patch, 200);
       expect(answer.data).toMatchObject({ is_pinned: true, tags: [{ id: ids.tags["t-api"], name: "API" }] });

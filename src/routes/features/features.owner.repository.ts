@@ -391,6 +391,8 @@ export interface FeatureLockedForEdit extends AdminFeatureRow {
  * rows as of its start; the locked row, when a committed change replaced it while the statement
  * waited, as of that change (READ COMMITTED's recheck). `fresh` compares the locked version with
  * the one the statement's snapshot holds (same xmin: nobody changed it since the statement began).
+ * It and the rest of its transaction run with the lock bound as statement bound (QueryTemplate
+ * `lockBound`): a 57014 or 55P03 once it has waited that long in all.
  */
 const lockForEditStatement = new QueryTemplate<ProjectSettings, { projectId: number; featureId: number; now: Date }, FeatureLockedForEdit>(
   visibilityShapeKey,
@@ -412,6 +414,9 @@ const lockForEditStatement = new QueryTemplate<ProjectSettings, { projectId: num
       ])
       .forNoKeyUpdate("features") as never;
   },
+  // Bounded as a whole by the lock bound: queued behind another waiter for a frozen holder's
+  // row, it would otherwise wait twice (docs/operations.md, "Database time limits").
+  { lockBound: true },
 );
 
 /**
