@@ -540,6 +540,24 @@ describe("the SSRF guard and address pinning at delivery time", () => {
     expect(receiver.received.length).toBe(before);
   });
 
+  it.each([
+    ["::7f00:1", "ipv4Compatible loopback"],
+    ["::127.0.0.1", "ipv4Compatible loopback"],
+    ["::a9fe:a9fe", "ipv4Compatible linkLocal"],
+    ["64:ff9b::7f00:1", "rfc6052 loopback"],
+    ["2002:a00:1::1", "6to4 private"],
+  ])("refuses a name that now resolves to %s (IPv4 embedded in IPv6), without connecting", async (address, range) => {
+    const before = receiver.received.length;
+    const { response } = await sendDelivery(claimed(`https://embedded.example:${receiver.port}/x`), {
+      ...options,
+      allowPrivate: false,
+      resolve: async () => [{ address, family: 6 }],
+    });
+    expect(response.statusCode).toBeNull();
+    expect(response.error).toBe(`url_not_allowed: host embedded.example resolves to ${address} (${range}), not a public address`);
+    expect(receiver.received.length).toBe(before);
+  });
+
   it("connects to the address it checked, keeping the URL's host in the Host header", async () => {
     const secret = generateWebhookSecret();
     receiver.trust(secret);

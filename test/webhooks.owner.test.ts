@@ -221,6 +221,15 @@ describe("owner webhooks: the SSRF guard at create and change (WEBHOOK_ALLOW_PRI
     "https://[::ffff:10.0.0.1]/hook",
     "https://2130706433/hook",
     "https://100.64.1.1/hook",
+    // IPv6 forms that embed a loopback, private or link-local IPv4 address.
+    "https://[::127.0.0.1]/hook",
+    "https://[::7f00:1]/hook",
+    "https://[::169.254.169.254]/latest/meta-data",
+    "https://[::ffff:0:10.0.0.1]/hook",
+    "https://[64:ff9b::127.0.0.1]/hook",
+    "https://[64:ff9b::192.168.0.1]/hook",
+    "https://[2002:7f00:1::1]/hook",
+    "https://[2002:a9fe:a9fe::]/hook",
   ])("refuses %s with 422 url_not_allowed naming url", async (url) => {
     const project = await strict.importProject();
     const refused = await expectStatus(await strict.send("POST", admin(project, "/webhooks"), project.secretKey, { url }), 422);

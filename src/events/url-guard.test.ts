@@ -1,6 +1,7 @@
 /**
  * The SSRF guard (owner-api-v3.md, "Webhooks"): every non-public address class is refused, in
- * IPv4, IPv6 and IPv4-mapped form, whichever of a name's addresses it is; http and credentials
+ * IPv4, IPv6 and every IPv6 form that embeds an IPv4 address (IPv4-mapped, IPv4-compatible,
+ * IPv4-translated, NAT64, 6to4), whichever of a name's addresses it is; http and credentials
  * are refused unless allowed; WEBHOOK_ALLOW_PRIVATE_URLS lets everything through. Names are
  * resolved by an injected resolver.
  */
@@ -46,9 +47,37 @@ describe("nonPublicRange", () => {
     ["::ffff:127.0.0.1", "ipv4Mapped loopback"],
     ["::ffff:10.0.0.1", "ipv4Mapped private"],
     ["::ffff:169.254.169.254", "ipv4Mapped linkLocal"],
-    ["64:ff9b::a00:1", "rfc6052"],
-    ["2002:a00:1::", "6to4"],
+    ["64:ff9b::a00:1", "rfc6052 private"],
+    ["2002:a00:1::", "6to4 private"],
     ["2001::1", "teredo"],
+  ])("%s is %s", (address, range) => {
+    expect(nonPublicRange(address)).toBe(range);
+  });
+
+  // IPv6 forms that embed an IPv4 address are named by the form and the embedded address's range.
+  it.each([
+    // IPv4-compatible (deprecated), in both the URL's and a resolver's spelling.
+    ["::127.0.0.1", "ipv4Compatible loopback"],
+    ["::7f00:1", "ipv4Compatible loopback"],
+    ["::10.0.0.1", "ipv4Compatible private"],
+    ["::c0a8:101", "ipv4Compatible private"],
+    ["::169.254.169.254", "ipv4Compatible linkLocal"],
+    ["::93.184.216.34", "ipv4Compatible"],
+    // IPv4-mapped and IPv4-translated.
+    ["::ffff:a9fe:a9fe", "ipv4Mapped linkLocal"],
+    ["::ffff:0:127.0.0.1", "rfc6145 loopback"],
+    // NAT64, the well-known and the local-use prefix.
+    ["64:ff9b::127.0.0.1", "rfc6052 loopback"],
+    ["64:ff9b::7f00:1", "rfc6052 loopback"],
+    ["64:ff9b::192.168.1.1", "rfc6052 private"],
+    ["64:ff9b::a9fe:a9fe", "rfc6052 linkLocal"],
+    ["64:ff9b:1::a00:1", "rfc6052 private"],
+    ["64:ff9b::5db8:d822", "rfc6052"],
+    // 6to4: the IPv4 address is bits 16 to 47.
+    ["2002:7f00:1::1", "6to4 loopback"],
+    ["2002:c0a8:101::", "6to4 private"],
+    ["2002:a9fe:a9fe:1::5", "6to4 linkLocal"],
+    ["2002:5db8:d822::1", "6to4"],
   ])("%s is %s", (address, range) => {
     expect(nonPublicRange(address)).toBe(range);
   });
@@ -66,6 +95,10 @@ describe("checkWebhookUrl", () => {
     "metadata.example.com": ["169.254.169.254"],
     "v6local.example.com": ["fd00::1"],
     "mapped.example.com": ["::ffff:192.168.0.10"],
+    "compatible.example.com": ["::127.0.0.1"],
+    "compatible-hex.example.com": ["93.184.216.34", "::a00:5"],
+    "nat64.example.com": ["64:ff9b::a9fe:a9fe"],
+    "sixtofour.example.com": ["2002:c0a8:10a::1"],
   });
 
   it("accepts an https URL whose every address is public, unchanged", async () => {
@@ -86,6 +119,19 @@ describe("checkWebhookUrl", () => {
     ["https://[::1]:8443/", "::1"],
     ["https://[::ffff:7f00:1]/", "::ffff:7f00:1"],
     ["https://10.0.0.1/", "10.0.0.1"],
+    ["https://[::127.0.0.1]/", "::7f00:1"],
+    ["https://[::7f00:1]:8443/hook", "::7f00:1"],
+    ["https://[::10.0.0.1]/", "::a00:1"],
+    ["https://[::169.254.169.254]/latest", "::a9fe:a9fe"],
+    ["https://[::ffff:0:127.0.0.1]/", "::ffff:0:7f00:1"],
+    ["https://[64:ff9b::127.0.0.1]/", "64:ff9b::7f00:1"],
+    ["https://[64:ff9b::10.1.2.3]/", "64:ff9b::a01:203"],
+    ["https://[2002:7f00:1::1]/", "2002:7f00:1::1"],
+    ["https://[2002:a9fe:a9fe::]/", "2002:a9fe:a9fe::"],
+    ["https://compatible.example.com/", "::127.0.0.1"],
+    ["https://compatible-hex.example.com/", "::a00:5"],
+    ["https://nat64.example.com/", "64:ff9b::a9fe:a9fe"],
+    ["https://sixtofour.example.com/", "2002:c0a8:10a::1"],
   ])("refuses %s (resolves to %s) with url_not_allowed", async (url, address) => {
     const refused = await refusal(url, resolve);
     expect(refused?.code).toBe("url_not_allowed");
