@@ -198,6 +198,28 @@ describe("raw JSON-RPC", () => {
     expectRateHeaders(response, READS);
   });
 
+  it("arguments that are not an object (array, string, number, null) are an isError result: validation_failed naming arguments", async () => {
+    const project = await ctx.importProject(seed());
+    const { ids } = project.ids;
+    for (const args of [[ids.features.dark], "feature_id=1", 41, null, true]) {
+      const response = await post(project, request("tools/call", { name: "get_feature", arguments: args }));
+      const answer = await jsonRpc(response);
+      expect(answer.error, JSON.stringify(args)).toBeUndefined();
+      expect(answer.result.isError).toBe(true);
+      const error = JSON.parse(answer.result.content[0].text);
+      expect(error).toMatchObject({ code: "validation_failed", field: "arguments" });
+      expect(error.message).toMatch(/^arguments: /);
+      expect(answer.result.structuredContent).toEqual({ error });
+      expectRateHeaders(response, READS);
+    }
+    const write = await jsonRpc(await post(project, request("tools/call", { name: "update_feature", arguments: [] })));
+    expect(JSON.parse(write.result.content[0].text)).toMatchObject({ code: "validation_failed", field: "arguments" });
+    expect(await eventsOf(project)).toEqual([]);
+    // Absent arguments are no arguments: a tool without required ones runs.
+    const listed = await jsonRpc(await post(project, request("tools/call", { name: "search_features" })));
+    expect(listed.result.isError ?? false).toBe(false);
+  });
+
   it("GET (and any method but POST) answers 405 with Allow: POST, before the key check", async () => {
     const project = await ctx.importProject(seed());
     const path = `/api/v3/projects/${project.slug}/mcp`;

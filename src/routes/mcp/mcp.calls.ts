@@ -56,9 +56,12 @@ export function resultOf(tool: ToolDefinition, outcome: ToolOutcome): CallToolRe
   return { content: [{ type: "text", text: JSON.stringify(data) }], structuredContent: structured };
 }
 
-/** Runs `tool` with `rawArguments` (as the client sent them) for the caller of `context`. */
+/**
+ * Runs `tool` with `rawArguments` (as the client sent them; absent is no arguments, anything but
+ * an object, null included, is validation_failed naming `arguments`) for the caller of `context`.
+ */
 export async function callTool(tool: ToolDefinition, rawArguments: unknown, context: ToolCallContext): Promise<CallToolResult> {
-  const parsed = tool.arguments.safeParse(rawArguments ?? {});
+  const parsed = tool.arguments.safeParse(rawArguments === undefined ? {} : rawArguments);
   if (!parsed.success) {
     const failure = validationFailure(parsed.error.issues, "arguments");
     return errorResult({ code: failure.code, field: failure.field, message: failure.message });

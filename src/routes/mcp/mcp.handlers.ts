@@ -11,7 +11,7 @@ import type { AppRouteHandler } from "../../lib/http/router.ts";
 import { presentedKey } from "../../middleware/api-key.ts";
 import type * as routes from "./mcp.routes.ts";
 import { type AppDispatch, createToolRuntime } from "./mcp.runtime.ts";
-import { createMcpServer, type McpToolSet } from "./mcp.server.ts";
+import { type ArgumentsAsSent, createMcpServer, type McpToolSet } from "./mcp.server.ts";
 
 /** The oldest protocol version served (the contract: 2025-06-18 or later). */
 export const MIN_PROTOCOL_VERSION = "2025-06-18";
@@ -46,6 +46,22 @@ function negotiated(message: unknown): unknown {
   return { ...request, params: { ...request.params, protocolVersion: LATEST_PROTOCOL_VERSION } };
 }
 
+/**
+ * `message` split for the transport: a tools/call whose `arguments` is present but not a JSON
+ * object loses them, and they are returned as sent (`sent`). The SDK's tools/call schema would
+ * answer them with a JSON-RPC error (-32603 holding its validation dump), where the contract
+ * ("MCP endpoint") wants a result refusing them, validation_failed naming `arguments`; one message
+ * per request, so `sent` is that one call's arguments. Any other message is returned unchanged.
+ */
+export function withoutNonObjectArguments(message: unknown): { message: unknown; sent?: ArgumentsAsSent } {
+  const request = message as { method?: unknown; params?: unknown } | null;
+  const params = request?.params;
+  if (request?.method !== "tools/call" || typeof params !== "object" || params === null || !("arguments" in params)) return { message };
+  const { arguments: sent, ...rest } = params as { arguments: unknown };
+  if (typeof sent === "object" && sent !== null && !Array.isArray(sent)) return { message };
+  return { message: { ...request, params: rest }, sent: { value: sent } };
+}
+
 export function postMcpMessage(endpoint: McpEndpoint): AppRouteHandler<typeof routes.postMcpMessage> {
   return async (c) => {
     const text = await c.req.text();
@@ -73,7 +89,8 @@ export function postMcpMessage(endpoint: McpEndpoint): AppRouteHandler<typeof ro
     });
     const logger = deps.logger.child({ req_id: c.get("requestId") });
     const context = { runtime, idempotencyStore: deps.idempotencyStore, projectId: project.id };
-    const server = createMcpServer(endpoint.tools, context, project.name, logger);
+    const { message: forTransport, sent } = withoutNonObjectArguments(message === undefined ? undefined : negotiated(message));
+    const server = createMcpServer(endpoint.tools, { ...context, argumentsAsSent: sent }, project.name, logger);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
@@ -82,7 +99,7 @@ export function postMcpMessage(endpoint: McpEndpoint): AppRouteHandler<typeof ro
       const response =
         message === undefined
           ? await transport.handleRequest(new Request(c.req.url, { method: "POST", headers: c.req.raw.headers, body: text }))
-          : await transport.handleRequest(c.req.raw, { parsedBody: negotiated(message) });
+          : await transport.handleRequest(c.req.raw, { parsedBody: forTransport });
       const contentType = response.headers.get("Content-Type");
       const headers: Record<string, string> = contentType === null ? {} : { "Content-Type": contentType };
       const status = response.status as ContentfulStatusCode;

@@ -25,8 +25,22 @@ export interface McpToolSet {
   validator: jsonSchemaValidator;
 }
 
-/** A server for one MCP request of project `projectName`, its tool calls run in `context`. */
-export function createMcpServer(tools: McpToolSet, context: ToolCallContext, projectName: string, logger: Logger): Server {
+/** A tool call's `arguments` as the client sent them, when the SDK would refuse them (not an object). */
+export interface ArgumentsAsSent {
+  value: unknown;
+}
+
+/**
+ * A server for one MCP request of project `projectName`, its tool calls run in `context`;
+ * `context.argumentsAsSent`, when set, are the arguments of the request's tool call
+ * (mcp.handlers.ts withoutNonObjectArguments).
+ */
+export function createMcpServer(
+  tools: McpToolSet,
+  context: ToolCallContext & { argumentsAsSent?: ArgumentsAsSent | undefined },
+  projectName: string,
+  logger: Logger,
+): Server {
   const server = new Server(
     { name: MCP_SERVER_NAME, title: `Feedback board of ${projectName}`, version: MCP_SERVER_VERSION },
     {
@@ -44,7 +58,8 @@ export function createMcpServer(tools: McpToolSet, context: ToolCallContext, pro
     if (tool === undefined)
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name} (tools/list names the tools)`);
     try {
-      return await callTool(tool, request.params.arguments, context);
+      const args = context.argumentsAsSent === undefined ? request.params.arguments : context.argumentsAsSent.value;
+      return await callTool(tool, args, context);
     } catch (error) {
       // Route failures are results already (runtime); this is a failure of the endpoint itself.
       logger.error({ err: error, tool: tool.name }, "mcp tool call failed");
