@@ -27,7 +27,7 @@ import { apiStaticHeaders, staticHeadersMiddleware } from "./middleware/static-h
 import { voterMiddleware } from "./middleware/voter.ts";
 import { FEED_PATHS } from "./routes/feeds/index.ts";
 import { registerApiRouters } from "./routes/index.ts";
-import { createMcpRequestChain, MCP_PATH } from "./routes/mcp/index.ts";
+import { createMcpMethodCheck, createMcpRequestChain, MCP_PATH } from "./routes/mcp/index.ts";
 import { createServiceRouter } from "./routes/service/index.ts";
 
 export const API_PREFIX = "/api/v3";
@@ -53,6 +53,8 @@ export function createApp(deps: AppDeps) {
   app.use(`${API_PREFIX}/projects/:slug/*`, preflightMiddleware("project"));
   app.use(`${API_PREFIX}/board`, preflightMiddleware("board"));
   app.use(preflightMiddleware("none"));
+  // The MCP endpoint's 405 carries the rate headers when the request carries a key of the project.
+  app.use(`${API_PREFIX}${MCP_PATH}`, createMcpMethodCheck());
   app.use(methodCheckMiddleware(app));
   app.use(bodyLimitMiddleware());
   app.use(`${API_PREFIX}/*`, readCacheMiddleware());

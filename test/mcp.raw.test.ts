@@ -3,7 +3,8 @@
  * raw JSON-RPC POSTs with `Accept: application/json, text/event-stream`, stateless (no session,
  * no initialize needed first); malformed messages answered by JSON-RPC errors; GET 405; key
  * refusals as the JSON envelope (missing, invalid, embed, another project's); rate headers on
- * every answer past the key check, initialize and tools/list counted as reads and a tool call
+ * every answer to a request carrying a valid key of the project (the embed key's 403 and a
+ * GET's 405 included), initialize and tools/list counted as reads and a tool call
  * once against its wrapped route's budget; refused calls change nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,10 +12,17 @@ import { body, createTestContext, type ImportedProject, type Json, type Snapshot
 
 const READS = 1000;
 const WRITES = 4;
+const EMBED_READS = 700;
+const EMBED_WRITES = 70;
 
 let ctx: TestContext;
 beforeAll(async () => {
-  ctx = await createTestContext({ RATE_LIMIT_READS_PER_MINUTE: String(READS), RATE_LIMIT_WRITES_PER_MINUTE: String(WRITES) });
+  ctx = await createTestContext({
+    RATE_LIMIT_READS_PER_MINUTE: String(READS),
+    RATE_LIMIT_WRITES_PER_MINUTE: String(WRITES),
+    RATE_LIMIT_EMBED_READS_PER_MINUTE: String(EMBED_READS),
+    RATE_LIMIT_EMBED_WRITES_PER_MINUTE: String(EMBED_WRITES),
+  });
 });
 afterAll(() => ctx.close());
 
@@ -220,18 +228,33 @@ describe("raw JSON-RPC", () => {
     expect(listed.result.isError ?? false).toBe(false);
   });
 
-  it("GET (and any method but POST) answers 405 with Allow: POST, before the key check", async () => {
+  it("GET (and any method but POST) answers 405 with Allow: POST, before the key check; rate headers with a key of the project", async () => {
     const project = await ctx.importProject(seed());
+    const other = await ctx.importProject(seed());
     const path = `/api/v3/projects/${project.slug}/mcp`;
-    for (const [method, headers] of [
-      ["GET", { "X-API-Key": project.secretKey, Accept: "text/event-stream" }],
-      ["GET", {}],
-      ["DELETE", { "X-API-Key": project.secretKey }],
-    ] as const) {
+    ctx.clock.pinInsideWindow();
+    // [method, headers, the budget counted (null: no rate headers)]
+    const cases: [string, Record<string, string>, number | null][] = [
+      ["GET", { "X-API-Key": project.secretKey, Accept: "text/event-stream" }, READS],
+      ["GET", { Authorization: `Bearer ${project.secretKey}`, Accept: "text/event-stream" }, READS],
+      ["GET", { "X-API-Key": project.embedKey }, EMBED_READS],
+      ["DELETE", { "X-API-Key": project.secretKey }, WRITES],
+      ["GET", {}, null],
+      ["GET", { "X-API-Key": "sk_not_a_real_key_0000000000" }, null],
+      ["GET", { "X-API-Key": other.secretKey }, null],
+      ["DELETE", { Authorization: `Bearer ${other.secretKey}` }, null],
+    ];
+    for (const [method, headers, limit] of cases) {
       const response = await ctx.app.request(path, { method, headers });
       await expectEnvelope(response, 405, "method_not_allowed");
       expect(response.headers.get("Allow")).toBe("POST");
+      if (limit === null) expect(response.headers.get("X-RateLimit-Limit"), `${method} ${JSON.stringify(headers)}`).toBeNull();
+      else expectRateHeaders(response, limit);
     }
+    // Each 405 with the secret key was counted once against its budget.
+    const next = await post(project, request("tools/list"));
+    expect(rate(next)).toMatchObject({ limit: READS, remaining: READS - 3 });
+    ctx.clock.release();
   });
 });
 
@@ -241,21 +264,31 @@ describe("key refusals are the JSON envelope and change nothing", () => {
     const other = await ctx.importProject(seed());
     const { ids } = project.ids;
     const write = toolCall("update_feature", { feature_id: ids.features.dark, heading: "Hacked" });
-    const cases: [Record<string, string>, number, string][] = [
-      [{}, 401, "missing_key"],
-      [{ Authorization: `Basic ${btoa(`x:${project.secretKey}`)}` }, 401, "missing_key"],
-      [{ "X-API-Key": "sk_not_a_real_key_0000000000" }, 401, "invalid_key"],
-      [{ Authorization: "Bearer sk_not_a_real_key_0000000000" }, 401, "invalid_key"],
-      [{ "X-API-Key": project.embedKey }, 403, "not_allowed"],
-      [{ Authorization: `Bearer ${project.embedKey}` }, 403, "not_allowed"],
-      [{ "X-API-Key": other.secretKey }, 403, "key_wrong_project"],
-      [{ Authorization: `Bearer ${other.secretKey}` }, 403, "key_wrong_project"],
+    // [headers, status, code, the budget counted (null: no rate headers, the key is not the project's)]
+    const cases: [Record<string, string>, number, string, number | null][] = [
+      [{}, 401, "missing_key", null],
+      [{ Authorization: `Basic ${btoa(`x:${project.secretKey}`)}` }, 401, "missing_key", null],
+      [{ "X-API-Key": "sk_not_a_real_key_0000000000" }, 401, "invalid_key", null],
+      [{ Authorization: "Bearer sk_not_a_real_key_0000000000" }, 401, "invalid_key", null],
+      // The embed key is a valid key of the project: counted as the message says, on its own budgets.
+      [{ "X-API-Key": project.embedKey }, 403, "not_allowed", EMBED_WRITES],
+      [{ Authorization: `Bearer ${project.embedKey}` }, 403, "not_allowed", EMBED_WRITES],
+      [{ "X-API-Key": other.secretKey }, 403, "key_wrong_project", null],
+      [{ Authorization: `Bearer ${other.secretKey}` }, 403, "key_wrong_project", null],
     ];
-    for (const [headers, status, code] of cases) {
+    ctx.clock.pinInsideWindow();
+    for (const [headers, status, code, limit] of cases) {
       const response = await post(project, write, headers);
       await expectEnvelope(response, status, code);
-      expect(response.headers.get("X-RateLimit-Limit"), code).toBeNull();
+      if (limit === null) expect(response.headers.get("X-RateLimit-Limit"), code).toBeNull();
+      else expectRateHeaders(response, limit);
     }
+    const listed = await post(project, request("tools/list"), { "X-API-Key": project.embedKey });
+    await expectEnvelope(listed, 403, "not_allowed");
+    expect(rate(listed)).toMatchObject({ limit: EMBED_READS, remaining: EMBED_READS - 1 });
+    const written = await post(project, write, { "X-API-Key": project.embedKey });
+    expect(rate(written)).toMatchObject({ limit: EMBED_WRITES, remaining: EMBED_WRITES - 3 });
+    ctx.clock.release();
     expect((await featureOf(project, ids.features.dark)).heading).toBe("Dark mode");
     expect(await eventsOf(project)).toEqual([]);
   });

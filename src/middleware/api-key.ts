@@ -164,23 +164,52 @@ export async function reauthorizeFresh(c: Context): Promise<void> {
   await authorize(c, await resolveKey(c.get("deps"), c.get("keyHash")));
 }
 
+/**
+ * The key check of apiKeyMiddleware on its own: sets `keyHash`, `apiKey` and `project`, or
+ * throws the ApiError of the refusal. `sources` says where the route takes the key (default:
+ * X-API-Key alone).
+ */
+export async function checkApiKey(c: Context, sources: KeySources = {}): Promise<void> {
+  const deps = c.get("deps");
+  await refuseSecretKeyInQuery(c);
+  const keyHash = hashSecret(presentedKey(c, sources));
+  c.set("keyHash", keyHash);
+  if (isRefusedDemoKey(deps.config, keyHash)) throw new ApiError("invalid_key", "the API key does not exist or was regenerated");
+  try {
+    await authorize(c, await resolveKey(deps, keyHash));
+  } catch (error) {
+    // A refusal may come from a cached lookup an owner has just changed (a new allowlist, a
+    // project made public): refuse only what a fresh lookup refuses too. Unknown keys are
+    // never cached, so they cost no second query.
+    if (!(error instanceof ApiError) || error.code === "invalid_key") throw error;
+    await authorize(c, await resolveKey(deps, keyHash, { fresh: true }));
+  }
+}
+
+/**
+ * The key the request carries (as `sources` allow) when it is a key, secret or embed, of the
+ * project its path names, whatever the checks would say of it; undefined when there is none, it
+ * is unknown or a refused demo key, or it belongs to another project. Sets nothing.
+ */
+export async function keyOfPathProject(c: Context, sources: KeySources = {}): Promise<FoundKey | undefined> {
+  const deps = c.get("deps");
+  let presented: string;
+  try {
+    presented = presentedKey(c, sources);
+  } catch (error) {
+    if (error instanceof ApiError) return undefined;
+    throw error;
+  }
+  const keyHash = hashSecret(presented);
+  if (isRefusedDemoKey(deps.config, keyHash)) return undefined;
+  const found = await resolveKey(deps, keyHash);
+  return found !== undefined && found.project.slug === c.req.param("slug") ? found : undefined;
+}
+
 /** The key check; `sources` says where the route takes the key (default: X-API-Key alone). */
 export function apiKeyMiddleware(sources: KeySources = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const deps = c.get("deps");
-    await refuseSecretKeyInQuery(c);
-    const keyHash = hashSecret(presentedKey(c, sources));
-    c.set("keyHash", keyHash);
-    if (isRefusedDemoKey(deps.config, keyHash)) throw new ApiError("invalid_key", "the API key does not exist or was regenerated");
-    try {
-      await authorize(c, await resolveKey(deps, keyHash));
-    } catch (error) {
-      // A refusal may come from a cached lookup an owner has just changed (a new allowlist, a
-      // project made public): refuse only what a fresh lookup refuses too. Unknown keys are
-      // never cached, so they cost no second query.
-      if (!(error instanceof ApiError) || error.code === "invalid_key") throw error;
-      await authorize(c, await resolveKey(deps, keyHash, { fresh: true }));
-    }
+    await checkApiKey(c, sources);
     await next();
   };
 }

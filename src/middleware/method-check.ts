@@ -5,7 +5,7 @@
  * runs first: when the path matches a route but none for this method, it answers 405 with an
  * Allow header. CORS preflights (OPTIONS) pass through.
  */
-import type { Hono, MiddlewareHandler } from "hono";
+import type { Context, Hono, MiddlewareHandler } from "hono";
 import { TrieRouter } from "hono/router/trie-router";
 import type { AppEnv } from "../lib/http/context.ts";
 import { failure } from "../lib/http/envelope.ts";
@@ -50,7 +50,11 @@ export function methodCheckMiddleware(app: Hono<AppEnv, any, any>): MiddlewareHa
     if (c.req.method === "OPTIONS") return next();
     const allowed = allowedAt(c.req.path);
     if (allowed.size === 0 || allowed.has(c.req.method)) return next();
-    const allow = [...allowed].join(", ");
-    return c.json(failure(new ApiError("method_not_allowed", `this path takes ${allow}`)), 405, { Allow: allow });
+    return methodNotAllowed(c, [...allowed].join(", "));
   };
+}
+
+/** The 405 answer: method_not_allowed in the envelope, with the Allow header (`allow`: "GET, HEAD"). */
+export function methodNotAllowed(c: Context<AppEnv>, allow: string): Response {
+  return c.json(failure(new ApiError("method_not_allowed", `this path takes ${allow}`)), 405, { Allow: allow });
 }

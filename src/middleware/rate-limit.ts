@@ -66,6 +66,26 @@ export function rateHeaderValues(rate: RateLimitResult): [limit: string, remaini
   return [String(rate.limit), String(rate.remaining), String(rate.resetAt)];
 }
 
+/** Sets X-RateLimit-Limit, -Remaining and -Reset of `rate` on the answer. */
+function setRateHeaders(c: Context<AppEnv>, rate: RateLimitResult): void {
+  const [limitValue, remaining, reset] = rateHeaderValues(rate);
+  setResponseHeader(c, "X-RateLimit-Limit", limitValue);
+  setResponseHeader(c, "X-RateLimit-Remaining", remaining);
+  setResponseHeader(c, "X-RateLimit-Reset", reset);
+}
+
+/**
+ * Counts a request refused before the rate step although it carries `key`, a valid key of the
+ * project `projectId` (its own budgets: an embed key's are the embed ones), against `budget`, and
+ * sets the rate headers on the refusal. The refusal stands whatever the count says (no 429 in
+ * its place). For the MCP endpoint, whose contract puts the rate headers on every answer to a
+ * request carrying a valid key of the project (engagement-api-v3.md, "MCP endpoint").
+ */
+export async function countRefusedRequest(c: Context<AppEnv>, key: ApiKeyContext, projectId: number, budget: Budget): Promise<void> {
+  const counted = await countRequest(c.get("deps"), key, projectId, budget === "read");
+  setRateHeaders(c, counted.rate);
+}
+
 const HANDED_OVER = Symbol("request counted before the app");
 
 /**
@@ -96,7 +116,7 @@ function countedByCaller(c: Context<AppEnv>): boolean {
 }
 
 /** The default budget of a request: GET and HEAD are reads, every other method a write. */
-function budgetByMethod(c: Context<AppEnv>): Budget {
+export function budgetByMethod(c: Context<AppEnv>): Budget {
   return c.req.method === "GET" || c.req.method === "HEAD" ? "read" : "write";
 }
 
@@ -128,10 +148,7 @@ export function rateLimitMiddleware(
       caches.clearLookups();
       await reauthorizeFresh(c);
     }
-    const [limitValue, remaining, reset] = rateHeaderValues(result);
-    setResponseHeader(c, "X-RateLimit-Limit", limitValue);
-    setResponseHeader(c, "X-RateLimit-Remaining", remaining);
-    setResponseHeader(c, "X-RateLimit-Reset", reset);
+    setRateHeaders(c, result);
     if (!result.allowed) {
       const retryAfter = Math.max(1, Math.ceil(result.resetAt - now().getTime() / 1000));
       throw new ApiError("rate_limited", `the ${isRead ? "read" : "write"} budget of ${limit} requests a minute is spent`, {

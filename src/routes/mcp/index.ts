@@ -5,7 +5,7 @@
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { createRouter } from "../../lib/http/router.ts";
 import * as handlers from "./mcp.handlers.ts";
-import { mcpRequestChain } from "./mcp.middleware.ts";
+import { mcpMethodCheck, mcpRequestChain } from "./mcp.middleware.ts";
 import * as routes from "./mcp.routes.ts";
 import type { AppDispatch } from "./mcp.runtime.ts";
 import { JsonRpcRequestSchema, JsonRpcResponseSchema } from "./mcp.schemas.ts";
@@ -21,6 +21,11 @@ const TOOLS_BY_NAME = new Map(MCP_TOOLS.map((tool) => [tool.name, tool]));
 /** The chain of the MCP path: key (X-API-Key or Bearer), budget by message, Idempotency-Key. */
 export function createMcpRequestChain() {
   return mcpRequestChain(TOOLS_BY_NAME);
+}
+
+/** The endpoint's 405 for other methods, mounted before the app's method check. */
+export function createMcpMethodCheck() {
+  return mcpMethodCheck();
 }
 
 /**
