@@ -144,6 +144,37 @@ describe("raw JSON-RPC", () => {
     expect(got.result.isError ?? false).toBe(false);
   });
 
+  it("tools/list input schemas have no type lists: a nullable argument is an anyOf with a null branch", async () => {
+    const project = await ctx.importProject(seed());
+    const { tools } = (await jsonRpc(await post(project, request("tools/list")))).result;
+    const typeLists: string[] = [];
+    // Every `type` keyword of every schema, whatever its depth (properties, items, anyOf...);
+    // the keys of `properties` are argument names (list_events has one named type), not keywords.
+    const walk = (schema: unknown, path: string): void => {
+      if (Array.isArray(schema)) {
+        for (const [index, item] of schema.entries()) walk(item, `${path}/${index}`);
+      } else if (schema !== null && typeof schema === "object") {
+        for (const [key, value] of Object.entries(schema)) {
+          if (key === "type" && typeof value !== "string") typeLists.push(`${path}/type: ${JSON.stringify(value)}`);
+          if (key === "properties") for (const [name, property] of Object.entries(value as object)) walk(property, `${path}/${name}`);
+          else if (key !== "examples" && key !== "default" && key !== "enum" && key !== "const") walk(value, `${path}/${key}`);
+        }
+      }
+    };
+    expect(tools.length).toBeGreaterThanOrEqual(9);
+    for (const tool of tools) walk(tool.inputSchema, tool.name);
+    expect(typeLists).toEqual([]);
+    const update = tools.find((tool: Json) => tool.name === "update_feature").inputSchema;
+    // Nullable: its type and constraints in one branch, null in the other, the description beside.
+    expect(update.properties.effort).toMatchObject({
+      anyOf: [{ type: "integer", minimum: 0 }, { type: "null" }],
+      description: expect.any(String),
+    });
+    expect(update.properties.start_date.anyOf).toEqual([{ type: "string", format: "date-time" }, { type: "null" }]);
+    const reply = tools.find((tool: Json) => tool.name === "reply_as_team").inputSchema;
+    expect(reply.properties.parent_id.anyOf).toContainEqual({ type: "null" });
+  });
+
   it("a tool call counts once against its wrapped route's budget: reads for read tools, writes for write tools", async () => {
     const project = await ctx.importProject(seed());
     const { ids } = project.ids;

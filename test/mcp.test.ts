@@ -161,7 +161,7 @@ describe("initialize and tools/list", () => {
     expect(byName.get("list_events")?.inputSchema.properties?.type).toMatchObject({ type: "array" });
     const update = byName.get("update_feature") as Tool;
     expect(update.inputSchema.required).toEqual(["feature_id"]);
-    expect(update.inputSchema.properties?.progress).toMatchObject({ minimum: 0, maximum: 100 });
+    expect(update.inputSchema.properties?.progress).toMatchObject({ anyOf: [{ minimum: 0, maximum: 100 }, { type: "null" }] });
     expect(update.inputSchema.properties?.idempotency_key).toMatchObject({ type: "string", maxLength: 200 });
     expect(byName.get("reply_as_team")?.inputSchema.required).toEqual(expect.arrayContaining(["feature_id", "content", "author_voter_id"]));
     expect(byName.get("merge_features")?.inputSchema.required).toEqual(["feature_id", "into_id"]);
