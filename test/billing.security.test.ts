@@ -4,7 +4,7 @@
  * signature_invalid alike and change nothing; unknown types and customers nobody carries answer
  * 200 and change nothing; a signed body that is not JSON or lacks a needed field is 422
  * validation_failed; a body over one megabyte is 413 without being read; the per-project budget
- * answers 429; the routes are in /openapi.json, tagged "billing", without a key.
+ * answers 429; the routes are in /openapi.json, tagged "Billing", without a key.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -296,7 +296,7 @@ describe("per-project budget", () => {
 });
 
 describe("description", () => {
-  it("lists both routes in /openapi.json, tagged billing, without a key, with signature_invalid among the codes", async () => {
+  it("lists both routes in /openapi.json, tagged Billing, without a key, with signature_invalid among the codes", async () => {
     /** The parts of an OpenAPI operation this test reads. */
     interface DescribedOperation {
       tags: string[];
@@ -315,7 +315,7 @@ describe("description", () => {
       const operation = document.paths[path]?.post;
       expect(operation, path).toBeDefined();
       if (!operation) continue;
-      expect(operation.tags).toEqual(["billing"]);
+      expect(operation.tags).toEqual(["Billing"]);
       expect(operation.security).toEqual([]);
       expect(Object.keys(operation.responses).sort()).toEqual(["200", "400", "404", "405", "413", "422", "429", "500"]);
       expect(operation.parameters.map((parameter) => parameter.name)).toContain(header);

@@ -126,13 +126,13 @@ describe("GET /openapi.json", () => {
       "post /projects/{slug}/mcp",
     ];
     // The owner routes (owner-api-v3.md, under /projects/{slug}/admin) are listed apart, tagged
-    // "owner"; so are the billing webhooks (/billing/{system}/{slug}), tagged "billing".
+    // "Owner"; so are the billing webhooks (/billing/{system}/{slug}), tagged "Billing".
     const described = Object.entries(document.paths as Record<string, Record<string, unknown>>)
       .flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path.replace(/^\/api\/v3/, "")}`))
       .filter((route) => !route.includes("/projects/{slug}/admin/") && !route.includes(" /billing/"));
     for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
-      if (path.includes("/projects/{slug}/admin/")) for (const operation of Object.values(item)) expect(operation.tags).toEqual(["owner"]);
-      if (path.startsWith("/api/v3/billing/")) for (const operation of Object.values(item)) expect(operation.tags).toEqual(["billing"]);
+      if (path.includes("/projects/{slug}/admin/")) for (const operation of Object.values(item)) expect(operation.tags).toEqual(["Owner"]);
+      if (path.startsWith("/api/v3/billing/")) for (const operation of Object.values(item)) expect(operation.tags).toEqual(["Billing"]);
     }
     expect(Object.keys(document.paths).filter((path) => path.startsWith("/api/v3/billing/"))).toHaveLength(2);
     expect(described.sort()).toEqual(contractRoutes.sort());

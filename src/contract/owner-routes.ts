@@ -1,6 +1,6 @@
 /**
  * Shared pieces of the owner routes' definitions (owner-api-v3.md, "Common rules"): every owner
- * route is tagged "owner", takes the secret key only, answers the contract's errors, and PATCH
+ * route is tagged "Owner", takes the secret key only, answers the contract's errors, and PATCH
  * bodies are partial and strict (an unknown key is 422 validation_failed naming it).
  * Paths are written in full: `/projects/{slug}/admin/...` (OWNER_PATH).
  */
@@ -10,7 +10,7 @@ import { ownerErrorResponses } from "./errors.ts";
 import { SlugParam } from "./params.ts";
 import { describedRoute } from "./route-description.ts";
 
-export const OWNER_TAG = "owner";
+export const OWNER_TAG = "Owner";
 /** Prefix of every owner path under /api/v3. */
 export const OWNER_PATH = "/projects/{slug}/admin";
 
@@ -53,7 +53,7 @@ export function patchBodyOf<T extends z.ZodRawShape>(shape: T) {
 /**
  * An owner route's definition described like every keyed route (security: the key alone; the
  * request and response headers of a read or a write, by its method; see describedRoute), and
- * tagged "owner".
+ * tagged "Owner".
  */
 export function ownerRoute<C extends { method: string; responses: Record<string | number, unknown> }>(config: C): C {
   const access = config.method === "get" ? ({ kind: "read" } as const) : ({ kind: "write", voter: "none" } as const);

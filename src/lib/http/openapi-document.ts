@@ -44,16 +44,16 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>) {
       { name: "Subscriptions", description: "Features a voter follows (engagement-api-v3.md)" },
       { name: "Revenue", description: "Revenue reporting (secret key only)" },
       {
-        name: "owner",
+        name: "Owner",
         description:
           "Owner API under /projects/{slug}/admin: the project's content, voters, settings, keys, webhooks and events (secret key only)",
       },
       {
-        name: "billing",
+        name: "Billing",
         description: "Stripe and Paddle webhooks that sync voters' billing fields; authenticated by the vendor's signature",
       },
-      { name: "email", description: "Unsubscribe links of the notification emails: open routes authorized by their signed token" },
-      { name: "webhooks", description: "What the service POSTs to the owner's webhooks: one delivery per event type (Standard Webhooks)" },
+      { name: "Email", description: "Unsubscribe links of the notification emails: open routes authorized by their signed token" },
+      { name: "Webhooks", description: "What the service POSTs to the owner's webhooks: one delivery per event type (Standard Webhooks)" },
       { name: "MCP", description: "Model Context Protocol endpoint: owner tools for AI assistants (secret key only)" },
     ],
   });

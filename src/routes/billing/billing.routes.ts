@@ -12,7 +12,7 @@ import { SlugParam } from "../../contract/params.ts";
 import { describedRoute } from "../../contract/route-description.ts";
 import { ReceivedObject } from "./billing.schemas.ts";
 
-export const BILLING_TAG = "billing";
+export const BILLING_TAG = "Billing";
 
 const budgetHeaders = {
   "X-RateLimit-Limit": { $ref: "#/components/headers/X-RateLimit-Limit" },

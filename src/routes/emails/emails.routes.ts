@@ -11,7 +11,7 @@ import { errorResponses } from "../../contract/errors.ts";
 import { describedRoute } from "../../contract/route-description.ts";
 import { UnsubscribeObject, UnsubscribeParams } from "./emails.schemas.ts";
 
-export const EMAILS_TAG = "email";
+export const EMAILS_TAG = "Email";
 
 const errors = errorResponses(404, 405, 413, 500);
 

@@ -11,7 +11,7 @@ import type { AppEnv } from "../../lib/http/context.ts";
 import { EVENT_SCHEMAS, eventSchemaName, type WebhookEventType } from "./events.owner.schemas.ts";
 
 /** Tag of the webhook entries (declared with the document's tags). */
-export const WEBHOOKS_TAG = "webhooks";
+export const WEBHOOKS_TAG = "Webhooks";
 
 /** The Standard Webhooks headers of every delivery. */
 const DeliveryHeaders = z.object({
