@@ -3,7 +3,8 @@
  * DATABASE_URL is set, otherwise the embedded PGlite (same SQL, same migrations).
  */
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
+import type { PGlite as PGliteInstance } from "@electric-sql/pglite";
 import {
   type CompiledQuery,
   DummyDriver,
@@ -17,6 +18,7 @@ import {
 } from "kysely";
 import { PostgresJSDialect } from "kysely-postgres-js";
 import postgres from "postgres";
+import { lockDataDir } from "./data-dir-lock.ts";
 import { migrations } from "./migrations/index.ts";
 import { GENERIC_PLAN_PARAMETERS, preparedStatementClient } from "./prepared-statement-client.ts";
 import type { Database } from "./schema.ts";
@@ -62,6 +64,12 @@ export interface DatabaseOptions {
    * PGlite: one connection, no other session to wait for, and no timer inside it.
    */
   limits?: SessionLimits;
+  /**
+   * What opens the database ("npm start", "npm run admin"), written into the PGlite directory's
+   * lock file so that another process refused by it can say who holds the directory
+   * (db/data-dir-lock.ts); default: the script's file name. Unused with DATABASE_URL.
+   */
+  holder?: string;
 }
 
 /** Postgres session bounds, in milliseconds each (0 = none). */
@@ -104,7 +112,11 @@ export function pgliteDatabaseExists(dir: string): boolean {
   return existsSync(join(dir, "PG_VERSION"));
 }
 
-/** Opens (but does not migrate) the database. */
+/**
+ * Opens (but does not migrate) the database. A PGlite directory is locked for this process
+ * until close(): throws DataDirInUseError (db/data-dir-lock.ts) when another live process holds
+ * it, before PGlite touches its files.
+ */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.DATABASE_URL) {
     const clientOptions = {
@@ -144,27 +156,45 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     return { db, kind: "postgres", close: () => db.destroy(), listen, created: false };
   }
   const dir = options.PGLITE_DIR ?? "./data";
-  // Loaded only when used: a server on Postgres does not carry the embedded engine (~30 MB).
-  const [{ PGlite }, { pg_trgm }, { fuzzystrmatch }, { btree_gin }, { PGliteDialect }] = await Promise.all([
-    import("@electric-sql/pglite"),
-    import("@electric-sql/pglite/contrib/pg_trgm"),
-    import("@electric-sql/pglite/contrib/fuzzystrmatch"),
-    import("@electric-sql/pglite/contrib/btree_gin"),
-    import("kysely-pglite-dialect"),
-  ]);
+  // Only a directory on disk is shared with other processes (memory:// is this process's own).
+  // Taken first: a refused open answers at once, before the engine loads.
+  const lock = dir.includes("://") ? undefined : lockDataDir(dir, options.holder ?? `node ${basename(process.argv[1] ?? "")}`);
   const created = !pgliteDatabaseExists(dir);
-  const pglite = await PGlite.create({
-    ...(dir === "memory://" ? {} : { dataDir: dir }),
-    ...(created && options.initialDataDir ? { loadDataDir: options.initialDataDir } : {}),
-    extensions: { pg_trgm, fuzzystrmatch, btree_gin },
-  });
+  let pglite: PGliteInstance;
+  let PGliteDialect: typeof import("kysely-pglite-dialect").PGliteDialect;
+  try {
+    // Loaded only when used: a server on Postgres does not carry the embedded engine (~30 MB).
+    const [{ PGlite }, { pg_trgm }, { fuzzystrmatch }, { btree_gin }, dialect] = await Promise.all([
+      import("@electric-sql/pglite"),
+      import("@electric-sql/pglite/contrib/pg_trgm"),
+      import("@electric-sql/pglite/contrib/fuzzystrmatch"),
+      import("@electric-sql/pglite/contrib/btree_gin"),
+      import("kysely-pglite-dialect"),
+    ]);
+    PGliteDialect = dialect.PGliteDialect;
+    pglite = await PGlite.create({
+      ...(dir === "memory://" ? {} : { dataDir: dir }),
+      ...(created && options.initialDataDir ? { loadDataDir: options.initialDataDir } : {}),
+      extensions: { pg_trgm, fuzzystrmatch, btree_gin },
+    });
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
   const listen = async (channel: string, onNotify: (payload?: string) => void) => {
     const unsubscribe = await pglite.listen(channel, (payload) => onNotify(payload));
     onNotify();
     return () => unsubscribe();
   };
-  return { db, kind: "pglite", close: () => db.destroy(), listen, created };
+  const close = async () => {
+    try {
+      await db.destroy();
+    } finally {
+      lock?.release();
+    }
+  };
+  return { db, kind: "pglite", close, listen, created };
 }
 
 /**

@@ -196,6 +196,8 @@ async function main() {
     handle = await openDatabase({
       DATABASE_URL: process.env.DATABASE_URL,
       PGLITE_DIR: process.env.PGLITE_DIR ?? "./data",
+      // A running server holds the embedded database: the open is refused with one line naming it.
+      holder: "npm run admin",
       // A replace holds its project's write lock for as long as it writes, and waits for the
       // writes under way first: neither the request bounds nor a lock bound apply to it. A stalled
       // admin transaction is still ended, like a server's.

@@ -44,6 +44,8 @@ export interface OpenedDeps extends AppDeps {
 export interface OpenDepsOptions {
   /** Tarball a new embedded database starts from instead of initdb (DatabaseOptions.initialDataDir). */
   initialDataDir?: Blob;
+  /** What opens an embedded database, for its lock file ("npm start"; DatabaseOptions.holder). */
+  holder?: string;
   /** Receives one line per start-up step ("database: migrating..."). */
   progress?: (line: string) => void;
   /** The clock (AppDeps.now) the app and its rate limiters read; the system clock by default. */
@@ -85,6 +87,7 @@ export async function openDeps(
         idleInTransactionTimeoutMs: config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
       },
       ...(options.initialDataDir ? { initialDataDir: options.initialDataDir } : {}),
+      ...(options.holder ? { holder: options.holder } : {}),
     }));
   progress("database: applying migrations...");
   await migrateToLatest(database.db);

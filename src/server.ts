@@ -7,10 +7,11 @@
 import { writeFileSync } from "node:fs";
 import { ZodError } from "zod";
 import { pgliteDatabaseExists } from "../db/connect.ts";
+import { DataDirInUseError } from "../db/data-dir-lock.ts";
 import { type DemoProject, demoProject, ensureDemoProject, replaceWellKnownDemoKeys } from "./admin/demo-bootstrap.ts";
 import { describeDemoCounts, preparedDemoDatabase } from "./admin/demo-database.ts";
 import { type Config, parseConfig } from "./config.ts";
-import { createLogger, openDeps } from "./deps.ts";
+import { createLogger, type OpenedDeps, openDeps } from "./deps.ts";
 import { createServer } from "./http-server.ts";
 import { wellKnownDemoKeysAllowed } from "./lib/rules/published-demo-keys.ts";
 import { listenFailureLine } from "./lib/runtime/node-http.ts";
@@ -44,7 +45,18 @@ if (prepared && !prepared.usable) {
     `demo: the prepared demo database is not used (${prepared.reasons.join("; ")}); run npx tsx scripts/demo/prepare-demo-database.ts to refresh it`,
   );
 }
-const deps = await openDeps(config, logger, { progress, ...(prepared?.usable ? { initialDataDir: prepared.tarball } : {}) });
+let deps: OpenedDeps;
+try {
+  deps = await openDeps(config, logger, {
+    progress,
+    holder: "npm start",
+    ...(prepared?.usable ? { initialDataDir: prepared.tarball } : {}),
+  });
+} catch (error) {
+  // Another process holds the embedded database's directory (db/data-dir-lock.ts).
+  if (!(error instanceof DataDirInUseError)) throw error;
+  fail(`error: ${error.message}`);
+}
 
 let demo: DemoProject | undefined;
 if (demoWanted) {
