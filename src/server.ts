@@ -14,7 +14,7 @@ import { type Config, parseConfig } from "./config.ts";
 import { createLogger, type OpenedDeps, openDeps } from "./deps.ts";
 import { createServer } from "./http-server.ts";
 import { wellKnownDemoKeysAllowed } from "./lib/rules/published-demo-keys.ts";
-import { listenFailureLine } from "./lib/runtime/node-http.ts";
+import { listenFailureLine, listenProbe } from "./lib/runtime/node-http.ts";
 
 /** Prints one line on stderr (no stack trace) and exits 1: for failures the operator fixes. */
 function fail(line: string): never {
@@ -30,6 +30,10 @@ try {
   if (!(error instanceof ZodError)) throw error;
   fail(`error: invalid configuration: ${error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
 }
+// A busy port stops the start before the database is opened or migrated: a second `npm start`
+// beside a running server leaves its data directory alone (docs/operations.md).
+const portTaken = await listenProbe(config.HOST, config.PORT);
+if (portTaken) fail(listenFailureLine(portTaken, config.HOST, config.PORT));
 const logger = createLogger(config.LOG_LEVEL);
 const demoWanted = config.DEMO !== "off";
 // Someone trying the demo (DEMO=auto, the default) reads plain lines in the terminal, on stderr

@@ -3,6 +3,7 @@
  * cannot listen, and what becomes of a request body the app did not read to its end.
  */
 import type { IncomingMessage, ServerOptions } from "node:http";
+import { createServer as createNetServer } from "node:net";
 import type { Config } from "../../config.ts";
 
 /**
@@ -32,6 +33,22 @@ export function listenFailureLine(error: NodeJS.ErrnoException, host: string, po
     default:
       return `error: cannot listen on ${where} (${error.code ?? "unknown"}): ${error.message}`;
   }
+}
+
+/**
+ * Listens on `host:port` and closes again at once: resolves undefined when the server could
+ * listen there, else the listen error (EADDRINUSE, EACCES, EADDRNOTAVAIL; listenFailureLine
+ * words it). `npm start` asks before it opens the database, so that a second start beside a
+ * running one stops on the port without touching the data directory (docs/operations.md,
+ * "The embedded database is one process"). Port 0 (any free port) always passes.
+ */
+export function listenProbe(host: string, port: number): Promise<NodeJS.ErrnoException | undefined> {
+  if (port === 0) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    const probe = createNetServer();
+    probe.once("error", (error: NodeJS.ErrnoException) => resolve(error));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(undefined)));
+  });
 }
 
 /**
