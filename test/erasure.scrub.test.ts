@@ -226,7 +226,13 @@ const after = (): ReceivedRequest[] => receiver.received.slice(mark);
 
 describe("erasure scrubs the voter from stored events and deliveries (Rules 3)", () => {
   it("had Eve's data in the events and the echoing receiver's log before the erasure", () => {
-    expect(eveBefore).toMatchObject({ email: EVE.email, company: EVE.company, sso_id: EVE.sso, stripe_customer_id: EVE.customer });
+    expect(eveBefore).toMatchObject({
+      email: EVE.email,
+      company: EVE.company,
+      sso_id: EVE.sso,
+      stripe_customer_id: EVE.customer,
+      matched_on: "stripe",
+    });
     expect(leaks(receiver.received.slice(0, mark).map((r) => r.body))).toEqual(PERSONAL);
     expect(leaks(logBefore.map((d) => d.last_error)).length).toBeGreaterThan(0);
   });
@@ -244,6 +250,7 @@ describe("erasure scrubs the voter from stored events and deliveries (Rules 3)",
         company: null,
         sso_id: null,
         customer_id: null,
+        matched_on: null,
         stripe_customer_id: null,
         paddle_customer_id: null,
         subscription_id: null,
@@ -256,6 +263,7 @@ describe("erasure scrubs the voter from stored events and deliveries (Rules 3)",
       "company",
       "sso_id",
       "customer_id",
+      "matched_on",
       "stripe_customer_id",
       "paddle_customer_id",
       "subscription_id",

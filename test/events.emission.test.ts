@@ -312,6 +312,7 @@ describe("voter events", () => {
       "company",
       "sso_id",
       "customer_id",
+      "matched_on",
       "stripe_customer_id",
       "paddle_customer_id",
       "subscription_id",

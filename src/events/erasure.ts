@@ -12,8 +12,10 @@ import type { Db } from "../../db/connect.ts";
 
 /**
  * The fields an erasure nulls wherever they appear in an event of the voter: AdminVoterObject's
- * name, email, company, SSO subject, billing customer ids (customer_id shows one of them) and
- * subscription id; CommentObject's content and author_name (the voter's display name).
+ * name, email, company, SSO subject, billing customer ids (customer_id shows one of them, and
+ * matched_on which system it came from: null with it, as for a voter carrying neither, per
+ * feedback-board-api-v3.md "Revenue objects") and subscription id; CommentObject's content and
+ * author_name (the voter's display name).
  */
 export const PERSONAL_FIELDS = [
   "display_name",
@@ -21,6 +23,7 @@ export const PERSONAL_FIELDS = [
   "company",
   "sso_id",
   "customer_id",
+  "matched_on",
   "stripe_customer_id",
   "paddle_customer_id",
   "subscription_id",
