@@ -2,8 +2,9 @@
  * The notification consumer (engagement-api-v3.md, "Notifications (in-app inbox)": the table of
  * types, the actor rule, one per type for a change that is several, back and forth gives two;
  * "Subscriptions" rule 4: banned voters get nothing; at most one per event, type and voter
- * whatever the retries). Changes go through the API, subscriptions are written in SQL, and the
- * consumer is run in process until it passed the project's last event.
+ * whatever the retries; "Snapshot and erasure" with owner-api-v3.md Rules 3: an erasure leaves no
+ * notification quoting the voter). Changes go through the API, subscriptions are written in SQL,
+ * and the consumer is run in process until it passed the project's last event.
  */
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,13 +15,15 @@ import {
   deleteExpiredNotifications,
   excerptOf,
 } from "../src/events/notification-consumer.ts";
-import { createTestContext, type TestContext } from "./support/harness.ts";
+import { body, createTestContext, type Json, type TestContext } from "./support/harness.ts";
+import { inOtherSession, waitForLockWaiter } from "./support/lock-waiter.ts";
 import {
   drainNotifications,
   importNotifyProject,
   type NotifyProject,
   notificationsOf,
   ownerWrite,
+  publicPath,
   recipients,
   subscribe,
   voterWrite,
@@ -367,4 +370,96 @@ describe("rule 4 and replays", () => {
       { from: "in_progress", to: "planned" },
     ]);
   });
+});
+
+describe("erasure of a comment's author (Snapshot and erasure; owner-api-v3.md, Rules 3)", () => {
+  it("nulls author_name and excerpt of every notification quoting the voter's comments; the rest stays", async () => {
+    const project = await followedProject();
+    const { ada, dan } = project.voters;
+    const f1 = project.features.f1!;
+    const c1 = project.ids.ids.comments.c1 as number;
+    await subscribe(ctx.db, project, f1, [dan]);
+    const tag = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+    const secret = { bob: `Bob secret reply ${tag}`, ed: `Ed secret note ${tag}`, olga: `Olga secret reply ${tag}` };
+    // replied (bob to ada), team_commented (editor ed), both from an owner comment made as olga.
+    const bobReply = await voterWrite(ctx, project, "bob", "POST", `/features/${f1}/comments`, { content: secret.bob, parent_id: c1 });
+    const edNote = await voterWrite(ctx, project, "ed", "POST", `/features/${f1}/comments`, { content: secret.ed });
+    const olgaReply = await ownerWrite(ctx, project, "POST", `/features/${f1}/comments`, {
+      content: secret.olga,
+      author_voter_id: project.ids.ids.voters.olga,
+      parent_id: c1,
+    });
+    // Kept: a reply by a voter not erased, and a status change.
+    const cyReply = await voterWrite(ctx, project, "cy", "POST", `/features/${f1}/comments`, { content: `Cy keeps ${tag}`, parent_id: c1 });
+    await ownerWrite(ctx, project, "PATCH", `/features/${f1}`, { status: "in_progress" });
+    const before = (await settled(project)).filter((row) => row.voter_id === ada || row.voter_id === dan);
+    expect(JSON.stringify(before)).toContain(secret.bob);
+
+    for (const ref of ["bob", "ed", "olga"] as const) {
+      await ownerWrite(ctx, project, "DELETE", `/voters/${project.ids.ids.voters[ref]}`);
+    }
+    const rows = await notificationsOf(ctx.db, project.id);
+    // Nothing quotes them, in the table or the inbox; every notification of ada and dan stays.
+    const leaks = (value: unknown) =>
+      [...Object.values(secret), "Bob", "Ed", "Olga"].filter((text) => JSON.stringify(value).includes(`"${text}`));
+    expect(leaks(rows)).toEqual([]);
+    expect(rows.map((row) => [row.voter_id, row.type, row.event_seq])).toEqual(
+      before.map((row) => [row.voter_id, row.type, row.event_seq]),
+    );
+    const quoted = (commentId: unknown) =>
+      rows.filter((row) => row.data.comment_id === commentId).map((row) => [row.voter_id, row.type, row.data]);
+    expect(quoted(bobReply.data.id)).toEqual([
+      [ada, "replied", { comment_id: bobReply.data.id, parent_id: c1, author_name: null, excerpt: null }],
+    ]);
+    expect(quoted(edNote.data.id).sort()).toEqual(
+      [
+        [ada, "team_commented", { comment_id: edNote.data.id, author_name: null, excerpt: null }],
+        [dan, "team_commented", { comment_id: edNote.data.id, author_name: null, excerpt: null }],
+      ].sort(),
+    );
+    expect(quoted(olgaReply.data.id).sort()).toEqual(
+      [
+        [ada, "replied", { comment_id: olgaReply.data.id, parent_id: c1, author_name: null, excerpt: null }],
+        [dan, "team_commented", { comment_id: olgaReply.data.id, author_name: null, excerpt: null }],
+      ].sort(),
+    );
+    expect(quoted(cyReply.data.id)).toEqual([
+      [ada, "replied", { comment_id: cyReply.data.id, parent_id: c1, author_name: "Cy", excerpt: `Cy keeps ${tag}` }],
+    ]);
+    expect(rows.filter((row) => row.type === "status_changed").map((row) => row.data)).toEqual([
+      { from: "planned", to: "in_progress" },
+      { from: "planned", to: "in_progress" },
+    ]);
+    for (const voter of ["ada", "dan"] as const) {
+      const inbox = await ctx.get(publicPath(project, "/notifications?per_page=100"), project.embedKey, {
+        "X-VF-Anon": project.tokens[voter],
+      });
+      expect(inbox.status).toBe(200);
+      const listed = (await body<{ data: Json[] }>(inbox)).data;
+      expect(listed).toHaveLength(rows.filter((row) => row.voter_id === project.voters[voter]).length);
+      expect(leaks(listed)).toEqual([]);
+    }
+  });
+
+  it.skipIf(!process.env.DATABASE_URL)(
+    "a consumer reading a reply whose deletion is not yet committed waits for it, then notifies nobody",
+    async () => {
+      const project = await importNotifyProject(ctx);
+      await drainNotifications(ctx.db, project.id);
+      const reply = await voterWrite(ctx, project, "bob", "POST", `/features/${project.features.f1}/comments`, {
+        content: "Gone soon",
+        parent_id: project.ids.ids.comments.c1,
+      });
+      await inOtherSession(async (other) => {
+        // Standing for an erasure: the comment deleted, not yet committed.
+        await other`BEGIN`;
+        await other`DELETE FROM comments WHERE id = ${reply.data.id}`;
+        const consumed = drainNotifications(ctx.db, project.id);
+        await waitForLockWaiter(other, "select", "the consumer");
+        await other`COMMIT`;
+        await consumed;
+      });
+      expect(await notificationsOf(ctx.db, project.id)).toEqual([]);
+    },
+  );
 });

@@ -79,3 +79,35 @@ export async function scrubVoterEvents(trx: Db, projectId: number, voterId: numb
   }
   return seqs.length;
 }
+
+/** The notification types whose `data` quotes a comment's author and text (engagement-api-v3.md, "Notifications (in-app inbox)"). */
+export const QUOTING_NOTIFICATION_TYPES = ["replied", "team_commented"] as const;
+
+/**
+ * Nulls, inside the erasure's transaction `trx`, `author_name` and `excerpt` of every
+ * notification of project `projectId` made from a comment.created event of voter `voterId`
+ * (internal id; the event's subject), whoever's inbox holds it: the notification stays listed
+ * (engagement-api-v3.md: it stays while its feature exists) with `comment_id` and `parent_id`,
+ * as the event itself keeps its ids with `content` and `author_name` null (owner-api-v3.md,
+ * Rules 3; engagement-api-v3.md, "Snapshot and erasure"). The other types quote features,
+ * releases and the team's response, which an erasure keeps. One statement, by the events'
+ * subject index and the notifications' (event_seq, type, voter_id) key. Returns the number of
+ * notifications scrubbed.
+ *
+ * Exactness: the consumer key-share locks the comment it notifies of until its batch commits
+ * (src/events/notification-consumer.ts), and the caller runs this after locking the voter's
+ * comments FOR UPDATE in READ COMMITTED, so this statement sees every notification made from
+ * them, and a consumer after it finds the comments gone and makes none.
+ */
+export async function scrubVoterNotifications(trx: Db, projectId: number, voterId: number): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    WITH scrubbed AS (
+      UPDATE notifications n
+      SET data = n.data || '{"author_name": null, "excerpt": null}'::jsonb
+      FROM events e
+      WHERE e.project_id = ${projectId} AND e.subject_voter_id = ${voterId} AND e.type = 'comment.created'
+        AND n.event_seq = e.seq AND n.type = ANY(${[...QUOTING_NOTIFICATION_TYPES]}::text[]) AND n.project_id = ${projectId}
+      RETURNING 1)
+    SELECT count(*)::int AS n FROM scrubbed`.execute(trx);
+  return Number(rows[0]?.n ?? 0);
+}

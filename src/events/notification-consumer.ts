@@ -27,7 +27,9 @@
  *   reaches whenever they would be among them), data `{comment_id, author_name, excerpt}`.
  * Everywhere: only subscriptions not opted out, never a voter banned now (none kept for later),
  * never the actor (the comment's author; owner routes otherwise have no voter actor). A comment
- * deleted (or its author erased) before its event is consumed notifies nobody.
+ * deleted (or its author erased) before its event is consumed notifies nobody; the erasure of a
+ * comment's author nulls `author_name` and `excerpt` of the notifications made from it
+ * (scrubVoterNotifications, src/events/erasure.ts).
  */
 import { sql } from "kysely";
 import type { Db } from "../../db/connect.ts";
@@ -220,13 +222,17 @@ async function commented(trx: Trx, event: StoredEvent): Promise<number> {
   const isTeam = object.author_role === "owner" || object.author_role === "editor";
   const isReply = isId(object.parent_id);
   if (!isTeam && !isReply) return 0;
-  // The comment as it stands: deleted (or its author erased) since, it notifies nobody.
+  // The comment as it stands: deleted (or its author erased) since, it notifies nobody. Key-share
+  // locked until this batch commits: an erasure (which locks its voter's comments FOR UPDATE
+  // before it scrubs their notifications, src/events/erasure.ts) either sees what this inserts,
+  // or has deleted the comment first and this waits, then finds none.
   const comment = await trx
     .selectFrom("comments as c")
     .leftJoin("comments as p", "p.id", "c.parent_id")
     .select(["c.voter_id as author", "p.voter_id as parentAuthor"])
     .where("c.id", "=", object.id)
     .where("c.project_id", "=", event.projectId)
+    .forKeyShare("c")
     .executeTakeFirst();
   if (!comment) return 0;
   const authorName = typeof object.author_name === "string" ? object.author_name : null;

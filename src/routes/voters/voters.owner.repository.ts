@@ -8,7 +8,7 @@
 import { type ExpressionBuilder, sql, type Updateable } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import { type Database, VOTER_COUNT_SHARDS, type VotersTable } from "../../../db/schema.ts";
-import { scrubVoterEvents } from "../../events/erasure.ts";
+import { scrubVoterEvents, scrubVoterNotifications } from "../../events/erasure.ts";
 import { type PageRequest, pageOffset } from "../../lib/http/pagination.ts";
 import { trendingFromVotes } from "../../lib/rules/trending.ts";
 import { countVoters, selectVotersWithTier } from "../revenue/index.ts";
@@ -160,8 +160,9 @@ export async function writeVoterFields(trx: Db, voterId: number, fields: Updatea
  * Erases voter `publicId` (Rule 3) inside `trx`: its votes (each feature's vote_count,
  * weighted_score and trending_score moved by exactly that vote, the project's voter count by
  * the voter), its likes (like_count), its comments with every reply to them (comment_count), its
- * dismissals, the personal fields of every stored event about it (src/events/erasure.ts), then
- * the voter. The voter row is locked first, so the voter's own writes racing
+ * dismissals, the personal fields of every stored event about it and the quotes of its comments
+ * in other voters' notifications (src/events/erasure.ts), then the voter (its own subscriptions,
+ * notifications and emails go with it, by foreign key). The voter row is locked first, so the voter's own writes racing
  * the erasure wait and then find no voter. Returns false when the project has no such voter.
  */
 export async function eraseVoter(trx: Db, projectId: number, publicId: string): Promise<boolean> {
@@ -220,9 +221,10 @@ export async function eraseVoter(trx: Db, projectId: number, publicId: string): 
   }
 
   await trx.deleteFrom("message_dismissals").where("voter_id", "=", voterId).execute();
-  // Last, once the voter's row and comments are locked: no event naming the voter can commit
-  // after this statement's snapshot (see scrubVoterEvents).
+  // Last, once the voter's row and comments are locked: no event or notification naming the
+  // voter can commit after these statements' snapshots (see scrubVoterEvents, scrubVoterNotifications).
   await scrubVoterEvents(trx, projectId, voterId);
+  await scrubVoterNotifications(trx, projectId, voterId);
   await trx.deleteFrom("voters").where("id", "=", voterId).execute();
   return true;
 }
