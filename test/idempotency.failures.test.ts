@@ -36,6 +36,9 @@ class FailingStore implements IdempotencyStore {
     this.calls.release++;
     return this.inner.release(key, token);
   }
+  forgetScope(scope: string): Promise<number> {
+    return this.inner.forgetScope(scope);
+  }
   close(): Promise<void> {
     return this.inner.close();
   }

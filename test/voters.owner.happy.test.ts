@@ -1,8 +1,9 @@
 /**
  * Owner voter routes (owner-api-v3.md, GET/PATCH/DELETE /voters, Rules 3 and 6): the
  * AdminVoterObject, filters, partial updates with their effect on the public and revenue routes,
- * and erasure with every counter exact.
+ * and erasure with every counter exact and no idempotency record of the voter left.
  */
+import { createHash, randomBytes } from "node:crypto";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -259,6 +260,53 @@ describe("DELETE /admin/voters/{voter_id} (erasure)", () => {
     expect(anon.status).toBe(401);
     expect((await body<ErrorAnswer>(anon)).error.code).toBe("identity_invalid");
     expect((await ctx.send("DELETE", admin(project, `/voters/${ids.voters.ada}`), project.secretKey)).status).toBe(404);
+  });
+
+  it("deletes the voter's idempotency records on the shared store, /identity's too; another voter's stay", async () => {
+    const { project, ids, tokens } = await seed();
+    const projectId = (await ctx.db.selectFrom("projects").select("id").where("slug", "=", project.slug).executeTakeFirstOrThrow()).id;
+    const content = `Ada's keyed comment ${randomBytes(4).toString("hex")}`;
+    const commentAs = (token: string) =>
+      ctx.send(
+        "POST",
+        pub(project, `/features/${ids.features.f2}/comments`),
+        project.secretKey,
+        { content },
+        {
+          "X-VF-Anon": token,
+          "Idempotency-Key": "erase-comment",
+        },
+      );
+    const identityOfAda = () =>
+      ctx.send("POST", pub(project, "/identity"), project.secretKey, undefined, {
+        "X-VF-Anon": tokens.ada,
+        "Idempotency-Key": "erase-identity",
+      });
+    await ok(await commentAs(tokens.ada), 201);
+    await ok(await commentAs(tokens.dee), 201);
+    expect((await ok<Identity>(await identityOfAda())).data.display_name).toBe("Ada");
+    // Recorded: the same request again is a replay.
+    const replayed = await commentAs(tokens.ada);
+    expect(replayed.headers.get("Idempotent-Replay")).toBe("true");
+    expect(await replayed.text()).toContain(content);
+
+    await ok<DeletedVoter>(await ctx.send("DELETE", admin(project, `/voters/${ids.voters.ada}`), project.secretKey));
+
+    // The record keys of src/middleware/idempotency.ts: project, scope, key digest.
+    const digest = (text: string) => createHash("sha256").update(text).digest("hex");
+    const key = (scope: string, idempotencyKey: string) => `${projectId}:${scope}:${digest(idempotencyKey)}`;
+    const store = ctx.deps.idempotencyStore;
+    for (const gone of [key(ids.voters.ada, "erase-comment"), key(`token:${digest(tokens.ada)}`, "erase-identity")]) {
+      const claim = await store.claim(gone, "probe", 15);
+      expect(claim.claimed, gone).toBe(true);
+      if (claim.claimed) await store.release(gone, claim.token);
+    }
+    const kept = await store.claim(key(ids.voters.dee, "erase-comment"), "probe", 15);
+    expect(kept).toMatchObject({ claimed: false, record: { state: "done", response: { status: 201 } } });
+    // Ada's /identity request is not answered from a record any more.
+    const again = await identityOfAda();
+    expect(again.headers.get("Idempotent-Replay")).toBeNull();
+    expect(await again.text()).not.toContain('"Ada"');
   });
 
   it("an SSO voter's sub mints a new voter with no history", async () => {

@@ -1,6 +1,7 @@
 /**
  * Idempotency-Key on writes (contract, "Limits": idempotency rules). A record is scoped by
- * project, voter and key; the claim is atomic (one Redis script / in-process map) and its lock
+ * project and voter (idempotencyRecordScope; an erasure deletes the voter's, forgetVoterIdempotency)
+ * and keyed within that by the key; the claim is atomic (one Redis script / in-process map) and its lock
  * expires after LOCK_SECONDS so a crashed request never blocks its retries for long. The finished
  * response (status, content type, exact body) is kept RETENTION_SECONDS and replayed with
  * Idempotent-Replay: true. The fingerprint is method + path + body digest: the same key on
@@ -25,7 +26,7 @@ import { hash } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../lib/http/context.ts";
 import { ApiError } from "../lib/http/errors.ts";
-import { type ClaimResult, IdempotencyStoreUnavailable } from "../store/store.types.ts";
+import { type ClaimResult, type IdempotencyStore, IdempotencyStoreUnavailable } from "../store/store.types.ts";
 
 export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 60 * 60;
 export const IDEMPOTENCY_LOCK_SECONDS = 15;
@@ -52,7 +53,7 @@ export function idempotencyMiddleware(): MiddlewareHandler<AppEnv> {
     const store = c.get("deps").idempotencyStore;
     const body = await c.req.text();
     const fingerprint = `${c.req.method} ${c.req.path} ${hash("sha256", body, "hex")}`;
-    const recordKey = `${c.get("project").id}:${c.get("idempotencyScope")}:${hash("sha256", key, "hex")}`;
+    const recordKey = `${idempotencyRecordScope(c.get("project").id, c.get("idempotencyScope"))}:${hash("sha256", key, "hex")}`;
 
     let claim: ClaimResult;
     try {
@@ -88,6 +89,34 @@ export function idempotencyMiddleware(): MiddlewareHandler<AppEnv> {
     // kept, never released: a replay must not run the work again (the store retries the record).
     await store.complete(recordKey, claim.token, fingerprint, stored, IDEMPOTENCY_RETENTION_SECONDS).catch(() => {});
   };
+}
+
+/**
+ * The store scope (idempotencyScopeOf, src/store/store.types.ts) of the records of project
+ * `projectId` under request scope `scope` (a voter's public id, `token:<digest>` on /identity, or
+ * `owner`): `<projectId>:<scope>`. Record keys are this, `:`, and the key's SHA-256 hex digest.
+ */
+export function idempotencyRecordScope(projectId: number, scope: string): string {
+  return `${projectId}:${scope}`;
+}
+
+/**
+ * Deletes, on the shared store (so for every instance), the idempotency records of voter
+ * `voter` of project `projectId`: those scoped by its public id, and those of /identity scoped by
+ * the digest of its anonymous token (`anonTokenHash`, the voters row's anon_token_hash: the same
+ * SHA-256 hex the voter middleware scopes by), and stops any of its requests still running from
+ * storing its answer (IdempotencyStore.forgetScope). For an erasure (owner-api-v3.md, Rules 3:
+ * nothing stored names the voter). Resolves to the number of records deleted; throws
+ * IdempotencyStoreUnavailable when the store did not answer.
+ */
+export async function forgetVoterIdempotency(
+  store: IdempotencyStore,
+  projectId: number,
+  voter: { publicId: string; anonTokenHash: string | null },
+): Promise<number> {
+  let deleted = await store.forgetScope(idempotencyRecordScope(projectId, voter.publicId));
+  if (voter.anonTokenHash !== null) deleted += await store.forgetScope(idempotencyRecordScope(projectId, `token:${voter.anonTokenHash}`));
+  return deleted;
 }
 
 function inProgress(): ApiError {

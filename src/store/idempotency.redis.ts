@@ -8,7 +8,8 @@
  * Every step is one Lua script, so it is atomic and one round trip:
  * - claim: set the lock if the key is empty, else return what is there;
  * - complete: write the finished record only over this claim's own lock or an empty key;
- * - release: delete only this claim's own lock.
+ * - release: delete only this claim's own lock;
+ * - forgetScope: delete every record of a scope (listed in the scope's index, below) at once.
  *
  * Failures (the connection has its own command timeout, REDIS_IDEMPOTENCY_TIMEOUT_MS):
  * - claim: throws IdempotencyStoreUnavailable; `claimMayExist` unless the command certainly
@@ -30,36 +31,64 @@ import {
   type IdempotencyRecord,
   type IdempotencyStore,
   IdempotencyStoreUnavailable,
+  idempotencyScopeOf,
+  SCOPE_GRACE_SECONDS,
   type StoredResponse,
 } from "./store.types.ts";
 
-// KEYS[1] record; ARGV[1] the running lock, ARGV[2] its lifetime in seconds.
+// Each claim also records its key in its scope's index (`idem-scope:<scope>`, a sorted set:
+// member the record's Redis key, score when its place lapses, in ms), so that forgetScope
+// deletes exactly the scope's records, and complete writes only a key still in the index. Lapsed
+// places are pruned at each claim of the scope; the index expires with its last place.
+
+// KEYS[1] record, KEYS[2] its scope's index; ARGV[1] the running lock, ARGV[2] its lifetime in
+// seconds, ARGV[3] now (ms), ARGV[4] SCOPE_GRACE_SECONDS.
 const CLAIM_SCRIPT = `
 local existing = redis.call('GET', KEYS[1])
 if existing then return existing end
 redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+local keep = tonumber(ARGV[2]) + tonumber(ARGV[4])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
+redis.call('ZADD', KEYS[2], tonumber(ARGV[3]) + keep * 1000, KEYS[1])
+if redis.call('TTL', KEYS[2]) < keep then redis.call('EXPIRE', KEYS[2], keep) end
 return false`;
 
-// KEYS[1] record; ARGV[1] this claim's lock, ARGV[2] the finished record, ARGV[3] its lifetime.
-// Over an empty key too: the lock expired (or Redis lost it) and nobody claimed since, so the
-// finished record still spares the next replay a second execution. An earlier attempt that
-// timed out may have written it already: then nothing to do. 1 written (now or before), 0 refused.
+// KEYS[1] record, KEYS[2] its scope's index; ARGV[1] this claim's lock, ARGV[2] the finished
+// record, ARGV[3] its lifetime, ARGV[4] now (ms). Over an empty key too: the lock expired (or
+// Redis lost it) and nobody claimed since, so the finished record still spares the next replay
+// a second execution. An earlier attempt that timed out may have written it already: then
+// nothing to do. 1 written (now or before), 0 refused (another claim holds the key), 2 refused
+// (the key left its scope's index: the scope was forgotten since the claim).
 const COMPLETE_SCRIPT = `
+if not redis.call('ZSCORE', KEYS[2], KEYS[1]) then return 2 end
 local existing = redis.call('GET', KEYS[1])
 if existing == ARGV[2] then return 1 end
 if existing and existing ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+redis.call('ZADD', KEYS[2], tonumber(ARGV[4]) + tonumber(ARGV[3]) * 1000, KEYS[1])
+if redis.call('TTL', KEYS[2]) < tonumber(ARGV[3]) then redis.call('EXPIRE', KEYS[2], ARGV[3]) end
 return 1`;
 
-// KEYS[1] record; ARGV[1] this claim's lock.
+// KEYS[1] record, KEYS[2] its scope's index; ARGV[1] this claim's lock.
 const RELEASE_SCRIPT = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('ZREM', KEYS[2], KEYS[1])
+  return redis.call('DEL', KEYS[1])
+end
 return 0`;
 
+// KEYS[1] a scope's index. Deletes every record it lists, then the index; the number deleted.
+const FORGET_SCRIPT = `
+local deleted = 0
+for _, key in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do deleted = deleted + redis.call('DEL', key) end
+redis.call('DEL', KEYS[1])
+return deleted`;
+
 type ScriptedRedis = {
-  fbIdemClaim(key: string, lock: string, lockSeconds: number): Promise<string | null>;
-  fbIdemComplete(key: string, lock: string, record: string, ttlSeconds: number): Promise<number>;
-  fbIdemRelease(key: string, lock: string): Promise<number>;
+  fbIdemClaim(key: string, index: string, lock: string, lockSeconds: number, now: number, graceSeconds: number): Promise<string | null>;
+  fbIdemComplete(key: string, index: string, lock: string, record: string, ttlSeconds: number, now: number): Promise<number>;
+  fbIdemRelease(key: string, index: string, lock: string): Promise<number>;
+  fbIdemForget(index: string): Promise<number>;
 };
 
 /** How long a finished record that could not be written is retried in the background. */
@@ -101,9 +130,10 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     private readonly logger: Logger,
   ) {
     this.failures = new FailureLog(logger, "idempotency store: Redis unavailable, keyed writes are refused (409/500) until it answers");
-    redis.defineCommand("fbIdemClaim", { numberOfKeys: 1, lua: CLAIM_SCRIPT });
-    redis.defineCommand("fbIdemComplete", { numberOfKeys: 1, lua: COMPLETE_SCRIPT });
-    redis.defineCommand("fbIdemRelease", { numberOfKeys: 1, lua: RELEASE_SCRIPT });
+    redis.defineCommand("fbIdemClaim", { numberOfKeys: 2, lua: CLAIM_SCRIPT });
+    redis.defineCommand("fbIdemComplete", { numberOfKeys: 2, lua: COMPLETE_SCRIPT });
+    redis.defineCommand("fbIdemRelease", { numberOfKeys: 2, lua: RELEASE_SCRIPT });
+    redis.defineCommand("fbIdemForget", { numberOfKeys: 1, lua: FORGET_SCRIPT });
     this.scripts = redis as unknown as ScriptedRedis;
   }
 
@@ -111,11 +141,22 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     return `idem:${key}`;
   }
 
+  private indexKey(scope: string): string {
+    return `idem-scope:${scope}`;
+  }
+
   async claim(key: string, fingerprint: string, lockSeconds: number): Promise<ClaimResult> {
     const lock = JSON.stringify({ state: "running", fingerprint, token: randomUUID() });
     let existing: string | null;
     try {
-      existing = await this.scripts.fbIdemClaim(this.redisKey(key), lock, lockSeconds);
+      existing = await this.scripts.fbIdemClaim(
+        this.redisKey(key),
+        this.indexKey(idempotencyScopeOf(key)),
+        lock,
+        lockSeconds,
+        Date.now(),
+        SCOPE_GRACE_SECONDS,
+      );
     } catch (error) {
       this.failures.warn(error);
       const failure = unavailable(error);
@@ -140,8 +181,11 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   }
 
   private async write(key: string, lock: string, record: string, ttlSeconds: number): Promise<void> {
-    const written = await this.scripts.fbIdemComplete(this.redisKey(key), lock, record, ttlSeconds);
-    if (Number(written) === 0) {
+    const written = Number(
+      await this.scripts.fbIdemComplete(this.redisKey(key), this.indexKey(idempotencyScopeOf(key)), lock, record, ttlSeconds, Date.now()),
+    );
+    // 2: the scope was forgotten (an erasure) while the request ran; its answer is not kept.
+    if (written === 0) {
       // The lock expired while the request ran and another claim (or its record) took the key:
       // the request may have run twice. Longer than the lock's lifetime is the only way here.
       this.logger.warn({ key }, "idempotency lock expired before the request finished; its record was not written");
@@ -188,7 +232,23 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   async release(key: string, token: string): Promise<void> {
     try {
-      await this.scripts.fbIdemRelease(this.redisKey(key), token);
+      await this.scripts.fbIdemRelease(this.redisKey(key), this.indexKey(idempotencyScopeOf(key)), token);
+    } catch (error) {
+      this.failures.warn(error);
+      throw unavailable(error);
+    }
+  }
+
+  async forgetScope(scope: string): Promise<number> {
+    // A finished record of the scope still waiting here for Redis would be refused anyway
+    // (its key left the index); dropped now so that it is not even kept in memory.
+    for (const [key, pending] of this.pending) {
+      if (idempotencyScopeOf(key) !== scope) continue;
+      clearTimeout(pending.timer);
+      this.pending.delete(key);
+    }
+    try {
+      return Number(await this.scripts.fbIdemForget(this.indexKey(scope)));
     } catch (error) {
       this.failures.warn(error);
       throw unavailable(error);

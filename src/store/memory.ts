@@ -12,10 +12,12 @@ import {
   type ContentRevisions,
   type IdempotencyRecord,
   type IdempotencyStore,
+  idempotencyScopeOf,
   type ProjectRevisions,
   parseRevision,
   type RateLimiter,
   type RateLimitResult,
+  SCOPE_GRACE_SECONDS,
   type StoredResponse,
 } from "./store.types.ts";
 
@@ -135,12 +137,21 @@ export class MemoryRateLimiter implements RateLimiter, ContentRevisions {
   }
 }
 
-/** Exact within one process: the embedded default only (a Redis deployment never falls back to it). */
+/**
+ * Exact within one process: the embedded default only (a Redis deployment never falls back to it).
+ * Beside the records, an index per scope (idempotencyScopeOf) of the keys claimed in it, each with
+ * the time its place lapses (its lock or record lifetime, plus SCOPE_GRACE_SECONDS after a claim),
+ * pruned at each claim of the scope and dropped whole once every place lapsed: forgetScope deletes
+ * exactly the scope's records, and complete writes only a key still in its scope's index.
+ */
 export class MemoryIdempotencyStore implements IdempotencyStore {
   private readonly records: ExpiringMap<IdempotencyRecord & { token?: string }>;
+  /** Scope -> key -> when its place lapses (ms). */
+  private readonly scopes: ExpiringMap<Map<string, number>>;
 
-  constructor(now: () => number = Date.now) {
+  constructor(private readonly now: () => number = Date.now) {
     this.records = new ExpiringMap(now);
+    this.scopes = new ExpiringMap(now);
   }
 
   async claim(key: string, fingerprint: string, lockSeconds: number): Promise<ClaimResult> {
@@ -151,20 +162,50 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     }
     const token = randomUUID();
     this.records.set(key, { state: "running", fingerprint, token }, lockSeconds * 1000);
+    this.place(key, (lockSeconds + SCOPE_GRACE_SECONDS) * 1000, true);
     return { claimed: true, token };
   }
 
   async complete(key: string, token: string, fingerprint: string, response: StoredResponse, ttlSeconds: number): Promise<void> {
+    // Not in its scope's index: the scope was forgotten (an erasure) since the claim.
+    if (this.scopes.get(idempotencyScopeOf(key))?.has(key) !== true) return;
     const existing = this.records.get(key);
     if (existing && existing.token !== token) return;
     this.records.set(key, { state: "done", fingerprint, response }, ttlSeconds * 1000);
+    this.place(key, ttlSeconds * 1000, false);
   }
 
   async release(key: string, token: string): Promise<void> {
-    if (this.records.get(key)?.token === token) this.records.delete(key);
+    if (this.records.get(key)?.token !== token) return;
+    this.records.delete(key);
+    this.scopes.get(idempotencyScopeOf(key))?.delete(key);
+  }
+
+  async forgetScope(scope: string): Promise<number> {
+    const keys = this.scopes.get(scope);
+    this.scopes.delete(scope);
+    let deleted = 0;
+    for (const key of keys?.keys() ?? []) {
+      if (this.records.get(key) !== undefined) deleted++;
+      this.records.delete(key);
+    }
+    return deleted;
+  }
+
+  /** Records `key` in its scope's index until `keepMs` from now; `prune` drops lapsed places first. */
+  private place(key: string, keepMs: number, prune: boolean): void {
+    const scope = idempotencyScopeOf(key);
+    const now = this.now();
+    const keys = this.scopes.get(scope) ?? new Map<string, number>();
+    if (prune) for (const [member, until] of keys) if (until <= now) keys.delete(member);
+    keys.set(key, now + keepMs);
+    let last = now;
+    for (const until of keys.values()) last = Math.max(last, until);
+    this.scopes.set(scope, keys, last - now);
   }
 
   async close(): Promise<void> {
     this.records.clear();
+    this.scopes.clear();
   }
 }

@@ -146,6 +146,54 @@ describe.each(implementations)("%s store", (_name, make) => {
     await store.complete(key, expired, "fp", response, 60);
     expect(await store.claim(key, "fp", 10)).toEqual({ claimed: false, record: { state: "done", fingerprint: "fp", response } });
   });
+
+  // An erasure deletes the voter's records by their scope (owner-api-v3.md, Rules 3).
+  it("forgetScope deletes every record of one scope, running locks included, and none of another", async () => {
+    const { store } = make();
+    const scope = `7:${bucket()}`;
+    const [finished, running] = [`${scope}:a`, `${scope}:b`];
+    // Other scopes: another voter, one whose name extends this one, one nested in it.
+    const others = [`7:${bucket()}:a`, `${scope}x:a`, `${scope}:token:a`];
+    for (const key of [finished, ...others]) await store.complete(key, token(await store.claim(key, "fp", 10)), "fp", response, 60);
+    token(await store.claim(running, "fp", 10));
+    expect(await store.forgetScope(scope)).toBe(2);
+    token(await store.claim(finished, "fp", 10));
+    token(await store.claim(running, "fp", 10));
+    for (const key of others) {
+      expect(await store.claim(key, "fp", 10)).toEqual({ claimed: false, record: { state: "done", fingerprint: "fp", response } });
+    }
+    expect(await store.forgetScope(`7:${bucket()}`)).toBe(0);
+  });
+
+  it("a claim made before forgetScope cannot record its answer; a claim after it records as usual", async () => {
+    const { store } = make();
+    const scope = `7:${bucket()}`;
+    const key = `${scope}:a`;
+    const running = token(await store.claim(key, "fp", 10));
+    await store.forgetScope(scope);
+    // The request that was running finishes after the erasure: its answer is not kept.
+    await store.complete(key, running, "fp", response, 60);
+    const fresh = token(await store.claim(key, "fp", 10));
+    await store.complete(key, running, "fp", response, 60);
+    expect(await store.claim(key, "fp", 10)).toEqual({ claimed: false, record: { state: "running", fingerprint: "fp" } });
+    await store.complete(key, fresh, "fp", response, 60);
+    expect(await store.claim(key, "fp", 10)).toEqual({ claimed: false, record: { state: "done", fingerprint: "fp", response } });
+  });
+});
+
+describe.runIf(redis)("redis idempotency scope index", () => {
+  it("lives as long as the scope's newest record, and goes with forgetScope", async () => {
+    const store = new RedisIdempotencyStore(redis!, logger);
+    const scope = `7:${randomBytes(6).toString("hex")}`;
+    const key = `${scope}:a`;
+    const claim = await store.claim(key, "fp", 10);
+    expect(claim.claimed).toBe(true);
+    await store.complete(key, (claim as { token: string }).token, "fp", { status: 201, headers: {}, body: "{}" }, 7200);
+    expect(await redis!.ttl(`idem-scope:${scope}`)).toBeGreaterThanOrEqual(7199);
+    expect(await redis!.zrange(`idem-scope:${scope}`, "0", "-1")).toHaveLength(1);
+    expect(await store.forgetScope(scope)).toBe(1);
+    expect(await redis!.exists(`idem-scope:${scope}`, `idem:${key}`)).toBe(0);
+  });
 });
 
 describe.runIf(redis)("redis content revisions", () => {

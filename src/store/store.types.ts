@@ -177,6 +177,26 @@ export class IdempotencyStoreUnavailable extends Error {
   }
 }
 
+/**
+ * The scope of idempotency record `key`: the key up to its last `:` (the middleware writes
+ * `<project>:<scope>:<digest>`, src/middleware/idempotency.ts), or the whole key when it has none.
+ */
+export function idempotencyScopeOf(key: string): string {
+  const colon = key.lastIndexOf(":");
+  return colon < 0 ? key : key.slice(0, colon);
+}
+
+/**
+ * How long past its lock a claim's place in its scope's index is kept (seconds): a finished
+ * record written after the lock expired (a request that outran it, or a write retried for
+ * COMPLETE_RETRY_MS) is still taken within this time, and refused after forgetScope.
+ */
+export const SCOPE_GRACE_SECONDS = 3600;
+
+/**
+ * Records are grouped by scope (idempotencyScopeOf: project and voter, or project and owner), so
+ * that an erasure can delete a voter's records exactly (owner-api-v3.md, Rules 3).
+ */
 export interface IdempotencyStore {
   /**
    * Atomically claims `key` for a running request (lock expires after `lockSeconds`), or
@@ -197,5 +217,14 @@ export interface IdempotencyStore {
    * IdempotencyStoreUnavailable when the store did not answer (the lock then expires by itself).
    */
   release(key: string, token: string): Promise<void>;
+  /**
+   * Deletes every record of `scope` (idempotencyScopeOf of its key), running locks included, in
+   * one step, and refuses from then on the finished record of any claim made before (complete
+   * does nothing), so a request that was running cannot store its answer afterwards. A later
+   * claim of the scope starts afresh. Resolves to the number of records deleted. Throws
+   * IdempotencyStoreUnavailable when the shared store did not answer (then it may or may not
+   * have been applied, whole).
+   */
+  forgetScope(scope: string): Promise<number>;
   close(): Promise<void>;
 }

@@ -4,6 +4,8 @@
  * src/middleware/owner-change.ts, so a ban or an erasure holds from the next request anywhere.
  * Events (owner-api-v3.md): voter.banned / unbanned / billing_changed from the AdminVoterObject
  * before and after a PATCH (src/events/voter-events.ts), voter.deleted with the voter as it was, personal fields null (Rules 3).
+ * An erasure also deletes the voter's idempotency records on the shared store (Rules 3: nothing
+ * stored names the voter), inside its transaction.
  */
 import { scrubbedObject } from "../../events/erasure.ts";
 import { recordEvents } from "../../events/outbox.ts";
@@ -13,6 +15,7 @@ import { page, success } from "../../lib/http/envelope.ts";
 import { ApiError } from "../../lib/http/errors.ts";
 import { pageMeta } from "../../lib/http/pagination.ts";
 import type { AppRouteHandler } from "../../lib/http/router.ts";
+import { forgetVoterIdempotency } from "../../middleware/idempotency.ts";
 import { toAdminVoter } from "./voters.owner.mapper.ts";
 import { eraseVoter, findAdminVoter, listAdminVoters, lockAdminVoter, updateVoter } from "./voters.owner.repository.ts";
 import type * as routes from "./voters.owner.routes.ts";
@@ -68,13 +71,19 @@ export const adminUpdateVoter: AppRouteHandler<typeof routes.adminUpdateVoter> =
 export const adminDeleteVoter: AppRouteHandler<typeof routes.adminDeleteVoter> = async (c) => {
   const project = c.get("project");
   const { voter_id } = c.req.valid("param");
-  const erased = await withProjectWriteLock(c.get("deps").db, project.id, async (trx) => {
+  const { db, idempotencyStore } = c.get("deps");
+  const erased = await withProjectWriteLock(db, project.id, async (trx) => {
     const before = await lockAdminVoter(trx, project.id, voter_id);
-    if (!before || !(await eraseVoter(trx, project.id, voter_id))) return false;
+    const voter = before ? await eraseVoter(trx, project.id, voter_id) : null;
+    if (!before || !voter) return false;
     // As it was, with the personal fields already null (Rules 3): no receiver learns them from it.
     await recordEvents(trx, project.id, [
       { type: "voter.deleted", object: scrubbedObject(toAdminVoter(before, project.currency_symbol)), subjectVoterId: before.id },
     ]);
+    // Last, before the commit: when the shared store does not answer, nothing is erased (the
+    // error answers 500, safe to retry). Should the commit then fail, the voter stays with its
+    // records gone and its running requests' answers unrecorded: a replay runs them again.
+    await forgetVoterIdempotency(idempotencyStore, project.id, { publicId: voter_id, anonTokenHash: voter.anonTokenHash });
     return true;
   });
   if (!erased) throw voterNotFound();

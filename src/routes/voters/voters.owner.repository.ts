@@ -93,7 +93,7 @@ export async function lockAdminVoter(trx: Db, projectId: number, publicId: strin
 async function lockVoter(trx: Db, projectId: number, publicId: string) {
   return trx
     .selectFrom("voters")
-    .select(["id", "churned"])
+    .select(["id", "churned", "anon_token_hash"])
     .where("project_id", "=", projectId)
     .where("public_id", "=", publicId)
     .forUpdate()
@@ -162,12 +162,14 @@ export async function writeVoterFields(trx: Db, voterId: number, fields: Updatea
  * the voter), its likes (like_count), its comments with every reply to them (comment_count), its
  * dismissals, the personal fields of every stored event about it and the quotes of its comments
  * in other voters' notifications (src/events/erasure.ts), then the voter (its own subscriptions,
- * notifications and emails go with it, by foreign key). The voter row is locked first, so the voter's own writes racing
- * the erasure wait and then find no voter. Returns false when the project has no such voter.
+ * notifications and emails go with it, by foreign key). The voter row is locked first, so the
+ * voter's own writes racing the erasure wait and then find no voter. Returns the erased voter's
+ * anon_token_hash (null for an SSO voter), whose idempotency records the caller deletes too, or
+ * null when the project has no such voter.
  */
-export async function eraseVoter(trx: Db, projectId: number, publicId: string): Promise<boolean> {
+export async function eraseVoter(trx: Db, projectId: number, publicId: string): Promise<{ anonTokenHash: string | null } | null> {
   const voter = await lockVoter(trx, projectId, publicId);
-  if (!voter) return false;
+  if (!voter) return null;
   const voterId = voter.id;
 
   // Deleted by a direct statement (not the cascade) so the revenue aggregates' trigger still
@@ -226,5 +228,5 @@ export async function eraseVoter(trx: Db, projectId: number, publicId: string): 
   await scrubVoterEvents(trx, projectId, voterId);
   await scrubVoterNotifications(trx, projectId, voterId);
   await trx.deleteFrom("voters").where("id", "=", voterId).execute();
-  return true;
+  return { anonTokenHash: voter.anon_token_hash };
 }
