@@ -3,11 +3,13 @@
  * "The idempotency claim never falls back to per-process memory: a request whose claim cannot
  * be made shared does not run"). Each record is one key `idem:<key>` holding JSON: a running lock
  * `{state:"running", fingerprint, token}` (token: random, one per claim) or the finished
- * `{state:"done", fingerprint, response}`.
+ * `{state:"done", fingerprint, response}`; beside them, one sorted set per scope
+ * (`idem-scope:<scope>`, idempotencyScopeOf) listing its records' keys.
  *
  * Every step is one Lua script, so it is atomic and one round trip:
  * - claim: set the lock if the key is empty, else return what is there;
- * - complete: write the finished record only over this claim's own lock or an empty key;
+ * - complete: write the finished record only over this claim's own lock or an empty key, and
+ *   only while the key is in its scope's index;
  * - release: delete only this claim's own lock;
  * - forgetScope: delete every record of a scope (listed in the scope's index, below) at once.
  *
@@ -78,6 +80,8 @@ end
 return 0`;
 
 // KEYS[1] a scope's index. Deletes every record it lists, then the index; the number deleted.
+// The records are not declared in KEYS (they are read from the index): fine on one Redis (the
+// deployment's, operations.md), not on Redis Cluster, where they would need one hash slot.
 const FORGET_SCRIPT = `
 local deleted = 0
 for _, key in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do deleted = deleted + redis.call('DEL', key) end
