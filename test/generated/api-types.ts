@@ -5353,27 +5353,209 @@ export interface components {
          *     </feed>
          */
         AtomDocument: string;
-        NotificationObject: {
+        /** @description A notification; `type` (status_changed, responded, shipped, merged, replied, team_commented; tolerate additions) tells what data is */
+        NotificationObject: components["schemas"]["StatusChangedNotification"] | components["schemas"]["RespondedNotification"] | components["schemas"]["ShippedNotification"] | components["schemas"]["MergedNotification"] | components["schemas"]["RepliedNotification"] | components["schemas"]["TeamCommentedNotification"];
+        StatusChangedNotification: {
             /**
              * @description Notification id: ntf_ followed by digits
              * @example ntf_1042
              */
             id: string;
             /**
-             * @description What happened: status_changed, responded, shipped, merged, replied, team_commented; tolerate additions
-             * @example status_changed
+             * @description What happened (engagement-api-v3.md, Notifications table) (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
-            type: string;
+            type: "status_changed";
             feature: components["schemas"]["FeatureRef"];
-            /**
-             * @description By type: status_changed {from, to} (statuses); responded {developer_response, response_is_denial}; shipped {release: ReleaseRef}; merged {into: FeatureRef}; replied {comment_id, parent_id, author_name, excerpt}; team_commented {comment_id, author_name, excerpt}. excerpt: the first 280 Unicode code points of the comment
-             * @example {
-             *       "from": "planned",
-             *       "to": "in_progress"
-             *     }
-             */
+            /** @description status_changed: the statuses before and after */
             data: {
-                [key: string]: unknown;
+                /**
+                 * @description Status before the change
+                 * @example planned
+                 */
+                from: string;
+                /**
+                 * @description Status after the change
+                 * @example in_progress
+                 */
+                to: string;
+            };
+            /**
+             * @description Whether the voter marked it read
+             * @example false
+             */
+            read: boolean;
+            /**
+             * @description When the change it reports was made, RFC 3339 UTC
+             * @example 2026-11-20T09:30:00.000Z
+             */
+            created_at: string;
+        };
+        RespondedNotification: {
+            /**
+             * @description Notification id: ntf_ followed by digits
+             * @example ntf_1042
+             */
+            id: string;
+            /**
+             * @description What happened (engagement-api-v3.md, Notifications table) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "responded";
+            feature: components["schemas"]["FeatureRef"];
+            /** @description responded: the developer response given */
+            data: {
+                /**
+                 * @description The team's response
+                 * @example Planned for 1.5
+                 */
+                developer_response: string;
+                /**
+                 * @description Whether the response refuses the feature
+                 * @example false
+                 */
+                response_is_denial: boolean;
+            };
+            /**
+             * @description Whether the voter marked it read
+             * @example false
+             */
+            read: boolean;
+            /**
+             * @description When the change it reports was made, RFC 3339 UTC
+             * @example 2026-11-20T09:30:00.000Z
+             */
+            created_at: string;
+        };
+        ShippedNotification: {
+            /**
+             * @description Notification id: ntf_ followed by digits
+             * @example ntf_1042
+             */
+            id: string;
+            /**
+             * @description What happened (engagement-api-v3.md, Notifications table) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "shipped";
+            feature: components["schemas"]["FeatureRef"];
+            /** @description shipped: the release that ships the feature */
+            data: {
+                release: components["schemas"]["ReleaseRef"];
+            };
+            /**
+             * @description Whether the voter marked it read
+             * @example false
+             */
+            read: boolean;
+            /**
+             * @description When the change it reports was made, RFC 3339 UTC
+             * @example 2026-11-20T09:30:00.000Z
+             */
+            created_at: string;
+        };
+        MergedNotification: {
+            /**
+             * @description Notification id: ntf_ followed by digits
+             * @example ntf_1042
+             */
+            id: string;
+            /**
+             * @description What happened (engagement-api-v3.md, Notifications table) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "merged";
+            feature: components["schemas"]["FeatureRef"];
+            /** @description merged: the feature it was merged into */
+            data: {
+                into: components["schemas"]["FeatureRef"];
+            };
+            /**
+             * @description Whether the voter marked it read
+             * @example false
+             */
+            read: boolean;
+            /**
+             * @description When the change it reports was made, RFC 3339 UTC
+             * @example 2026-11-20T09:30:00.000Z
+             */
+            created_at: string;
+        };
+        RepliedNotification: {
+            /**
+             * @description Notification id: ntf_ followed by digits
+             * @example ntf_1042
+             */
+            id: string;
+            /**
+             * @description What happened (engagement-api-v3.md, Notifications table) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "replied";
+            feature: components["schemas"]["FeatureRef"];
+            /** @description replied: a reply to the voter's comment */
+            data: {
+                /**
+                 * @description The comment
+                 * @example 310
+                 */
+                comment_id: number;
+                /**
+                 * @description The voter's comment replied to
+                 * @example 305
+                 */
+                parent_id: number;
+                /**
+                 * @description The comment author's display name; null when they have none
+                 * @example Lumen team
+                 */
+                author_name: string | null;
+                /**
+                 * @description The first 280 Unicode code points of the comment
+                 * @example Thanks, this ships next week
+                 */
+                excerpt: string;
+            };
+            /**
+             * @description Whether the voter marked it read
+             * @example false
+             */
+            read: boolean;
+            /**
+             * @description When the change it reports was made, RFC 3339 UTC
+             * @example 2026-11-20T09:30:00.000Z
+             */
+            created_at: string;
+        };
+        TeamCommentedNotification: {
+            /**
+             * @description Notification id: ntf_ followed by digits
+             * @example ntf_1042
+             */
+            id: string;
+            /**
+             * @description What happened (engagement-api-v3.md, Notifications table) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "team_commented";
+            feature: components["schemas"]["FeatureRef"];
+            /** @description team_commented: a comment by the owner or an editor */
+            data: {
+                /**
+                 * @description The comment
+                 * @example 310
+                 */
+                comment_id: number;
+                /**
+                 * @description The comment author's display name; null when they have none
+                 * @example Lumen team
+                 */
+                author_name: string | null;
+                /**
+                 * @description The first 280 Unicode code points of the comment
+                 * @example Thanks, this ships next week
+                 */
+                excerpt: string;
             };
             /**
              * @description Whether the voter marked it read

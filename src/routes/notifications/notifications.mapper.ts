@@ -21,6 +21,10 @@ export function notificationRowId(id: string): string | null {
   return BigInt(digits) <= MAX_BIGINT ? digits : null;
 }
 
+/**
+ * The row as the API shows it. `type` and `data` are what the notification consumer recorded
+ * together (src/events/notification-consumer.ts), so the pair is one member of the union.
+ */
 export function toNotificationObject(row: NotificationRow): NotificationObject {
   return {
     id: notificationId(row.id),
@@ -29,5 +33,5 @@ export function toNotificationObject(row: NotificationRow): NotificationObject {
     data: typeof row.data === "string" ? (JSON.parse(row.data) as Record<string, unknown>) : row.data,
     read: row.read_at !== null,
     created_at: rfc3339(row.created_at),
-  };
+  } as NotificationObject;
 }
