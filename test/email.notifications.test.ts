@@ -454,6 +454,76 @@ describe("unsubscribe", () => {
     expect((await body<OwnerErrorAnswer>(bad)).error.field).toBe("email_unsubscribed");
   });
 
+  it("a browser (Accept preferring text/html) gets an HTML page: GET shows the state and a button, POST says it is done", async () => {
+    const b = await board({ digest_minutes: 0 }, `Lumen <b>"&"</b>`);
+    const t = nextBase();
+    await notify(b, "ada", "night", t);
+    await passAt(t + 1000);
+    const path = unsubscribePath(sink.to(b.voters.ada!.email!)[0]!);
+    const browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+    const voterState = async () =>
+      (await body<VoterAnswer>(await ctx.get(`/api/v3/projects/${b.slug}/admin/voters/${b.voters.ada!.publicId}`, b.secretKey))).data
+        .email_unsubscribed;
+
+    const page = await ctx.app.request(path, { headers: { Accept: browser } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
+    expect(page.headers.get("Vary")).toMatch(/\bAccept\b/);
+    expect(page.headers.get("Content-Security-Policy")).toMatch(/default-src 'none'/);
+    const html = await page.text();
+    expect(html).toMatch(/^<!doctype html><html lang="en">/);
+    expect(html).toContain("<title>Unsubscribe from Lumen &lt;b&gt;&quot;&amp;&quot;&lt;/b&gt;</title>");
+    expect(html).not.toContain("<b>");
+    expect(html).toContain("You receive emails from");
+    expect(html.match(/<form method="post">/g)).toHaveLength(1);
+    expect(html.match(/<button/g)).toHaveLength(1);
+    expect(html).not.toMatch(/<script|action=/);
+    // Opening the page (as a mail scanner does) changes nothing.
+    expect(await voterState()).toBe(false);
+
+    // JSON stays the answer without a preference for HTML.
+    for (const accept of [undefined, "*/*", "application/json", "text/html;q=0.5, application/json", "text/html, application/json"]) {
+      const answer = await ctx.app.request(path, { headers: accept ? { Accept: accept } : {} });
+      expect(answer.headers.get("Content-Type"), String(accept)).toMatch(/^application\/json/);
+    }
+
+    // The page's button: a form POST with no field, from a browser.
+    const done = await ctx.app.request(path, {
+      method: "POST",
+      headers: { Accept: browser, "Content-Type": "application/x-www-form-urlencoded" },
+      body: "",
+    });
+    expect(done.status).toBe(200);
+    expect(done.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
+    const doneHtml = await done.text();
+    expect(doneHtml).toContain("You are unsubscribed");
+    expect(doneHtml).toContain("no more emails from Lumen &lt;b&gt;");
+    expect(doneHtml).not.toContain("<form");
+    expect(await voterState()).toBe(true);
+    const after = await ctx.app.request(path, { headers: { Accept: browser } });
+    expect(await after.text()).toContain("You are already unsubscribed");
+
+    // The one-click form answers JSON whatever its Accept header.
+    for (const contentType of ["application/x-www-form-urlencoded", undefined]) {
+      const init: RequestInit = { method: "POST", headers: { Accept: browser } };
+      if (contentType) {
+        init.headers = { ...init.headers, "Content-Type": contentType };
+        init.body = "List-Unsubscribe=One-Click";
+      } else {
+        const form = new FormData();
+        form.set("List-Unsubscribe", "One-Click");
+        init.body = form;
+      }
+      const oneClick = await ctx.app.request(path, init);
+      expect(oneClick.status).toBe(200);
+      expect((await body<UnsubscribeAnswer>(oneClick)).data).toEqual({ project: b.slug, unsubscribed: true });
+    }
+    // Errors stay JSON.
+    const missing = await ctx.app.request("/api/v3/unsubscribe/nonsense", { headers: { Accept: browser } });
+    expect(missing.status).toBe(404);
+    expect((await body<OwnerErrorAnswer>(missing)).error.code).toBe("not_found");
+  });
+
   it("a forged or altered token answers 404 not_found and changes nothing; no key is needed or used", async () => {
     const b = await board({ digest_minutes: 0 });
     const t = nextBase();

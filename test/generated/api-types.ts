@@ -1185,13 +1185,13 @@ export interface paths {
         };
         /**
          * Read an unsubscribe link's state
-         * @description Whether the voter the token names is unsubscribed from that project's emails; changes nothing. A forged or altered token, or one of an erased voter: 404 not_found.
+         * @description Whether the voter the token names is unsubscribed from that project's emails; changes nothing. A forged or altered token, or one of an erased voter: 404 not_found. When the Accept header prefers text/html to application/json (a person who opened the link in a browser), the answer is an HTML page (text/html; charset=utf-8) instead of JSON; errors stay JSON. The page shows the project's name, the current state and one button that POSTs to the same address.
          */
         get: operations["getUnsubscribe"];
         put?: never;
         /**
          * Unsubscribe from a project's emails (one-click)
-         * @description The RFC 8058 one-click unsubscribe: the voter the token names receives no more email from the project (their inbox and subscriptions stay). Idempotent: 200 also when already unsubscribed. Any body (mail clients send `List-Unsubscribe=One-Click` as a form) is ignored. A forged or altered token, or one of an erased voter: 404 not_found.
+         * @description The RFC 8058 one-click unsubscribe: the voter the token names receives no more email from the project (their inbox and subscriptions stay). Idempotent: 200 also when already unsubscribed. Any body (mail clients send `List-Unsubscribe=One-Click` as a form) unsubscribes the same way. A forged or altered token, or one of an erased voter: 404 not_found. When the Accept header prefers text/html to application/json (a person who opened the link in a browser), the answer is an HTML page (text/html; charset=utf-8) instead of JSON; errors stay JSON. The one-click form (List-Unsubscribe=One-Click) always answers JSON; the page says that it is done.
          */
         post: operations["postUnsubscribe"];
         delete?: never;
@@ -18296,6 +18296,7 @@ export interface operations {
                         meta: null;
                         error: null;
                     };
+                    "text/html": string;
                 };
             };
             /** @description not_found: no such project (or a private one) or resource */
@@ -18372,6 +18373,7 @@ export interface operations {
                         meta: null;
                         error: null;
                     };
+                    "text/html": string;
                 };
             };
             /** @description not_found: no such project (or a private one) or resource */

@@ -5,16 +5,22 @@
  */
 import type { Db } from "../../../db/connect.ts";
 
-/** Whether voter `voterPublicId` of project `slug` is unsubscribed; undefined when there is no such voter. */
-export async function readUnsubscribed(db: Db, slug: string, voterPublicId: string): Promise<boolean | undefined> {
+/** The state an unsubscribe link shows: whether the voter is unsubscribed, and the project's name. */
+export interface UnsubscribeState {
+  unsubscribed: boolean;
+  projectName: string;
+}
+
+/** The state of voter `voterPublicId` of project `slug`; undefined when there is no such voter. */
+export async function readUnsubscribed(db: Db, slug: string, voterPublicId: string): Promise<UnsubscribeState | undefined> {
   const row = await db
     .selectFrom("voters")
     .innerJoin("projects", "projects.id", "voters.project_id")
-    .select("voters.email_unsubscribed")
+    .select(["voters.email_unsubscribed", "projects.name"])
     .where("projects.slug", "=", slug)
     .where("voters.public_id", "=", voterPublicId)
     .executeTakeFirst();
-  return row?.email_unsubscribed;
+  return row && { unsubscribed: row.email_unsubscribed, projectName: row.name };
 }
 
 /**
