@@ -310,7 +310,36 @@ describe("the message", () => {
     expect(mail.from?.value).toEqual([{ name: "Plain board", address: "updates@lumen.test" }]);
     expect(mail.text).not.toContain("https://lumen.test/feedback");
     expect(mail.html as string).not.toContain("https://lumen.test/feedback");
-    expect(mail.text).toContain("CSV export: status changed from open to planned");
+    expect(mail.text).toContain("CSV export: status changed from Suggestions to Planned");
+  });
+});
+
+describe("statuses as the board names them", () => {
+  it("shows each status as its roadmap column's name (escaped in HTML), else the status in words", async () => {
+    const b = await board({ digest_minutes: 0 });
+    await ctx.db
+      .updateTable("columns")
+      .set({ name: "Next <up> & soon" })
+      .where("project_id", "=", b.projectId)
+      .where("status", "=", "planned")
+      .execute();
+    const t = nextBase();
+    await notify(b, "ada", "export", t, "status_changed", { from: "open", to: "planned" });
+    await notify(b, "ada", "sso", t + 10, "status_changed", { from: "in_progress", to: "archived" });
+    await notify(b, "ada", "night", t + 20, "status_changed", { from: "done", to: "under_review" });
+    await passAt(t + 1000);
+    const mails = sink.to(b.voters.ada!.email!);
+    expect(mails).toHaveLength(3);
+    const [planned, archived, unknown] = mails as [ParsedMail, ParsedMail, ParsedMail];
+    expect(planned.text).toContain("CSV export: status changed from Suggestions to Next <up> & soon");
+    expect(planned.html as string).toContain("status changed from Suggestions to Next &lt;up&gt; &amp; soon");
+    expect(archived.text).toContain("SAML login: status changed from In progress to Archived");
+    expect(unknown.text).toContain(": status changed from Done to Under review");
+    for (const mail of mails) {
+      for (const raw of ["in_progress", "under_review", " open ", " planned", "archived"]) {
+        expect(`${mail.subject}\n${mail.text}`).not.toContain(raw);
+      }
+    }
   });
 });
 
@@ -820,7 +849,8 @@ describe("the server's email loop", () => {
       expect(Date.now() - started).toBeLessThan(30_000);
       const [mail] = sink.to(b.voters.bob!.email!) as [ParsedMail];
       expect(mail.subject).toBe("[Lumen] CSV export");
-      expect(mail.text).toContain("CSV export: status changed from planned to in_progress");
+      expect(mail.text).toContain("CSV export: status changed from Planned to In progress");
+      expect(mail.text).not.toContain("in_progress");
       const [email] = (await emailLog(b)).data;
       expect(email?.notification_ids).toHaveLength(1);
       expect(email?.notification_ids[0]).toMatch(/^ntf_\d+$/);

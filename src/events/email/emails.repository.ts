@@ -17,7 +17,7 @@ import { type InsertObject, type Selectable, sql } from "kysely";
 import type { Db } from "../../../db/connect.ts";
 import type { Database, EmailsTable, NotificationSettings } from "../../../db/schema.ts";
 import { inTransaction } from "../../lib/data/transaction.ts";
-import { type EmailNotification, emailSubject } from "./render.ts";
+import { type EmailNotification, emailSubject, statusNames } from "./render.ts";
 
 /**
  * A notification first looked at more than this long after its digest window closed gets no
@@ -246,13 +246,19 @@ export async function claimDueEmails(db: Db, now: Date, limit: number): Promise<
 /** What an attempt needs besides the email row: the voter, the project and the unread notifications. */
 export interface EmailContext {
   voter: { public_id: string; kind: string; email: string | null; email_unsubscribed: boolean };
-  project: { slug: string; name: string; notification_settings: NotificationSettings };
+  project: {
+    slug: string;
+    name: string;
+    notification_settings: NotificationSettings;
+    /** Status value -> its roadmap column's name (statusNames). */
+    status_names: ReadonlyMap<string, string>;
+  };
   /** The email's notifications still unread and whose feature exists, oldest first. */
   notifications: EmailNotification[];
 }
 
 /**
- * The context of each claimed email (by email id), read in two statements whatever their
+ * The context of each claimed email (by email id), read in three statements whatever their
  * number; an email whose voter is gone has none.
  */
 export async function loadEmailContexts(db: Db, emails: readonly EmailRow[]): Promise<Map<string, EmailContext>> {
@@ -267,12 +273,25 @@ export async function loadEmailContexts(db: Db, emails: readonly EmailRow[]): Pr
       "voters.kind",
       "voters.email",
       "voters.email_unsubscribed",
+      "projects.id as project_id",
       "projects.slug",
       "projects.name",
       "projects.notification_settings",
     ])
     .where("voters.id", "in", [...new Set(emails.map((email) => email.voter_id))])
     .execute();
+  const projectIds = [...new Set(heads.map((head) => head.project_id))];
+  const columns =
+    projectIds.length === 0
+      ? []
+      : await db
+          .selectFrom("columns")
+          .innerJoin("boards", "boards.id", "columns.board_id")
+          .select(["columns.id", "columns.project_id", "columns.name", "columns.position", "columns.status"])
+          .where("boards.kind", "=", "roadmap")
+          .where("columns.project_id", "in", projectIds)
+          .execute();
+  const namesOf = new Map(projectIds.map((id) => [id, statusNames(columns.filter((column) => column.project_id === id))] as const));
   const ids = emails.flatMap((email) => email.notification_ids);
   const notifications =
     ids.length === 0
@@ -298,7 +317,12 @@ export async function loadEmailContexts(db: Db, emails: readonly EmailRow[]): Pr
     const own = new Set(email.notification_ids);
     contexts.set(email.id, {
       voter: { public_id: head.public_id, kind: head.kind, email: head.email, email_unsubscribed: head.email_unsubscribed },
-      project: { slug: head.slug, name: head.name, notification_settings: head.notification_settings },
+      project: {
+        slug: head.slug,
+        name: head.name,
+        notification_settings: head.notification_settings,
+        status_names: namesOf.get(head.project_id) ?? statusNames([]),
+      },
       // In creation order (the statement's), only this email's and only its voter's.
       notifications: notifications
         .filter((row) => own.has(row.id) && row.voter_id === email.voter_id && byId.has(row.id))

@@ -6,7 +6,8 @@
  * feature heading (" and N more" for N further notifications), a text/plain part with the
  * board texts as they are and a text/html part with every board text HTML-escaped, each listing
  * every notification (a link from board_url when set), the Message-ID, and the RFC 2369 /
- * RFC 8058 unsubscribe headers.
+ * RFC 8058 unsubscribe headers. A status is shown as a person reads it on the board: its
+ * column's name (statusLabel), never the raw value.
  */
 import { FEATURE_ID_PLACEHOLDER } from "../../contract/notification-settings.ts";
 import { escapeHtml } from "./html-escape.ts";
@@ -20,7 +21,8 @@ export interface EmailNotification {
 }
 
 export interface EmailInput {
-  project: { name: string };
+  /** `statusNames`: status value -> the name of the roadmap column showing it (see statusNames). */
+  project: { name: string; statusNames: ReadonlyMap<string, string> };
   /** The sender settings in effect (from_name already defaulted to the project's name). */
   sender: { fromName: string; fromAddress: string; replyTo: string | null; boardUrl: string | null };
   to: string;
@@ -65,18 +67,42 @@ function nested(data: Record<string, unknown>, key: string, inner: string): stri
  */
 type Part = { text: string } | { board: string };
 
-function describe(notification: EmailNotification): Part[] {
+/**
+ * How a person reads `status` (a FeatureObject status value): the name of its column on the
+ * board, from `names` (statusNames), else the value in words (`in_progress` -> "In progress").
+ */
+export function statusLabel(status: string, names: ReadonlyMap<string, string>): string {
+  const name = names.get(status);
+  if (name !== undefined && name.trim() !== "") return name;
+  const words = status.replaceAll("_", " ").trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/**
+ * The column name of each status (owner-api-v3.md, Rule 1: setting a status alone files the
+ * feature in the roadmap's first column by position with that status), given the project's
+ * roadmap columns in any order; `archived` is the archived column's, "Archived"
+ * (feedback-board-api-v3.md, column -1).
+ */
+export function statusNames(roadmapColumns: readonly { status: string | null; name: string; position: number; id: number }[]) {
+  const names = new Map<string, string>([["archived", "Archived"]]);
+  const ordered = [...roadmapColumns].sort((a, b) => a.position - b.position || a.id - b.id);
+  for (const column of ordered) {
+    if (column.status !== null && column.status !== "archived" && !names.has(column.status)) names.set(column.status, column.name);
+  }
+  return names;
+}
+
+function describe(notification: EmailNotification, names: ReadonlyMap<string, string>): Part[] {
   const { data, type } = notification;
   const feature: Part = { board: notification.feature.heading };
+  const status = (key: string): Part => {
+    const value = field(data, key);
+    return { board: value === undefined ? "?" : statusLabel(value, names) };
+  };
   switch (type) {
     case "status_changed":
-      return [
-        feature,
-        { text: ": status changed from " },
-        { board: field(data, "from") ?? "?" },
-        { text: " to " },
-        { board: field(data, "to") ?? "?" },
-      ];
+      return [feature, { text: ": status changed from " }, status("from"), { text: " to " }, status("to")];
     case "responded": {
       const denial = data.response_is_denial === true ? " (declined)" : "";
       return [feature, { text: `: the team responded${denial}: ` }, { board: field(data, "developer_response") ?? "" }];
@@ -126,7 +152,7 @@ export function renderEmail(input: EmailInput): RenderedEmail {
   const footer = "You receive this because you follow these features. To stop these emails, unsubscribe:";
 
   const textItems = notifications.map((notification) => {
-    const sentence = describe(notification)
+    const sentence = describe(notification, project.statusNames)
       .map((part) => ("text" in part ? part.text : part.board))
       .join("");
     const link = featureLink(sender.boardUrl, notification.feature.id);
@@ -136,7 +162,7 @@ export function renderEmail(input: EmailInput): RenderedEmail {
 
   const htmlItems = notifications.map((notification) => {
     const link = featureLink(sender.boardUrl, notification.feature.id);
-    const sentence = describe(notification)
+    const sentence = describe(notification, project.statusNames)
       .map((part) => escapeHtml("text" in part ? part.text : part.board))
       .join("");
     return `<li>${sentence}${link ? ` <a href="${escapeHtml(link)}">View</a>` : ""}</li>`;

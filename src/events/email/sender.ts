@@ -71,7 +71,7 @@ async function attempt(
   if (!eligible(settings, context.voter) || context.voter.email === null || settings.from_address === null) return { kind: "dropped" };
   const secret = await serviceSecret(db, "unsubscribe");
   const message = renderEmail({
-    project: { name: context.project.name },
+    project: { name: context.project.name, statusNames: context.project.status_names },
     sender: {
       fromName: settings.from_name ?? context.project.name,
       fromAddress: settings.from_address,
