@@ -34,6 +34,8 @@ export interface NotificationSettings {
   digest_minutes: number;
   /** An http(s) URL holding `{feature_id}`, or null. */
   board_url: string | null;
+  /** An http(s) URL holding `{release_slug}`, or null; absent (null) in rows stored before it existed. */
+  changelog_url?: string | null;
 }
 
 export interface ThemeColors {

@@ -190,6 +190,7 @@ describe("settings", () => {
       reply_to: null,
       digest_minutes: 15,
       board_url: null,
+      changelog_url: null,
     });
     const patched = await ctx.send("PATCH", `/api/v3/projects/${b.slug}/admin/settings`, b.secretKey, {
       notifications: { from_address: "news@quiet.test", email_enabled: true },
@@ -205,6 +206,7 @@ describe("settings", () => {
       reply_to: null,
       digest_minutes: 0,
       board_url: "https://quiet.test/f/{feature_id}",
+      changelog_url: null,
     });
   });
 
@@ -776,6 +778,7 @@ describe("snapshot", () => {
       reply_to: "help@lumen.test",
       digest_minutes: 45,
       board_url: "https://lumen.test/feedback/{feature_id}?from=email",
+      changelog_url: null,
     });
     const bob = exported.voters.find((voter) => voter.voter_id === b.voters.bob!.publicId);
     expect(bob?.email_unsubscribed).toBe(true);
@@ -791,6 +794,7 @@ describe("snapshot", () => {
       [{ email_enabled: true }, "project.notifications.from_address"],
       [{ digest_minutes: 2000 }, "project.notifications.digest_minutes"],
       [{ board_url: "https://x.test/no-placeholder" }, "project.notifications.board_url"],
+      [{ changelog_url: "https://x.test/changelog" }, "project.notifications.changelog_url"],
     ] as const) {
       const error = await importSnapshot(ctx.db, buildSnapshot({ project: { notifications } }), {}).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(SnapshotValidationError);

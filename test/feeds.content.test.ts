@@ -101,9 +101,12 @@ describe("changelog.atom", () => {
       expect(htmlText(entry.title)).toBe(data.name);
       expect(entry.updated).toBe(data.published_at);
       expect(entry.published).toBe(data.published_at);
-      expect(entry.links).toEqual([{ rel: null, href: `${BASE}/api/v3/projects/${p.slug}/changelog/${id}` }]);
+      // No changelog_url: no link at all (the API's own address needs a key a reader lacks).
+      expect(entry.links).toEqual([]);
       if (data.body_html === null) {
-        expect(entry.content).toBeNull();
+        // Neither a note nor a link: the name is the content (an Atom entry needs one of them).
+        expect(entry.contentType).toBe("html");
+        expect(htmlText(entry.content ?? "")).toBe(data.name);
       } else {
         expect(entry.contentType).toBe("html");
         expect(entry.content).toBe(data.body_html);
@@ -112,6 +115,33 @@ describe("changelog.atom", () => {
         expect(entry.content).toContain('href="https://ok.example"');
       }
     }
+  });
+
+  it("links each release to the owner's changelog_url with its slug put in, and refuses a changelog_url without {release_slug}", async () => {
+    const q = await ctx.importProject({
+      releases: [
+        { ref: "noted", name: "Noted", slug: "2-0 beta", body: "Notes", published_at: new Date(now - HOUR).toISOString(), features: [] },
+        { ref: "bare", name: "Bare", slug: "1-9", body: null, published_at: new Date(now - 2 * HOUR).toISOString(), features: [] },
+      ],
+    });
+    for (const bad of ["https://lumen.example/changelog", "ftp://lumen.example/{release_slug}", "{release_slug}"]) {
+      const refused = await ctx.send("PATCH", `/api/v3/projects/${q.slug}/admin/settings`, q.secretKey, {
+        notifications: { changelog_url: bad },
+      });
+      expect(refused.status, bad).toBe(422);
+      expect((await body<{ error: { field: string } }>(refused)).error.field).toBe("notifications.changelog_url");
+    }
+    const patched = await ctx.send("PATCH", `/api/v3/projects/${q.slug}/admin/settings`, q.secretKey, {
+      notifications: { changelog_url: "https://lumen.example/changelog/{release_slug}?ref=feed" },
+    });
+    expect(patched.status).toBe(200);
+    const feed = await feedOf(q, "changelog");
+    expect(feed.entries.map((entry) => entry.links)).toEqual([
+      [{ rel: null, href: "https://lumen.example/changelog/2-0%20beta?ref=feed" }],
+      [{ rel: null, href: "https://lumen.example/changelog/1-9?ref=feed" }],
+    ]);
+    // With a link, a release without a note has no content.
+    expect(feed.entries[1]!.content).toBeNull();
   });
 
   it("has a stable id, a title, an author, a self link and the newest entry's time as updated", async () => {
@@ -174,7 +204,8 @@ describe("roadmap.atom", () => {
     expect(feed.entries.map((entry) => entry.titleType)).toEqual(["html", "html", "html"]);
     expect(htmlText(feed.entries[1]!.content ?? "")).toBe("Status changed from planned to denied");
     expect(feed.entries[1]!.contentType).toBe("html");
-    expect(feed.entries[0]!.links).toEqual([{ rel: null, href: `${BASE}/api/v3/projects/${p.slug}/features/${p.ids.ids.features.back}` }]);
+    // No board_url: no link element rather than the API's feature route (401 missing_key for a reader).
+    expect(feed.entries.map((entry) => entry.links)).toEqual([[], [], []]);
 
     // updated is the event's time, as GET /admin/events reports it.
     const listed = await body<Events>(await ctx.get(`/api/v3/projects/${p.slug}/admin/events?type=feature.status_changed`, p.secretKey));

@@ -90,6 +90,7 @@ describe("owner settings", () => {
         reply_to: null,
         digest_minutes: 15,
         board_url: null,
+        changelog_url: null,
       },
     });
     expect(text).not.toContain(SSO_SECRET);

@@ -170,7 +170,7 @@ async function readProject(db: Transaction<Database>, slug: string): Promise<Sna
       allowed_origins: project.allowed_origins,
       settings: project.settings,
       theme: project.theme,
-      notifications: project.notification_settings,
+      notifications: { ...project.notification_settings, changelog_url: project.notification_settings.changelog_url ?? null },
     },
     keys: keys.map((k) => ({ kind: k.kind, key_sha256: k.key_hash })),
     tags: tags.map((t) => ({ ref: tagRef(t.id), id: t.id, name: t.name })),

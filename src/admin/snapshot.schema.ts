@@ -139,6 +139,7 @@ const notificationsSchema = z
     reply_to: notificationSettingsShape.reply_to.default(NOTIFICATION_SETTINGS_DEFAULTS.reply_to),
     digest_minutes: notificationSettingsShape.digest_minutes.default(NOTIFICATION_SETTINGS_DEFAULTS.digest_minutes),
     board_url: notificationSettingsShape.board_url.default(NOTIFICATION_SETTINGS_DEFAULTS.board_url),
+    changelog_url: notificationSettingsShape.changelog_url.default(NOTIFICATION_SETTINGS_DEFAULTS.changelog_url),
   })
   .superRefine((settings, ctx) => {
     if (settings.email_enabled && settings.from_address === null) {

@@ -13,15 +13,20 @@ export const NOTIFICATION_SETTINGS_DEFAULTS = Object.freeze({
   reply_to: null,
   digest_minutes: 15,
   board_url: null,
+  changelog_url: null,
 });
 
 /** The placeholder a board_url must hold: the feature's id goes there. */
 export const FEATURE_ID_PLACEHOLDER = "{feature_id}";
 
-function isBoardUrl(value: string): boolean {
-  if (!value.includes(FEATURE_ID_PLACEHOLDER)) return false;
+/** The placeholder a changelog_url must hold: the release's slug goes there. */
+export const RELEASE_SLUG_PLACEHOLDER = "{release_slug}";
+
+/** Whether `value` is an http(s) URL holding `placeholder` (checked with a value put in). */
+function isTemplateUrl(value: string, placeholder: string): boolean {
+  if (!value.includes(placeholder)) return false;
   try {
-    const url = new URL(value.replaceAll(FEATURE_ID_PLACEHOLDER, "1"));
+    const url = new URL(value.replaceAll(placeholder, "1"));
     return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
   } catch {
     return false;
@@ -51,11 +56,37 @@ export const notificationSettingsShape = {
     description: "Minutes a voter's notifications are gathered into one email after the first; 0 sends each on its own",
     example: 15,
   }),
-  board_url: z.string().max(2048).refine(isBoardUrl, { message: "must be an http(s) URL containing {feature_id}" }).nullable().openapi({
-    description: "Link of each feature in an email, {feature_id} replaced by the feature's id; null: no links",
-    example: "https://lumen.example/feedback/{feature_id}",
-  }),
+  board_url: z
+    .string()
+    .max(2048)
+    .refine((value) => isTemplateUrl(value, FEATURE_ID_PLACEHOLDER), { message: "must be an http(s) URL containing {feature_id}" })
+    .nullable()
+    .openapi({
+      description: "Link of each feature in an email, {feature_id} replaced by the feature's id; null: no links",
+      example: "https://lumen.example/feedback/{feature_id}",
+    }),
+  changelog_url: z
+    .string()
+    .max(2048)
+    .refine((value) => isTemplateUrl(value, RELEASE_SLUG_PLACEHOLDER), { message: "must be an http(s) URL containing {release_slug}" })
+    .nullable()
+    .openapi({
+      description:
+        "The public page of a release, {release_slug} replaced by the release's slug: where changelog feed entries " +
+        "and shipped emails link; null: no release links",
+      example: "https://lumen.example/changelog/{release_slug}",
+    }),
 };
+
+/**
+ * `template` (a board_url or changelog_url) with `placeholder` replaced by `value`
+ * (percent-encoded), or undefined when there is no template or the result is no URL.
+ */
+export function fillTemplateUrl(template: string | null | undefined, placeholder: string, value: string | number): string | undefined {
+  if (!template) return undefined;
+  const link = template.replaceAll(placeholder, encodeURIComponent(String(value)));
+  return URL.canParse(link) ? link : undefined;
+}
 
 /**
  * The message of the cross-field rule: email_enabled true while from_address is null (422

@@ -4848,6 +4848,11 @@ export interface components {
              * @example https://lumen.example/feedback/{feature_id}
              */
             board_url: string | null;
+            /**
+             * @description The public page of a release, {release_slug} replaced by the release's slug: where changelog feed entries and shipped emails link; null: no release links
+             * @example https://lumen.example/changelog/{release_slug}
+             */
+            changelog_url: string | null;
         };
         PatchSettingsBody: {
             /**
@@ -5047,6 +5052,11 @@ export interface components {
                  * @example https://lumen.example/feedback/{feature_id}
                  */
                 board_url?: string | null;
+                /**
+                 * @description The public page of a release, {release_slug} replaced by the release's slug: where changelog feed entries and shipped emails link; null: no release links
+                 * @example https://lumen.example/changelog/{release_slug}
+                 */
+                changelog_url?: string | null;
             };
         };
         KeyObject: {

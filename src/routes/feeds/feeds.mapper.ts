@@ -10,9 +10,16 @@
  * - entry titles and contents are declared `type="html"` and written as CDATA: a title is
  *   HTML-escaped (it is plain text; the escaping also removes every `>`, so no `]]>` can end
  *   the section), and in the sanitized HTML of a release note each `]]>` becomes `]]&gt;`
- *   (the same text to an HTML parser; xml-js splits only the first one).
+ *   (the same text to an HTML parser; xml-js splits only the first one);
+ * - an entry without a link: the library always writes an entry's `<link>`, as `<link/>` (no
+ *   href, invalid Atom) when there is none, so those elements are removed from its output.
+ *
+ * Entries link only where a reader can open the page (the API's own routes need a key): a
+ * release to the owner's `changelog_url`, a feature to the owner's `board_url`, each with the
+ * slug or id put in; without the setting an entry has no link element.
  */
-import { Feed } from "feed";
+import { Feed, type Item } from "feed";
+import { FEATURE_ID_PLACEHOLDER, fillTemplateUrl, RELEASE_SLUG_PLACEHOLDER } from "../../contract/notification-settings.ts";
 import { eventId } from "../../events/outbox.ts";
 import type { FeedProjectRow, FeedReleaseRow, FeedStatusChangeRow } from "./feeds.repository.ts";
 
@@ -64,14 +71,14 @@ export function eventUrn(slug: string, eventPublicId: string): string {
   return `urn:feedback-board:${slug}:event:${eventPublicId}`;
 }
 
-/** Where a feature's entry links: the owner's board page when board_url is set, else the public API's feature. */
-function featureLink(subject: FeedSubject, featureId: number): string {
-  const template = subject.project.board_url;
-  if (template) {
-    const link = template.replaceAll("{feature_id}", String(featureId));
-    if (URL.canParse(link)) return link;
-  }
-  return `${subject.baseUrl}/api/v3/projects/${subject.slug}/features/${featureId}`;
+/** The library's link element of an entry without a link (see the module comment), on its own line. */
+const EMPTY_ENTRY_LINK = /^[ \t]*<link\/>\r?\n/gm;
+
+/** The feed document the library writes for `feed`, without the link elements of entries that have none. */
+function atomOf(feed: Feed): string {
+  // Board texts cannot produce "<link/>": titles are escaped and contents are sanitized HTML in
+  // CDATA, where a line holding only that element is not written by the sanitizer.
+  return feed.atom1().replace(EMPTY_ENTRY_LINK, "");
 }
 
 function newFeed(subject: FeedSubject, kind: "changelog" | "roadmap", updated: Date | undefined): Feed {
@@ -88,41 +95,60 @@ function newFeed(subject: FeedSubject, kind: "changelog" | "roadmap", updated: D
 /**
  * The changelog feed: one entry per release of `releases` (already newest first), id
  * releaseUrn, title its name, updated and published its published_at, content its sanitized
- * body_html (none when the release has no note), linked to the release in the public API.
+ * body_html, linked to the owner's changelog_url with the release's slug put in (no link when
+ * it is unset). A release without a note has no content when it has a link; with neither, its
+ * content is its name, since an Atom entry needs a content or an alternate link (RFC 4287, 4.1.2).
  */
 export function toChangelogFeed(subject: FeedSubject, releases: readonly FeedReleaseRow[]): string {
   const feed = newFeed(subject, "changelog", releases[0]?.published_at);
   for (const release of releases) {
-    feed.addItem({
-      id: releaseUrn(subject.slug, release.id),
-      title: escapeHtml(xmlText(release.name)),
-      link: `${subject.baseUrl}/api/v3/projects/${subject.slug}/changelog/${release.id}`,
-      date: release.published_at,
-      published: release.published_at,
-      ...(release.body_html === null ? {} : { content: htmlContent(release.body_html) }),
-    });
+    const link = fillTemplateUrl(subject.project.changelog_url, RELEASE_SLUG_PLACEHOLDER, release.slug);
+    const title = escapeHtml(xmlText(release.name));
+    const content = release.body_html !== null ? htmlContent(release.body_html) : link === undefined ? `<p>${title}</p>` : undefined;
+    feed.addItem(
+      entry({
+        id: releaseUrn(subject.slug, release.id),
+        title,
+        link,
+        date: release.published_at,
+        published: release.published_at,
+        ...(content === undefined ? {} : { content }),
+      }),
+    );
   }
-  return feed.atom1();
+  return atomOf(feed);
 }
 
 /**
  * The roadmap feed: one entry per status change of `changes` (already newest first), id
  * eventUrn of its event, title "{heading}: {new status}", updated the event's time, content
- * naming the statuses before and after, linked to the feature (featureLink).
+ * naming the statuses before and after, linked to the owner's board_url with the feature's id
+ * put in (no link when it is unset).
  */
 export function toRoadmapFeed(subject: FeedSubject, changes: readonly FeedStatusChangeRow[]): string {
   const feed = newFeed(subject, "roadmap", changes[0]?.created_at);
   for (const change of changes) {
     const to = escapeHtml(xmlText(change.to_status));
     const from = change.from_status === null ? null : escapeHtml(xmlText(change.from_status));
-    feed.addItem({
-      id: eventUrn(subject.slug, eventId(change.txid, change.seq)),
-      title: `${escapeHtml(xmlText(change.heading))}: ${to}`,
-      link: featureLink(subject, change.feature_id),
-      date: change.created_at,
-      content:
-        from === null ? `<p>Status: <code>${to}</code></p>` : `<p>Status changed from <code>${from}</code> to <code>${to}</code></p>`,
-    });
+    feed.addItem(
+      entry({
+        id: eventUrn(subject.slug, eventId(change.txid, change.seq)),
+        title: `${escapeHtml(xmlText(change.heading))}: ${to}`,
+        link: fillTemplateUrl(subject.project.board_url, FEATURE_ID_PLACEHOLDER, change.feature_id),
+        date: change.created_at,
+        content:
+          from === null ? `<p>Status: <code>${to}</code></p>` : `<p>Status changed from <code>${from}</code> to <code>${to}</code></p>`,
+      }),
+    );
   }
-  return feed.atom1();
+  return atomOf(feed);
+}
+
+/**
+ * An entry as the library takes it, with or without a link: its type demands one, but its Atom
+ * writer takes an entry without (writing the `<link/>` that atomOf removes).
+ */
+function entry(fields: Omit<Item, "link"> & { link: string | undefined }): Item {
+  const { link, ...rest } = fields;
+  return (link === undefined ? rest : { ...rest, link }) as Item;
 }

@@ -11,11 +11,15 @@ export interface FeedProjectRow {
   created_at: Date;
   /** The owner's feature page address holding `{feature_id}` (notification settings), or null. */
   board_url: string | null;
+  /** The owner's release page address holding `{release_slug}` (notification settings), or null. */
+  changelog_url: string | null;
 }
 
 /** One public release of the changelog feed. */
 export interface FeedReleaseRow {
   id: number;
+  /** Name in its public changelog address (changelog_url's `{release_slug}`). */
+  slug: string;
   name: string;
   /** Sanitized HTML of the note, as the public changelog serves it; null when there is no note. */
   body_html: string | null;
@@ -34,11 +38,15 @@ export interface FeedStatusChangeRow {
   to_status: string;
 }
 
-/** created_at and board_url of project `projectId`; throws when the project is gone. */
+/** created_at, board_url and changelog_url of project `projectId`; throws when the project is gone. */
 export async function findFeedProject(db: Db, projectId: number): Promise<FeedProjectRow> {
   return db
     .selectFrom("projects")
-    .select(["created_at", sql<string | null>`notification_settings->>'board_url'`.as("board_url")])
+    .select([
+      "created_at",
+      sql<string | null>`notification_settings->>'board_url'`.as("board_url"),
+      sql<string | null>`notification_settings->>'changelog_url'`.as("changelog_url"),
+    ])
     .where("id", "=", projectId)
     .executeTakeFirstOrThrow();
 }
@@ -51,7 +59,7 @@ export async function findFeedProject(db: Db, projectId: number): Promise<FeedPr
 export async function listFeedReleases(db: Db, projectId: number, now: Date, limit: number): Promise<FeedReleaseRow[]> {
   const rows = await db
     .selectFrom("releases")
-    .select(["id", "name", "body_html", "published_at"])
+    .select(["id", "slug", "name", "body_html", "published_at"])
     .where("project_id", "=", projectId)
     .where("published_at", "is not", null)
     .where("published_at", "<=", now)

@@ -17,6 +17,10 @@ export function toSettings(row: SettingsRow): SettingsObject {
     allowed_origins: row.allowed_origins,
     settings: row.settings,
     theme: row.theme,
-    notifications: { ...row.notification_settings, from_name: row.notification_settings.from_name ?? row.name },
+    notifications: {
+      ...row.notification_settings,
+      from_name: row.notification_settings.from_name ?? row.name,
+      changelog_url: row.notification_settings.changelog_url ?? null,
+    },
   };
 }
