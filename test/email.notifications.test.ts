@@ -316,6 +316,32 @@ describe("the message", () => {
   });
 });
 
+describe("links", () => {
+  it("a shipped notification links to the release on changelog_url; without the settings an email has no links", async () => {
+    const b = await board({ digest_minutes: 0, changelog_url: "https://lumen.test/changelog/{release_slug}" });
+    const release = await ctx.db
+      .insertInto("releases")
+      .values({ project_id: b.projectId, name: "2.0", slug: "2-0", published_at: new Date() })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    const t = nextBase();
+    await notify(b, "ada", "export", t, "shipped", { release: { id: release.id, name: "2.0" } });
+    await passAt(t + 1000);
+    const [mail] = sink.to(b.voters.ada!.email!) as [ParsedMail];
+    expect(mail.text).toContain(`https://lumen.test/feedback/${b.features.export}?from=email`);
+    expect(mail.text).toContain("https://lumen.test/changelog/2-0");
+    expect(mail.html as string).toContain('<a href="https://lumen.test/changelog/2-0">Release notes</a>');
+
+    const bare = await board({ digest_minutes: 0, board_url: null, changelog_url: null });
+    await notify(bare, "bob", "export", t + 2000, "shipped", { release: { id: release.id, name: "2.0" } });
+    await passAt(t + 3000);
+    const [plain] = sink.to(bare.voters.bob!.email!) as [ParsedMail];
+    // The only address left is the unsubscribe link: no feature or release link, no API route.
+    const addresses = (plain.text ?? "").match(/https?:\/\/\S+/g) ?? [];
+    expect(addresses).toEqual([expect.stringMatching(/^http:\/\/board\.test\/api\/v3\/unsubscribe\//)]);
+  });
+});
+
 describe("statuses as the board names them", () => {
   it("shows each status as its roadmap column's name (escaped in HTML), else the status in words", async () => {
     const b = await board({ digest_minutes: 0 });

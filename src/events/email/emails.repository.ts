@@ -258,7 +258,7 @@ export interface EmailContext {
 }
 
 /**
- * The context of each claimed email (by email id), read in three statements whatever their
+ * The context of each claimed email (by email id), read in at most four statements whatever their
  * number; an email whose voter is gone has none.
  */
 export async function loadEmailContexts(db: Db, emails: readonly EmailRow[]): Promise<Map<string, EmailContext>> {
@@ -310,6 +310,22 @@ export async function loadEmailContexts(db: Db, emails: readonly EmailRow[]): Pr
           ORDER BY n.created_at, n.id`
           .execute(db)
           .then((result) => result.rows);
+  // The slugs of the releases shipped notifications name (a release deleted since has none).
+  const releaseIds = [
+    ...new Set(
+      notifications.flatMap((row) => {
+        const id = row.type === "shipped" ? (row.data?.release as { id?: unknown } | undefined)?.id : undefined;
+        return typeof id === "number" && Number.isInteger(id) ? [id] : [];
+      }),
+    ),
+  ];
+  const releaseSlugs = new Map(
+    releaseIds.length === 0
+      ? []
+      : (await db.selectFrom("releases").select(["id", "project_id", "slug"]).where("id", "in", releaseIds).execute()).map(
+          (row) => [row.id, row] as const,
+        ),
+  );
   const byId = new Map(notifications.map((row) => [row.id, row]));
   for (const email of emails) {
     const head = heads.find((row) => row.id === email.voter_id);
@@ -331,10 +347,22 @@ export async function loadEmailContexts(db: Db, emails: readonly EmailRow[]): Pr
           type: row.type,
           data: row.data ?? {},
           feature: { id: row.feature_id, heading: row.heading },
+          ...releaseSlugOf(row, releaseSlugs, head.project_id),
         })),
     });
   }
   return contexts;
+}
+
+/** `{releaseSlug}` of a shipped notification whose release (of `projectId`) still exists, else nothing. */
+function releaseSlugOf(
+  row: { type: string; data: Record<string, unknown> | null },
+  releases: ReadonlyMap<number, { project_id: number; slug: string }>,
+  projectId: number,
+): { releaseSlug?: string } {
+  const id = row.type === "shipped" ? (row.data?.release as { id?: unknown } | undefined)?.id : undefined;
+  const release = typeof id === "number" ? releases.get(id) : undefined;
+  return release && release.project_id === projectId ? { releaseSlug: release.slug } : {};
 }
 
 /** The outcome of one attempt, as recorded. */

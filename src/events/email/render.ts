@@ -9,7 +9,7 @@
  * RFC 8058 unsubscribe headers. A status is shown as a person reads it on the board: its
  * column's name (statusLabel), never the raw value.
  */
-import { FEATURE_ID_PLACEHOLDER } from "../../contract/notification-settings.ts";
+import { FEATURE_ID_PLACEHOLDER, fillTemplateUrl, RELEASE_SLUG_PLACEHOLDER } from "../../contract/notification-settings.ts";
 import { escapeHtml } from "./html-escape.ts";
 
 /** One notification as an email lists it: the row, and its feature as it is now. */
@@ -18,13 +18,16 @@ export interface EmailNotification {
   type: string;
   data: Record<string, unknown>;
   feature: { id: number; heading: string };
+  /** The slug of the release a `shipped` notification names, when it still exists; else absent. */
+  releaseSlug?: string;
 }
 
 export interface EmailInput {
   /** `statusNames`: status value -> the name of the roadmap column showing it (see statusNames). */
   project: { name: string; statusNames: ReadonlyMap<string, string> };
   /** The sender settings in effect (from_name already defaulted to the project's name). */
-  sender: { fromName: string; fromAddress: string; replyTo: string | null; boardUrl: string | null };
+  /** boardUrl / changelogUrl: the notification settings' board_url and changelog_url (null: no such links). */
+  sender: { fromName: string; fromAddress: string; replyTo: string | null; boardUrl: string | null; changelogUrl?: string | null };
   to: string;
   /** At least one, oldest first. */
   notifications: readonly EmailNotification[];
@@ -132,8 +135,19 @@ function describe(notification: EmailNotification, names: ReadonlyMap<string, st
   }
 }
 
-function featureLink(boardUrl: string | null, featureId: number): string | undefined {
-  return boardUrl === null ? undefined : boardUrl.replaceAll(FEATURE_ID_PLACEHOLDER, encodeURIComponent(String(featureId)));
+/**
+ * The links of a notification, only to pages a reader can open: the feature on board_url, and
+ * for a shipped one the release on changelog_url; none for a setting that is unset.
+ */
+function linksOf(sender: EmailInput["sender"], notification: EmailNotification): { label: string; url: string }[] {
+  const links: { label: string; url: string }[] = [];
+  const feature = fillTemplateUrl(sender.boardUrl, FEATURE_ID_PLACEHOLDER, notification.feature.id);
+  if (feature) links.push({ label: "View", url: feature });
+  if (notification.type === "shipped" && notification.releaseSlug !== undefined) {
+    const release = fillTemplateUrl(sender.changelogUrl, RELEASE_SLUG_PLACEHOLDER, notification.releaseSlug);
+    if (release) links.push({ label: "Release notes", url: release });
+  }
+  return links;
 }
 
 /** The subject: `[{project}] {oldest feature heading}` and " and N more" for N further notifications. */
@@ -155,17 +169,17 @@ export function renderEmail(input: EmailInput): RenderedEmail {
     const sentence = describe(notification, project.statusNames)
       .map((part) => ("text" in part ? part.text : part.board))
       .join("");
-    const link = featureLink(sender.boardUrl, notification.feature.id);
-    return `- ${sentence}${link ? `\n  ${link}` : ""}`;
+    const links = linksOf(sender, notification).map((link) => `\n  ${link.url}`);
+    return `- ${sentence}${links.join("")}`;
   });
   const text = `${intro}\n\n${textItems.join("\n\n")}\n\n--\n${footer}\n${unsubscribeUrl}\n`;
 
   const htmlItems = notifications.map((notification) => {
-    const link = featureLink(sender.boardUrl, notification.feature.id);
+    const links = linksOf(sender, notification).map((link) => ` <a href="${escapeHtml(link.url)}">${link.label}</a>`);
     const sentence = describe(notification, project.statusNames)
       .map((part) => escapeHtml("text" in part ? part.text : part.board))
       .join("");
-    return `<li>${sentence}${link ? ` <a href="${escapeHtml(link)}">View</a>` : ""}</li>`;
+    return `<li>${sentence}${links.join("")}</li>`;
   });
   const html =
     `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(emailSubject(project.name, notifications))}</title></head>` +

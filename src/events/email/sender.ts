@@ -77,6 +77,7 @@ async function attempt(
       fromAddress: settings.from_address,
       replyTo: settings.reply_to,
       boardUrl: settings.board_url,
+      changelogUrl: settings.changelog_url ?? null,
     },
     to: context.voter.email,
     notifications: context.notifications,
