@@ -358,7 +358,9 @@ describe("statuses as the board names them", () => {
     await passAt(t + 1000);
     const mails = sink.to(b.voters.ada!.email!);
     expect(mails).toHaveLength(3);
-    const [planned, archived, unknown] = mails as [ParsedMail, ParsedMail, ParsedMail];
+    // Sent concurrently: told apart by subject, not by arrival order.
+    const bySubject = (heading: string) => mails.find((mail) => mail.subject === `[Lumen] ${heading}`)!;
+    const [planned, archived, unknown] = [bySubject("CSV export"), bySubject("SAML login"), bySubject(HOSTILE_HEADING)];
     expect(planned.text).toContain("CSV export: status changed from Suggestions to Next <up> & soon");
     expect(planned.html as string).toContain("status changed from Suggestions to Next &lt;up&gt; &amp; soon");
     expect(archived.text).toContain("SAML login: status changed from In progress to Archived");
