@@ -1013,14 +1013,14 @@ export const adminListEvents = <ThrowOnError extends boolean = false>(options: O
 /**
  * Read an unsubscribe link's state
  *
- * Whether the voter the token names is unsubscribed from that project's emails; changes nothing. A forged or altered token, or one of an erased voter: 404 not_found.
+ * Whether the voter the token names is unsubscribed from that project's emails; changes nothing. A forged or altered token, or one of an erased voter: 404 not_found. When the Accept header prefers text/html to application/json (a person who opened the link in a browser), the answer is an HTML page (text/html; charset=utf-8) instead of JSON; errors stay JSON. The page shows the project's name, the current state and one button that POSTs to the same address.
  */
 export const getUnsubscribe = <ThrowOnError extends boolean = false>(options: Options<GetUnsubscribeData, ThrowOnError>) => (options.client ?? client).get<GetUnsubscribeResponses, GetUnsubscribeErrors, ThrowOnError>({ url: '/api/v3/unsubscribe/{token}', ...options });
 
 /**
  * Unsubscribe from a project's emails (one-click)
  *
- * The RFC 8058 one-click unsubscribe: the voter the token names receives no more email from the project (their inbox and subscriptions stay). Idempotent: 200 also when already unsubscribed. Any body (mail clients send `List-Unsubscribe=One-Click` as a form) is ignored. A forged or altered token, or one of an erased voter: 404 not_found.
+ * The RFC 8058 one-click unsubscribe: the voter the token names receives no more email from the project (their inbox and subscriptions stay). Idempotent: 200 also when already unsubscribed. Any body (mail clients send `List-Unsubscribe=One-Click` as a form) unsubscribes the same way. A forged or altered token, or one of an erased voter: 404 not_found. When the Accept header prefers text/html to application/json (a person who opened the link in a browser), the answer is an HTML page (text/html; charset=utf-8) instead of JSON; errors stay JSON. The one-click form (List-Unsubscribe=One-Click) always answers JSON; the page says that it is done.
  */
 export const postUnsubscribe = <ThrowOnError extends boolean = false>(options: Options<PostUnsubscribeData, ThrowOnError>) => (options.client ?? client).post<PostUnsubscribeResponses, PostUnsubscribeErrors, ThrowOnError>({ url: '/api/v3/unsubscribe/{token}', ...options });
 

@@ -2637,6 +2637,10 @@ export type NotificationSettingsObject = {
      * Link of each feature in an email, {feature_id} replaced by the feature's id; null: no links
      */
     board_url: string | null;
+    /**
+     * The public page of a release, {release_slug} replaced by the release's slug: where changelog feed entries and shipped emails link; null: no release links
+     */
+    changelog_url: string | null;
 };
 
 export type PatchSettingsBody = {
@@ -2794,6 +2798,10 @@ export type PatchSettingsBody = {
          * Link of each feature in an email, {feature_id} replaced by the feature's id; null: no links
          */
         board_url?: string | null;
+        /**
+         * The public page of a release, {release_slug} replaced by the release's slug: where changelog feed entries and shipped emails link; null: no release links
+         */
+        changelog_url?: string | null;
     };
 };
 
