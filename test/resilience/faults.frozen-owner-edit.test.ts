@@ -15,14 +15,16 @@
  */
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TIME_LIMIT_MESSAGE } from "../../src/app.ts";
 import { expectError, expectNoLeak } from "./support/assertions.ts";
+import {
+  type FrozenPeerStack,
+  freezeHoldingFeature,
+  isRetryableAfterFreeze,
+  isTimeLimitAnswer,
+  startFrozenPeerStack,
+} from "./support/frozen-peer.ts";
 import { type HttpResult, json, type LoadRun, send, startLoad } from "./support/http.ts";
 import { signalGroup, sleep, waitUntil } from "./support/processes.ts";
-import { importVotingProject } from "./support/seed.ts";
-import { type ServerInstance, startServer } from "./support/server.ts";
-import { type Stack, startStack } from "./support/stack.ts";
-import type { WorkloadProject } from "./support/workload.ts";
 
 /** The documented defaults (docs/operations.md, "Configuration"). */
 const LOCK_MS = 5000;
@@ -30,80 +32,43 @@ const STATEMENT_MS = 15_000;
 const IDLE_MS = 10_000;
 /** Scheduling slack on a small shared machine: HTTP, key and idempotency checks, the other statements. */
 const MARGIN_MS = 1500;
-const FROZEN_APP = "fb-frozen-owner";
 
-let stack: Stack;
-let frozen: ServerInstance;
-let project: WorkloadProject;
+let peer: FrozenPeerStack;
 
 beforeAll(async () => {
-  const bounds = {
-    RATE_LIMIT_READS_PER_MINUTE: "100000",
-    RATE_LIMIT_WRITES_PER_MINUTE: "100000",
-    DATABASE_LOCK_TIMEOUT_MS: String(LOCK_MS),
-    DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_MS),
-    DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: String(IDLE_MS),
-    WEBHOOK_WORKER: "off",
-  };
-  stack = await startStack({ env: bounds });
-  // PGAPPNAME names A's sessions, so that the test can tell its transactions from B's.
-  frozen = await startServer({ ...stack.env, PGAPPNAME: FROZEN_APP });
-  project = await importVotingProject(stack.seeder, 1, 1);
+  peer = await startFrozenPeerStack({ lockMs: LOCK_MS, statementMs: STATEMENT_MS, idleMs: IDLE_MS }, "fb-frozen-owner", 1, 1);
 });
 afterAll(async () => {
-  if (frozen) signalGroup(frozen.child, "SIGCONT");
-  await frozen?.stop().catch(() => {});
-  await stack?.close();
+  await peer?.close();
 });
 
-const featureId = () => project.featureIds[0]!;
+const featureId = () => peer.project.featureIds[0]!;
 
 /** A keyed owner PATCH of the feature's description, the description naming the key. */
 function edit(key: string, timeoutMs = 30_000) {
   return {
     label: key,
     method: "PATCH",
-    path: `/api/v3/projects/${project.slug}/admin/features/${featureId()}`,
-    headers: { "X-API-Key": project.secretKey, "Idempotency-Key": key, "X-Request-Id": key },
+    path: `/api/v3/projects/${peer.project.slug}/admin/features/${featureId()}`,
+    headers: { "X-API-Key": peer.project.secretKey, "Idempotency-Key": key, "X-Request-Id": key },
     body: JSON.stringify({ description: `edit ${key}` }),
     timeoutMs,
   };
-}
-
-/** Sessions of instance A idle in a transaction that row-locked features (FOR NO KEY UPDATE). */
-async function frozenHolders(): Promise<number> {
-  const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity a
-    WHERE a.application_name = ${FROZEN_APP} AND a.state = 'idle in transaction'
-      AND EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.relation = 'features'::regclass AND l.granted)`.execute(
-    stack.seeder.handle.db,
-  );
-  return rows[0]!.n;
 }
 
 /** feature.updated events of the feature whose description became that of `key`. */
 async function eventsOf(key: string): Promise<number> {
   const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM events
     WHERE type = 'feature.updated' AND (data->'object'->>'id')::int = ${featureId()}
-      AND data->'changes'->'description'->>'to' = ${`edit ${key}`}`.execute(stack.seeder.handle.db);
+      AND data->'changes'->'description'->>'to' = ${`edit ${key}`}`.execute(peer.stack.seeder.handle.db);
   return rows[0]!.n;
-}
-
-function isTimeLimitAnswer(result: HttpResult): boolean {
-  return result.status === 500 && json(result)?.error?.code === "internal" && json(result)?.error?.message === TIME_LIMIT_MESSAGE;
 }
 
 describe("owner edits of a feature whose row a frozen peer holds", () => {
   it("answer within the lock bound, and every write that answered 200 is stored once", async () => {
+    const { stack, frozen } = peer;
     const load: LoadRun = startLoad(frozen.origin, (i) => edit(`a-${i}`), { concurrency: 3, maxMs: 60_000, maxRequests: 100_000 });
-    // Freeze A until one of its transactions holds the feature's row lock between statements.
-    let frozenAt = 0;
-    for (let attempt = 0; attempt < 100 && frozenAt === 0; attempt++) {
-      await sleep(30 + ((attempt * 37) % 70));
-      signalGroup(frozen.child, "SIGSTOP");
-      await sleep(200);
-      if ((await frozenHolders()) > 0) frozenAt = performance.now();
-      else signalGroup(frozen.child, "SIGCONT");
-    }
+    const frozenAt = await freezeHoldingFeature(peer);
     expect(frozenAt, "instance A was never caught holding the feature's row lock").toBeGreaterThan(0);
 
     // B: three edits 300 ms apart, queued behind A's lock and behind each other.
@@ -125,7 +90,7 @@ describe("owner edits of a feature whose row a frozen peer holds", () => {
     for (let i = 0; !through && performance.now() - frozenAt < IDLE_MS + LOCK_MS + 2 * MARGIN_MS; i++) {
       through = (await probe(`b-${i}`)).status === 200;
     }
-    const stillHeld = await frozenHolders();
+    const stillHeld = await peer.frozenHolders();
     signalGroup(frozen.child, "SIGCONT");
 
     const summary = probes.map((p) => `${p.key}@${Math.round(p.sentAt)}ms: ${p.result.status} in ${Math.round(p.result.ms)} ms`).join("\n");
@@ -157,13 +122,8 @@ describe("owner edits of a feature whose row a frozen peer holds", () => {
       200,
     );
     const samples = await load.stop();
-    // As in faults.frozen-peer.test.ts: a claim in flight across the stop may answer 409
-    // idempotency_in_progress (with Retry-After) without running, as retryable as the 500.
-    const retryable = (s: HttpResult) =>
-      (s.status === 500 && json(s)?.error?.code === "internal") ||
-      (s.status === 409 && json(s)?.error?.code === "idempotency_in_progress" && s.headers["retry-after"] !== undefined);
     expect(
-      samples.filter((s) => s.status !== 200 && !retryable(s)).map((s) => `${s.status} ${s.error ?? ""} ${s.text}`),
+      samples.filter((s) => s.status !== 200 && !isRetryableAfterFreeze(s)).map((s) => `${s.status} ${s.error ?? ""} ${s.text}`),
       "A's answers are 200, a retryable 500 or a 409 idempotency_in_progress",
     ).toEqual([]);
 

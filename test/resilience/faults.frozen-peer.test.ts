@@ -13,58 +13,44 @@
  */
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TIME_LIMIT_MESSAGE } from "../../src/app.ts";
 import { expectError, expectNoLeak } from "./support/assertions.ts";
+import {
+  type FrozenPeerStack,
+  freezeHoldingFeature,
+  isRetryableAfterFreeze,
+  isTimeLimitAnswer,
+  startFrozenPeerStack,
+} from "./support/frozen-peer.ts";
 import { type HttpResult, json, type LoadRun, send, startLoad } from "./support/http.ts";
 import { counterMismatches } from "./support/invariants.ts";
-import { signalGroup, sleep, waitUntil } from "./support/processes.ts";
-import { importVotingProject } from "./support/seed.ts";
-import { type ServerInstance, startServer } from "./support/server.ts";
-import { type Stack, startStack } from "./support/stack.ts";
-import type { WorkloadProject } from "./support/workload.ts";
+import { signalGroup, waitUntil } from "./support/processes.ts";
 
 const LOCK_MS = 1000;
 const STATEMENT_MS = 3000;
 const IDLE_MS = 3000;
 /** Scheduling slack on a small shared machine: spawning, HTTP, the transaction's other statements. */
 const MARGIN_MS = 2000;
-const FROZEN_APP = "fb-frozen-instance";
 
-let stack: Stack;
-let frozen: ServerInstance;
-let project: WorkloadProject;
+let peer: FrozenPeerStack;
 
 beforeAll(async () => {
-  const bounds = {
-    RATE_LIMIT_READS_PER_MINUTE: "100000",
-    RATE_LIMIT_WRITES_PER_MINUTE: "100000",
-    DATABASE_LOCK_TIMEOUT_MS: String(LOCK_MS),
-    DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_MS),
-    DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: String(IDLE_MS),
-    WEBHOOK_WORKER: "off",
-  };
-  stack = await startStack({ env: bounds });
-  // PGAPPNAME names A's sessions, so that the test can tell its transactions from B's.
-  frozen = await startServer({ ...stack.env, PGAPPNAME: FROZEN_APP });
-  project = await importVotingProject(stack.seeder, 16, 1);
+  peer = await startFrozenPeerStack({ lockMs: LOCK_MS, statementMs: STATEMENT_MS, idleMs: IDLE_MS }, "fb-frozen-instance", 16, 1);
 });
 afterAll(async () => {
-  if (frozen) signalGroup(frozen.child, "SIGCONT");
-  await frozen?.stop().catch(() => {});
-  await stack?.close();
+  await peer?.close();
 });
 
-const featureId = () => project.featureIds[0]!;
+const featureId = () => peer.project.featureIds[0]!;
 
 /** A keyed comment POST on the feature by voter `i`, its content naming the key. */
 function comment(key: string, i: number, timeoutMs = 30_000) {
   return {
     label: key,
     method: "POST",
-    path: `/api/v3/projects/${project.slug}/features/${featureId()}/comments`,
+    path: `/api/v3/projects/${peer.project.slug}/features/${featureId()}/comments`,
     headers: {
-      "X-API-Key": project.secretKey,
-      "X-VF-Anon": project.tokens[i % project.tokens.length]!,
+      "X-API-Key": peer.project.secretKey,
+      "X-VF-Anon": peer.project.tokens[i % peer.project.tokens.length]!,
       "Idempotency-Key": key,
     },
     body: JSON.stringify({ content: `key ${key}` }),
@@ -72,40 +58,19 @@ function comment(key: string, i: number, timeoutMs = 30_000) {
   };
 }
 
-/** Sessions of instance A idle in a transaction that row-locked features (FOR NO KEY UPDATE). */
-async function frozenHolders(): Promise<number> {
-  const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity a
-    WHERE a.application_name = ${FROZEN_APP} AND a.state = 'idle in transaction'
-      AND EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.relation = 'features'::regclass AND l.granted)`.execute(
-    stack.seeder.handle.db,
-  );
-  return rows[0]!.n;
-}
-
 /** Comments stored with the content of `key`. */
 async function rowsOf(key: string): Promise<number> {
   const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM comments WHERE content = ${`key ${key}`}`.execute(
-    stack.seeder.handle.db,
+    peer.stack.seeder.handle.db,
   );
   return rows[0]!.n;
-}
-
-function isTimeLimitAnswer(result: HttpResult): boolean {
-  return result.status === 500 && json(result)?.error?.code === "internal" && json(result)?.error?.message === TIME_LIMIT_MESSAGE;
 }
 
 describe("a peer frozen inside a transaction", () => {
   it("delays the other instance's writes by at most the lock bound, and its locks are released", async () => {
+    const { stack, frozen, project } = peer;
     const load: LoadRun = startLoad(frozen.origin, (i) => comment(`a-${i}`, i), { concurrency: 6, maxMs: 90_000, maxRequests: 100_000 });
-    // Freeze A until one of its transactions holds the feature's row lock between statements.
-    let frozenAt = 0;
-    for (let attempt = 0; attempt < 100 && frozenAt === 0; attempt++) {
-      await sleep(30 + ((attempt * 37) % 70));
-      signalGroup(frozen.child, "SIGSTOP");
-      await sleep(200);
-      if ((await frozenHolders()) > 0) frozenAt = performance.now();
-      else signalGroup(frozen.child, "SIGCONT");
-    }
+    const frozenAt = await freezeHoldingFeature(peer);
     expect(frozenAt, "instance A was never caught holding the feature's row lock").toBeGreaterThan(0);
 
     // B writes to the same feature, two at a time, until one goes through while A stays stopped.
@@ -123,7 +88,7 @@ describe("a peer frozen inside a transaction", () => {
       }
     };
     await Promise.all([prober(), prober()]);
-    const stillHeld = await frozenHolders();
+    const stillHeld = await peer.frozenHolders();
     signalGroup(frozen.child, "SIGCONT");
     const resumedAt = performance.now() - frozenAt;
 
@@ -164,14 +129,7 @@ describe("a peer frozen inside a transaction", () => {
       200,
     );
     const samples = await load.stop();
-    // A request whose Idempotency-Key claim was in flight when A stopped may find, once A runs
-    // again, that the Redis command outlived its timeout (the timer fired on resume): the claim
-    // may have been made, so it answers 409 idempotency_in_progress with Retry-After without
-    // running (src/middleware/idempotency.ts), as retryable as the 500.
-    const retryable = (s: HttpResult) =>
-      (s.status === 500 && json(s)?.error?.code === "internal") ||
-      (s.status === 409 && json(s)?.error?.code === "idempotency_in_progress" && s.headers["retry-after"] !== undefined);
-    const unexpected = samples.filter((s) => s.status !== 201 && !retryable(s));
+    const unexpected = samples.filter((s) => s.status !== 201 && !isRetryableAfterFreeze(s));
     expect(
       unexpected.map((s) => `${s.status} ${s.error ?? ""} ${s.text}`),
       "A's answers are 201, a retryable 500 or a 409 idempotency_in_progress",
