@@ -31,6 +31,8 @@ COPY --chown=node:node db ./db
 COPY --chown=node:node src ./src
 COPY --chown=node:node scripts ./scripts
 COPY --chown=node:node openapi ./openapi
+# The board widget's sources: the server bundles them on the first GET /api/v3/widget.js.
+COPY --chown=node:node widget ./widget
 COPY --from=build --chown=node:node /app/dist ./dist
 # Without DATABASE_URL the embedded PGlite database lives in PGLITE_DIR. WORKDIR made /app
 # root's, and the process runs as `node`: create the directory for it (else: EACCES mkdir

@@ -2,6 +2,8 @@
  * Router of the open routes. /docs/reference is the reference page /docs points at; it and the
  * Scalar bundle it loads are served from the installed package (reference-page.ts). CORS: only
  * /openapi.json, public and keyless, may be read from any origin (`*`); the others name none.
+ * /widget.js is the board widget's module (widget-bundle.ts), loaded by a page's script tag;
+ * module scripts are fetched in CORS mode, so it too is readable from any origin.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { sql } from "kysely";
@@ -13,6 +15,7 @@ import { buildOpenApiDocument } from "../../lib/http/openapi-document.ts";
 import { createRouter } from "../../lib/http/router.ts";
 import { referencePage } from "./reference-page.ts";
 import * as routes from "./service.routes.ts";
+import { widgetBundleCache } from "./widget-bundle.ts";
 
 // Apps built without deps.readiness (tests' own deps) probe their database alone, one Readiness per deps.
 const fallbackReadiness = new WeakMap<AppDeps, Readiness>();
@@ -53,6 +56,23 @@ export function createServiceRouter(root: OpenAPIHono<AppEnv>, prefix: string) {
       throw new ApiError("internal", "the description could not be generated");
     }
     return c.body(cachedDocument, 200, { "Content-Type": "application/json; charset=UTF-8", "Access-Control-Allow-Origin": "*" }) as never;
+  });
+  const widget = widgetBundleCache();
+  router.openapi(routes.widgetModule, async (c) => {
+    const { body, gzipped, hash } = await widget.get();
+    const pinned = c.req.valid("query").v === hash;
+    const wantsGzip = /\bgzip\b/.test(c.req.header("Accept-Encoding") ?? "");
+    const headers: Record<string, string> = {
+      "Content-Type": "text/javascript; charset=utf-8",
+      "Cache-Control": pinned ? "public, max-age=31536000, immutable" : "public, max-age=300",
+      "X-Widget-Version": hash,
+      "Access-Control-Allow-Origin": "*",
+      // One tag per encoding: a cache keeps the two bodies apart.
+      ETag: `"${hash}${wantsGzip ? "-gzip" : ""}"`,
+      Vary: "Origin, Accept-Encoding",
+    };
+    if (wantsGzip) headers["Content-Encoding"] = "gzip";
+    return c.body(new Uint8Array(wantsGzip ? gzipped : body), 200, headers) as never;
   });
   router.openapi(routes.docs, (c) => c.redirect(`${prefix}/docs/reference`, 301));
   const reference = referencePage(prefix, "Feedback Board API v3");

@@ -95,3 +95,48 @@ export const docs = createRoute(
     },
   ),
 );
+
+export const widgetModule = createRoute(
+  describedRoute(
+    { kind: "open", cached: true },
+    {
+      method: "get",
+      path: "/widget.js",
+      operationId: "getWidgetModule",
+      summary: "Board widget module",
+      description:
+        "The embeddable board widget (docs/widget.md): one JavaScript module that defines the custom element " +
+        "`feedback-board`. Gzipped when the request accepts gzip. Without `v` it may be cached for 5 minutes " +
+        "(`Cache-Control: public, max-age=300`); with the `v` this answer's X-Widget-Version names, the same bytes may be " +
+        "cached for a year (`public, max-age=31536000, immutable`). A `v` naming another build answers the current bytes " +
+        "with the 5-minute policy.",
+      tags: ["Service"],
+      request: {
+        query: z.object({
+          v: z.string().max(64).optional().openapi({
+            description: "The version (X-Widget-Version) the address pins; makes the answer cacheable for a year when it is current",
+            example: "ad5428dac032ee3d",
+          }),
+        }),
+      },
+      responses: {
+        200: {
+          description: "The module",
+          content: { "text/javascript": { schema: z.string().openapi({ description: "An ES module" }) } },
+          headers: {
+            "Cache-Control": {
+              description: "public, max-age=300; or public, max-age=31536000, immutable at the current ?v=",
+              schema: { type: "string", example: "public, max-age=300" },
+            },
+            "X-Widget-Version": {
+              description: "The build's version: load the module as widget.js?v={this} to cache it for a year",
+              schema: { type: "string", example: "ad5428dac032ee3d" },
+            },
+          },
+        },
+        ...notModified,
+        ...errorResponses(405, 422, 500),
+      },
+    },
+  ),
+);

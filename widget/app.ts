@@ -1,0 +1,780 @@
+/**
+ * The board the element draws (docs/contract/clients-v3.md, "What it shows and does"): the
+ * project's name, boards as tabs, the features list with search, sort, tag filter and "more",
+ * voting, the feature view with its comments, the suggestion form with similar features, the
+ * changelog and the notification bell. Every text from the API is drawn as text; the one
+ * exception is a release's `body_html`, the server's sanitized HTML.
+ */
+
+import { html } from "htm/preact";
+import { createContext, type VNode } from "preact";
+import { useContext, useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { BoardApi, BoardError } from "./api.ts";
+import { formatDate, type Texts, textsFor } from "./i18n.ts";
+import type { BoardDocument, Comment, Feature, Meta, Notification, Release, VoteResult } from "./types.ts";
+
+type Node = VNode | VNode[] | string | null;
+
+export interface AppConfig {
+  project: string;
+  key: string;
+  api: string;
+  board: string | null;
+  view: string | null;
+  sort: string | null;
+  ssoToken: string | null;
+  locale: string | null;
+}
+
+type View = { kind: "features" } | { kind: "changelog" } | { kind: "suggest" } | { kind: "feature"; id: number };
+
+/** The `view` attribute as a view: `features` (default), `changelog`, `feature:{id}`. */
+export function parseView(view: string | null): View {
+  if (view === "changelog") return { kind: "changelog" };
+  const id = /^feature:(\d+)$/.exec(view ?? "")?.[1];
+  if (id) return { kind: "feature", id: Number(id) };
+  return { kind: "features" };
+}
+
+interface Shared {
+  api: BoardApi;
+  t: Texts;
+  locale: string;
+  doc: BoardDocument;
+  /** Fires `feedback-board:{name}` on the host (bubbling, composed). */
+  emit(name: string, detail: unknown): void;
+  /** Reports a refusal: the error event; the caller shows the message in place. */
+  failed(error: unknown): BoardError;
+  /** Says `text` through the polite live region. */
+  announce(text: string): void;
+  open(view: View): void;
+  /** Changes every time refresh() is called: effects that load data depend on it. */
+  tick: number;
+  /** Mints-then-shows: the bell appears once the voter has an identity. */
+  identityChanged(): void;
+}
+
+const SharedContext = createContext<Shared | null>(null);
+const useShared = () => useContext(SharedContext)!;
+
+const SORTS = ["top", "votes", "trending", "new", "oldest", "comments", "board"] as const;
+const PER_PAGE = 20;
+const SEARCH_DEBOUNCE_MS = 250;
+const SIMILAR_DEBOUNCE_MS = 300;
+
+/** `value`, settled for `ms` milliseconds. */
+function useDebounced<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
+}
+
+function ErrorLine({ error }: { error: BoardError | null }): Node {
+  return error ? html`<p class="error" role="alert">${error.message}</p>` : null;
+}
+
+/** Whether a vote control belongs on `feature`: the project takes votes and its column does. */
+function votable(doc: BoardDocument, feature: Feature): boolean {
+  if (!doc.capabilities.can_vote) return false;
+  const board = doc.boards.find((entry) => entry.slug === feature.board.slug) ?? doc.boards.find((entry) => entry.id === feature.board.id);
+  return board?.columns.find((column) => column.id === feature.column.id)?.is_votable ?? false;
+}
+
+/**
+ * Casts or withdraws the voter's vote on `feature`: the new state is drawn at once through
+ * `update` and put back when the API refuses (clients-v3.md, "Voting").
+ */
+function useVote(feature: Feature, update: (patch: Partial<Feature>) => void) {
+  const { api, emit, failed, announce, t, identityChanged } = useShared();
+  const [error, setError] = useState<BoardError | null>(null);
+  const [busy, setBusy] = useState(false);
+  const toggle = async () => {
+    if (busy) return;
+    const before = { has_voted: feature.has_voted, vote_count: feature.vote_count };
+    const delta = before.has_voted ? -1 : 1;
+    update({ has_voted: !before.has_voted, vote_count: before.vote_count === null ? null : before.vote_count + delta });
+    setBusy(true);
+    setError(null);
+    const hadIdentity = api.hasIdentity;
+    try {
+      const result = await api.write<VoteResult>(before.has_voted ? "DELETE" : "POST", api.projectPath(`/features/${feature.id}/vote`));
+      update({ has_voted: result.has_voted, vote_count: result.vote_count });
+      announce(result.has_voted ? t.voted(result.vote_count) : t.unvoted(result.vote_count));
+      emit("vote", { feature_id: feature.id, has_voted: result.has_voted, vote_count: result.vote_count });
+    } catch (caught) {
+      update(before);
+      setError(failed(caught));
+    } finally {
+      setBusy(false);
+      if (!hadIdentity && api.hasIdentity) identityChanged();
+    }
+  };
+  return { toggle, error, busy };
+}
+
+function VoteButton({ feature, update }: { feature: Feature; update: (patch: Partial<Feature>) => void }): Node {
+  const { t } = useShared();
+  const { toggle, error } = useVote(feature, update);
+  const count = feature.vote_count;
+  return html`<div>
+    <button
+      type="button"
+      class="vote"
+      aria-pressed=${feature.has_voted ? "true" : "false"}
+      aria-label=${`${t.voteFor(feature.heading)}${count === null ? "" : `, ${t.votes(count)}`}`}
+      onClick=${toggle}
+    >
+      <span class="arrow" aria-hidden="true">▲</span>
+      <span aria-hidden="true">${count === null ? t.vote : String(count)}</span>
+    </button>
+    ${error ? html`<${ErrorLine} error=${error} />` : null}
+  </div>`;
+}
+
+function Status({ feature }: { feature: Feature }): Node {
+  const color = feature.column.color;
+  return html`<span class="status">
+    <span class="dot" aria-hidden="true" style=${color ? { background: color } : {}}></span>${feature.column.name}
+  </span>`;
+}
+
+function FeatureRow({
+  feature,
+  update,
+  pending,
+}: {
+  feature: Feature;
+  update: (patch: Partial<Feature>) => void;
+  pending?: boolean;
+}): Node {
+  const { doc, t, open } = useShared();
+  return html`<li>
+    ${votable(doc, feature) ? html`<${VoteButton} feature=${feature} update=${update} />` : null}
+    <div class="body">
+      <h3><button type="button" class="title" onClick=${() => open({ kind: "feature", id: feature.id })}>${feature.heading}</button></h3>
+      <div class="meta">
+        <${Status} feature=${feature} />
+        ${pending ? html`<span>${t.pending}</span>` : null}
+        ${feature.tags.map((tag) => html`<span class="tag" key=${tag.id}>${tag.name}</span>`)}
+        ${!votable(doc, feature) && feature.vote_count !== null ? html`<span>${t.votes(feature.vote_count)}</span>` : null}
+        ${feature.comment_count !== null ? html`<span>${t.comments(feature.comment_count)}</span>` : null}
+      </div>
+    </div>
+  </li>`;
+}
+
+/** Keeps a list of features and patches one of them by id. */
+function useFeatureList() {
+  const [items, setItems] = useState<Feature[]>([]);
+  const patch = (id: number) => (change: Partial<Feature>) =>
+    setItems((list) => list.map((item) => (item.id === id ? { ...item, ...change } : item)));
+  return { items, setItems, patch };
+}
+
+function Tabs({ board, select }: { board: string; select: (slug: string) => void }): Node {
+  const { doc, t } = useShared();
+  const boards = doc.boards;
+  const onKey = (event: KeyboardEvent, index: number) => {
+    const last = boards.length - 1;
+    const next =
+      event.key === "ArrowRight"
+        ? index === last
+          ? 0
+          : index + 1
+        : event.key === "ArrowLeft"
+          ? index === 0
+            ? last
+            : index - 1
+          : event.key === "Home"
+            ? 0
+            : event.key === "End"
+              ? last
+              : -1;
+    if (next < 0) return;
+    event.preventDefault();
+    select(boards[next]!.slug);
+    const tabs = (event.currentTarget as HTMLElement).parentElement?.querySelectorAll<HTMLElement>("[role=tab]");
+    tabs?.[next]?.focus();
+  };
+  return html`<div role="tablist" aria-label=${t.boards}>
+    ${boards.map(
+      (entry, index) => html`<button
+        type="button"
+        role="tab"
+        key=${entry.slug}
+        id=${`fb-tab-${entry.slug}`}
+        aria-selected=${entry.slug === board ? "true" : "false"}
+        aria-controls="fb-panel"
+        tabindex=${entry.slug === board ? 0 : -1}
+        onClick=${() => select(entry.slug)}
+        onKeyDown=${(event: KeyboardEvent) => onKey(event, index)}
+      >
+        ${entry.name}
+      </button>`,
+    )}
+  </div>`;
+}
+
+function FeaturesView({
+  board,
+  select,
+  initialSort,
+  created,
+}: {
+  board: string;
+  select: (slug: string) => void;
+  initialSort: string;
+  created: Feature[];
+}): Node {
+  const { api, doc, t, tick, failed } = useShared();
+  const [sort, setSort] = useState(initialSort);
+  useEffect(() => setSort(initialSort), [initialSort]);
+  const [q, setQ] = useState("");
+  const query = useDebounced(q.trim(), SEARCH_DEBOUNCE_MS);
+  const [tag, setTag] = useState("");
+  const { items, setItems, patch } = useFeatureList();
+  const [meta, setMeta] = useState<Meta | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState<BoardError | null>(null);
+  const sequence = useRef(0);
+  const mine = created.filter((feature) => feature.board.slug === board || (board === "roadmap" && feature.board.kind === "roadmap"));
+
+  const load = async (page: number) => {
+    const asked = ++sequence.current;
+    setLoading(true);
+    setError(null);
+    try {
+      const answer = await api.read<Feature[]>(api.projectPath("/features"), {
+        board,
+        sort,
+        q: query,
+        tag: tag ? [tag] : undefined,
+        page,
+        per_page: PER_PAGE,
+      });
+      if (asked !== sequence.current) return;
+      setItems((list) =>
+        page === 1 ? answer.data : [...list, ...answer.data.filter((item) => !list.some((known) => known.id === item.id))],
+      );
+      setMeta(answer.meta);
+    } catch (caught) {
+      if (asked === sequence.current) setError(failed(caught));
+    } finally {
+      if (asked === sequence.current) setLoading(false);
+    }
+  };
+  useEffect(() => {
+    void load(1);
+  }, [api, board, sort, query, tag, tick]);
+
+  return html`<div>
+    <${Tabs} board=${board} select=${select} />
+    <div role="tabpanel" id="fb-panel" aria-labelledby=${`fb-tab-${board}`}>
+      <div class="filters">
+        <div>
+          <label for="fb-q">${t.search}</label>
+          <input id="fb-q" type="search" value=${q} onInput=${(event: Event) => setQ((event.target as HTMLInputElement).value)} />
+        </div>
+        <div>
+          <label for="fb-sort">${t.sort}</label>
+          <select id="fb-sort" value=${sort} onChange=${(event: Event) => setSort((event.target as HTMLSelectElement).value)}>
+            ${SORTS.map((name) => html`<option value=${name} key=${name}>${t.sorts[name]}</option>`)}
+          </select>
+        </div>
+        <div>
+          <label for="fb-tag">${t.tag}</label>
+          <select id="fb-tag" value=${tag} onChange=${(event: Event) => setTag((event.target as HTMLSelectElement).value)}>
+            <option value="">${t.allTags}</option>
+            ${doc.tags.map((entry) => html`<option value=${String(entry.id)} key=${entry.id}>${entry.name}</option>`)}
+          </select>
+        </div>
+      </div>
+      <${ErrorLine} error=${error} />
+      <ul class="list" aria-busy=${loading ? "true" : "false"}>
+        ${mine.map((feature) => html`<${FeatureRow} key=${`mine-${feature.id}`} feature=${feature} update=${() => {}} pending=${true} />`)}
+        ${items.map((feature) => html`<${FeatureRow} key=${feature.id} feature=${feature} update=${patch(feature.id)} />`)}
+      </ul>
+      ${!loading && items.length === 0 && !error ? html`<p class="muted">${t.empty}</p>` : null}
+      ${loading ? html`<p class="muted">${t.loading}</p>` : null}
+      ${meta?.has_more && !loading ? html`<button type="button" class="more" onClick=${() => load((meta?.page ?? 1) + 1)}>${t.more}</button>` : null}
+    </div>
+  </div>`;
+}
+
+function CommentForm({
+  featureId,
+  parentId,
+  onDone,
+  label,
+}: {
+  featureId: number;
+  parentId: number | null;
+  onDone: (comment: Comment) => void;
+  label: string;
+}): Node {
+  const { api, t, failed, emit, identityChanged } = useShared();
+  const [content, setContent] = useState("");
+  const [error, setError] = useState<BoardError | null>(null);
+  const [busy, setBusy] = useState(false);
+  const id = `fb-comment-${parentId ?? "top"}`;
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (!content.trim() || busy) return;
+    setBusy(true);
+    setError(null);
+    const hadIdentity = api.hasIdentity;
+    try {
+      const comment = await api.write<Comment>("POST", api.projectPath(`/features/${featureId}/comments`), {
+        content,
+        ...(parentId === null ? {} : { parent_id: parentId }),
+      });
+      setContent("");
+      onDone(comment);
+      emit("comment", { comment });
+    } catch (caught) {
+      setError(failed(caught));
+    } finally {
+      setBusy(false);
+      if (!hadIdentity && api.hasIdentity) identityChanged();
+    }
+  };
+  return html`<form onSubmit=${submit}>
+    <div>
+      <label for=${id}>${label}</label>
+      <textarea id=${id} maxlength="2000" required value=${content} onInput=${(event: Event) => setContent((event.target as HTMLTextAreaElement).value)}></textarea>
+    </div>
+    <${ErrorLine} error=${error} />
+    <div class="form-row"><button type="submit" class="primary" disabled=${busy}>${t.send}</button></div>
+  </form>`;
+}
+
+function CommentItem({
+  comment,
+  setComment,
+  remove,
+  reply,
+}: {
+  comment: Comment;
+  setComment: (c: Comment) => void;
+  remove: () => void;
+  reply: boolean;
+}): Node {
+  const { api, doc, t, failed, locale, identityChanged } = useShared();
+  const [error, setError] = useState<BoardError | null>(null);
+  const [replying, setReplying] = useState(false);
+  const like = async () => {
+    setError(null);
+    const hadIdentity = api.hasIdentity;
+    try {
+      const result = await api.write<{ has_liked: boolean; like_count: number }>("POST", api.projectPath(`/comments/${comment.id}/like`));
+      setComment({ ...comment, has_liked: result.has_liked, like_count: result.like_count });
+    } catch (caught) {
+      setError(failed(caught));
+    } finally {
+      if (!hadIdentity && api.hasIdentity) identityChanged();
+    }
+  };
+  const del = async () => {
+    setError(null);
+    try {
+      await api.write("DELETE", api.projectPath(`/comments/${comment.id}`));
+      remove();
+    } catch (caught) {
+      setError(failed(caught));
+    }
+  };
+  return html`<li>
+    <p><strong>${comment.author_name}</strong>${comment.author_role ? html` <span class="tag">${t.team}</span>` : null}
+      <span class="muted"> · ${formatDate(comment.created_at, locale)}</span></p>
+    <p class="text">${comment.content}</p>
+    <div class="actions">
+      ${
+        doc.capabilities.can_like
+          ? html`<button type="button" aria-pressed=${comment.has_liked ? "true" : "false"} aria-label=${`${t.like}, ${t.likes(comment.like_count)}`} onClick=${like}>
+              ${t.like} · ${comment.like_count}
+            </button>`
+          : html`<span class="muted">${t.likes(comment.like_count)}</span>`
+      }
+      ${reply && doc.capabilities.can_comment ? html`<button type="button" aria-expanded=${replying ? "true" : "false"} onClick=${() => setReplying(!replying)}>${t.reply}</button>` : null}
+      ${comment.is_own ? html`<button type="button" onClick=${del}>${t.delete}</button>` : null}
+    </div>
+    <${ErrorLine} error=${error} />
+    ${
+      replying
+        ? html`<${CommentForm}
+            featureId=${comment.feature_id}
+            parentId=${comment.id}
+            label=${t.writeReply}
+            onDone=${(created: Comment) => {
+              setReplying(false);
+              setComment({ ...comment, replies: [...comment.replies, created] });
+            }}
+          />`
+        : null
+    }
+    ${
+      comment.replies.length > 0
+        ? html`<ul class="replies">
+            ${comment.replies.map(
+              (child) => html`<${CommentItem}
+                key=${child.id}
+                comment=${child}
+                reply=${false}
+                setComment=${(changed: Comment) => setComment({ ...comment, replies: comment.replies.map((r) => (r.id === child.id ? changed : r)) })}
+                remove=${() => setComment({ ...comment, replies: comment.replies.filter((r) => r.id !== child.id) })}
+              />`,
+            )}
+          </ul>`
+        : null
+    }
+  </li>`;
+}
+
+function FeatureView({ id }: { id: number }): Node {
+  const { api, doc, t, tick, failed, open } = useShared();
+  const [feature, setFeature] = useState<Feature | null>(null);
+  const [comments, setComments] = useState<Comment[]>([]);
+  const [meta, setMeta] = useState<Meta | null>(null);
+  const [error, setError] = useState<BoardError | null>(null);
+  const [commentsError, setCommentsError] = useState<BoardError | null>(null);
+  const loadComments = async (page: number) => {
+    try {
+      const answer = await api.read<Comment[]>(api.projectPath(`/features/${id}/comments`), { sort: "newest", page, per_page: PER_PAGE });
+      setComments((list) => (page === 1 ? answer.data : [...list, ...answer.data]));
+      setMeta(answer.meta);
+    } catch (caught) {
+      setCommentsError(failed(caught));
+    }
+  };
+  useEffect(() => {
+    setError(null);
+    setCommentsError(null);
+    api
+      .read<Feature>(api.projectPath(`/features/${id}`))
+      .then((answer) => {
+        setFeature(answer.data);
+        if (answer.data.comment_count !== null) void loadComments(1);
+      })
+      .catch((caught) => setError(failed(caught)));
+  }, [api, id, tick]);
+  const back = html`<button type="button" onClick=${() => open({ kind: "features" })}>← ${t.back}</button>`;
+  if (error) return html`<div>${back}<${ErrorLine} error=${error} /></div>`;
+  if (!feature) return html`<div>${back}<p class="muted">${t.loading}</p></div>`;
+  const update = (patch: Partial<Feature>) => setFeature((current) => (current ? { ...current, ...patch } : current));
+  const setComment = (changed: Comment) => setComments((list) => list.map((item) => (item.id === changed.id ? changed : item)));
+  return html`<article class="feature">
+    ${back}
+    <div class="top" style=${{ marginTop: "12px" }}>
+      ${votable(doc, feature) ? html`<${VoteButton} feature=${feature} update=${update} />` : null}
+      <div class="body">
+        <h3>${feature.heading}</h3>
+        <div class="meta">
+          <span>${t.status}: <${Status} feature=${feature} /></span>
+          ${feature.tags.map((tag) => html`<span class="tag" key=${tag.id}>${tag.name}</span>`)}
+          ${!votable(doc, feature) && feature.vote_count !== null ? html`<span>${t.votes(feature.vote_count)}</span>` : null}
+          ${feature.release ? html`<span>${t.shippedIn} ${feature.release.name}</span>` : null}
+        </div>
+      </div>
+    </div>
+    ${feature.description ? html`<p class="text">${feature.description}</p>` : null}
+    ${
+      feature.developer_response
+        ? html`<div class="response">
+            <h4>${t.response}${feature.response_is_denial ? html` · <span>${t.denied}</span>` : null}</h4>
+            <p class="text">${feature.developer_response}</p>
+          </div>`
+        : null
+    }
+    ${
+      feature.comment_count !== null
+        ? html`<section aria-labelledby="fb-comments">
+            <h4 id="fb-comments">${t.commentsTitle} (${feature.comment_count})</h4>
+            ${
+              doc.capabilities.can_comment
+                ? html`<${CommentForm}
+                    featureId=${feature.id}
+                    parentId=${null}
+                    label=${t.writeComment}
+                    onDone=${(comment: Comment) => {
+                      setComments((list) => [comment, ...list]);
+                      update({ comment_count: (feature.comment_count ?? 0) + 1 });
+                    }}
+                  />`
+                : null
+            }
+            <${ErrorLine} error=${commentsError} />
+            ${comments.length === 0 && !commentsError ? html`<p class="muted">${t.noComments}</p>` : null}
+            <ul class="comments">
+              ${comments.map(
+                (comment) => html`<${CommentItem}
+                  key=${comment.id}
+                  comment=${comment}
+                  reply=${true}
+                  setComment=${setComment}
+                  remove=${() => {
+                    setComments((list) => list.filter((item) => item.id !== comment.id));
+                    update({ comment_count: Math.max(0, (feature.comment_count ?? 1) - 1 - comment.replies.length) });
+                  }}
+                />`,
+              )}
+            </ul>
+            ${meta?.has_more ? html`<button type="button" class="more" onClick=${() => loadComments(meta.page + 1)}>${t.more}</button>` : null}
+          </section>`
+        : null
+    }
+  </article>`;
+}
+
+function SuggestView({ onCreated }: { onCreated: (feature: Feature) => void }): Node {
+  const { api, t, failed, emit, identityChanged } = useShared();
+  const [heading, setHeading] = useState("");
+  const [description, setDescription] = useState("");
+  const [error, setError] = useState<BoardError | null>(null);
+  const [done, setDone] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const typed = useDebounced(heading.trim(), SIMILAR_DEBOUNCE_MS);
+  const { items: similar, setItems: setSimilar, patch } = useFeatureList();
+  useEffect(() => {
+    if (typed.length < 3) {
+      setSimilar([]);
+      return;
+    }
+    let current = true;
+    api
+      .read<Feature[]>(api.projectPath("/features/similar"), { q: typed, limit: 5 })
+      .then((answer) => current && setSimilar(answer.data))
+      .catch(() => current && setSimilar([]));
+    return () => {
+      current = false;
+    };
+  }, [api, typed, setSimilar]);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (busy) return;
+    setBusy(true);
+    setError(null);
+    setDone(false);
+    const hadIdentity = api.hasIdentity;
+    try {
+      const feature = await api.write<Feature>("POST", api.projectPath("/features"), { heading, description });
+      setHeading("");
+      setDescription("");
+      setDone(true);
+      onCreated(feature);
+      emit("suggest", { feature });
+    } catch (caught) {
+      setError(failed(caught));
+    } finally {
+      setBusy(false);
+      if (!hadIdentity && api.hasIdentity) identityChanged();
+    }
+  };
+  return html`<form onSubmit=${submit} aria-labelledby="fb-suggest-title">
+    <h3 id="fb-suggest-title">${t.suggest}</h3>
+    ${done ? html`<p class="notice" role="status">${t.awaitingReview}</p>` : null}
+    <div>
+      <label for="fb-heading">${t.heading}</label>
+      <input id="fb-heading" maxlength="254" required value=${heading} onInput=${(event: Event) => setHeading((event.target as HTMLInputElement).value)} />
+    </div>
+    <div>
+      <label for="fb-description">${t.description}</label>
+      <textarea id="fb-description" maxlength="2000" required value=${description} onInput=${(event: Event) => setDescription((event.target as HTMLTextAreaElement).value)}></textarea>
+    </div>
+    ${
+      similar.length > 0
+        ? html`<section aria-labelledby="fb-similar">
+            <h4 id="fb-similar">${t.similar}</h4>
+            <ul class="list">${similar.map((feature) => html`<${FeatureRow} key=${feature.id} feature=${feature} update=${patch(feature.id)} />`)}</ul>
+          </section>`
+        : null
+    }
+    <${ErrorLine} error=${error} />
+    <div class="form-row"><button type="submit" class="primary" disabled=${busy}>${t.submit}</button></div>
+  </form>`;
+}
+
+function ChangelogView(): Node {
+  const { api, t, tick, failed, locale } = useShared();
+  const [releases, setReleases] = useState<Release[]>([]);
+  const [meta, setMeta] = useState<Meta | null>(null);
+  const [error, setError] = useState<BoardError | null>(null);
+  const [loading, setLoading] = useState(true);
+  const load = async (page: number) => {
+    setLoading(true);
+    try {
+      const answer = await api.read<Release[]>(api.projectPath("/changelog"), { page, per_page: 10 });
+      setReleases((list) => (page === 1 ? answer.data : [...list, ...answer.data]));
+      setMeta(answer.meta);
+    } catch (caught) {
+      setError(failed(caught));
+    } finally {
+      setLoading(false);
+    }
+  };
+  useEffect(() => {
+    void load(1);
+  }, [api, tick]);
+  return html`<section aria-labelledby="fb-changelog">
+    <h3 id="fb-changelog" class="sr">${t.changelog}</h3>
+    <${ErrorLine} error=${error} />
+    ${releases.map(
+      (release) => html`<article class="release" key=${release.id}>
+        <h3>${release.name}</h3>
+        <p class="muted">${release.is_featured ? `${t.featured} · ` : ""}${formatDate(release.published_at, locale)}</p>
+        ${release.body_html ? html`<div class="html" dangerouslySetInnerHTML=${{ __html: release.body_html }}></div>` : null}
+      </article>`,
+    )}
+    ${loading ? html`<p class="muted">${t.loading}</p>` : null}
+    ${!loading && releases.length === 0 && !error ? html`<p class="muted">${t.empty}</p>` : null}
+    ${meta?.has_more && !loading ? html`<button type="button" class="more" onClick=${() => load(meta.page + 1)}>${t.more}</button>` : null}
+  </section>`;
+}
+
+function Bell(): Node {
+  const { api, t, tick, failed, open, announce } = useShared();
+  const [unread, setUnread] = useState(0);
+  const [expanded, setExpanded] = useState(false);
+  const [items, setItems] = useState<Notification[]>([]);
+  const [error, setError] = useState<BoardError | null>(null);
+  const count = () =>
+    api
+      .read<Notification[]>(api.projectPath("/notifications"), { unread: true, per_page: 1 })
+      .then((answer) => setUnread(answer.meta?.total ?? 0))
+      .catch((caught) => setError(failed(caught)));
+  useEffect(() => {
+    void count();
+  }, [api, tick]);
+  const toggle = async () => {
+    const next = !expanded;
+    setExpanded(next);
+    if (!next) return;
+    try {
+      setItems((await api.read<Notification[]>(api.projectPath("/notifications"), { per_page: PER_PAGE })).data);
+    } catch (caught) {
+      setError(failed(caught));
+    }
+  };
+  const markAll = async () => {
+    try {
+      await api.write("POST", api.projectPath("/notifications/read"), { all: true });
+      setItems((list) => list.map((item) => ({ ...item, read: true })));
+      setUnread(0);
+      announce(t.unread(0));
+    } catch (caught) {
+      setError(failed(caught));
+    }
+  };
+  return html`<div>
+    <button type="button" class="bell" aria-expanded=${expanded ? "true" : "false"} aria-controls="fb-notifications" onClick=${toggle}>
+      <span aria-hidden="true">🔔</span> ${t.notifications}<span class="badge" aria-label=${t.unread(unread)}>${unread}</span>
+    </button>
+    ${
+      expanded
+        ? html`<div class="panel" id="fb-notifications">
+            <${ErrorLine} error=${error} />
+            ${items.length === 0 ? html`<p class="muted">${t.noNotifications}</p>` : null}
+            <ul>
+              ${items.map(
+                (item) => html`<li key=${item.id} class=${item.read ? "" : "unread"}>
+                  <button type="button" class="title" onClick=${() => open({ kind: "feature", id: item.feature.id })}>
+                    ${t.notification(item.type)}: ${item.feature.heading}
+                  </button>
+                </li>`,
+              )}
+            </ul>
+            ${unread > 0 ? html`<button type="button" onClick=${markAll}>${t.markAllRead}</button>` : null}
+          </div>`
+        : null
+    }
+  </div>`;
+}
+
+export interface AppProps {
+  config: AppConfig;
+  host: HTMLElement;
+  tick: number;
+  /** Receives the BoardDocument's theme once loaded (the element writes its custom properties). */
+  onTheme: (theme: BoardDocument["theme"]) => void;
+}
+
+/** The whole board for `config`; `tick` changes on refresh(). */
+export function App({ config, host, tick, onTheme }: AppProps): Node {
+  const t = textsFor(config.locale);
+  const locale = config.locale === "de" ? "de" : "en";
+  const api = useMemo(
+    () => new BoardApi({ base: config.api, project: config.project, key: config.key, ssoToken: config.ssoToken }),
+    [config.api, config.project, config.key, config.ssoToken],
+  );
+  const [doc, setDoc] = useState<BoardDocument | null>(null);
+  const [fatal, setFatal] = useState<BoardError | null>(null);
+  const [view, setView] = useState<View>(parseView(config.view));
+  useEffect(() => setView(parseView(config.view)), [config.view]);
+  const [board, setBoard] = useState(config.board || "roadmap");
+  useEffect(() => setBoard(config.board || "roadmap"), [config.board]);
+  const [live, setLive] = useState("");
+  const [created, setCreated] = useState<Feature[]>([]);
+  const [identity, setIdentity] = useState(0);
+
+  const emit = (name: string, detail: unknown) =>
+    host.dispatchEvent(new CustomEvent(`feedback-board:${name}`, { detail, bubbles: true, composed: true }));
+  const failed = (caught: unknown): BoardError => {
+    const error = caught instanceof BoardError ? caught : new BoardError("network_error", t.networkError, 0);
+    emit("error", { code: error.code, message: error.message, status: error.status });
+    return error;
+  };
+
+  useEffect(() => {
+    let current = true;
+    setFatal(null);
+    api
+      .read<BoardDocument>(api.projectPath())
+      .then((answer) => {
+        if (!current) return;
+        setDoc(answer.data);
+        onTheme(answer.data.theme);
+        emit("ready", { project: config.project });
+      })
+      .catch((caught) => current && setFatal(failed(caught)));
+    return () => {
+      current = false;
+    };
+  }, [api, tick]);
+
+  if (fatal) return html`<p class="error" role="alert">${fatal.message}</p>`;
+  if (!doc) return html`<p class="muted" role="status">${t.loading}</p>`;
+
+  const shared: Shared = {
+    api,
+    t,
+    locale,
+    doc,
+    emit,
+    failed,
+    announce: (text) => setLive(text),
+    open: setView,
+    tick,
+    identityChanged: () => setIdentity(identity + 1),
+  };
+  const nav = (target: View, label: string) =>
+    html`<button type="button" aria-current=${view.kind === target.kind ? "page" : undefined} onClick=${() => setView(target)}>${label}</button>`;
+  return html`<${SharedContext.Provider} value=${shared}>
+    <div class="top">
+      <h2>${doc.project.name}</h2>
+      ${api.hasIdentity ? html`<${Bell} key=${identity} />` : null}
+    </div>
+    <nav class="nav" aria-label=${doc.project.name}>
+      ${nav({ kind: "features" }, t.features)} ${nav({ kind: "changelog" }, t.changelog)}
+      ${doc.capabilities.can_suggest ? nav({ kind: "suggest" }, t.suggest) : null}
+    </nav>
+    <div style=${{ marginTop: "12px" }}>
+      ${view.kind === "features" ? html`<${FeaturesView} board=${board} select=${setBoard} initialSort=${config.sort || "top"} created=${created} />` : null}
+      ${view.kind === "feature" ? html`<${FeatureView} id=${view.id} />` : null}
+      ${view.kind === "suggest" ? html`<${SuggestView} onCreated=${(feature: Feature) => setCreated((list) => [feature, ...list])} />` : null}
+      ${view.kind === "changelog" ? html`<${ChangelogView} />` : null}
+    </div>
+    <div class="sr" aria-live="polite">${live}</div>
+  <//>`;
+}
