@@ -28,7 +28,7 @@ import { voterMiddleware } from "./middleware/voter.ts";
 import { FEED_PATHS } from "./routes/feeds/index.ts";
 import { registerApiRouters } from "./routes/index.ts";
 import { createMcpMethodCheck, createMcpRequestChain, MCP_PATH } from "./routes/mcp/index.ts";
-import { createServiceRouter } from "./routes/service/index.ts";
+import { createServiceRouter, registerDemoPage, widgetBundleCache } from "./routes/service/index.ts";
 
 export const API_PREFIX = "/api/v3";
 
@@ -98,7 +98,9 @@ export function createApp(deps: AppDeps) {
   // After the key and rate checks, so that a flood of wide bodies spends its sender's budget.
   app.use(jsonShapeMiddleware());
 
-  app.route(API_PREFIX, createServiceRouter(app, API_PREFIX));
+  const widget = widgetBundleCache();
+  app.route(API_PREFIX, createServiceRouter(app, API_PREFIX, widget));
+  registerDemoPage(app, API_PREFIX, widget);
   registerApiRouters(app, API_PREFIX);
 
   app.notFound((c) => c.json(failure(new ApiError("not_found", "no such route")), 404));

@@ -8,7 +8,15 @@ import { writeFileSync } from "node:fs";
 import { ZodError } from "zod";
 import { pgliteDatabaseExists } from "../db/connect.ts";
 import { DataDirInUseError } from "../db/data-dir-lock.ts";
-import { type DemoProject, demoProject, ensureDemoProject, replaceWellKnownDemoKeys } from "./admin/demo-bootstrap.ts";
+import {
+  allowDemoOrigins,
+  type DemoProject,
+  demoProject,
+  ensureDemoProject,
+  findServedDemo,
+  replaceWellKnownDemoKeys,
+  serverOrigins,
+} from "./admin/demo-bootstrap.ts";
 import { describeDemoCounts, preparedDemoDatabase } from "./admin/demo-database.ts";
 import { type Config, parseConfig } from "./config.ts";
 import { createLogger, type OpenedDeps, openDeps } from "./deps.ts";
@@ -85,6 +93,10 @@ if (!wellKnownDemoKeysAllowed(config)) {
     }
   }
 }
+// The demo page (GET /demo) embeds the widget on the demo loaded now, or on the one an earlier
+// start loaded, whose published embed key is still the project's (clients-v3.md, "The demo page").
+const served = demo ?? (demoWanted ? await findServedDemo(deps.db, config) : undefined);
+if (served?.embedKey) deps.demo = { slug: served.slug, embedKey: served.embedKey };
 if (demo) {
   const base = `http://localhost:${config.PORT}/api/v3`;
   const replaced = replacedKeys.some((project) => project.slug === demo.slug);
@@ -97,6 +109,7 @@ if (demo) {
       `  embed key:  ${demo.embedKey}`,
       `  try: curl -s -H 'X-API-Key: ${demo.secretKey}' '${base}/projects/${demo.slug}/features?sort=top&per_page=5'`,
       `  docs: ${base}/docs`,
+      `  board in a browser: http://${config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST}:${config.PORT}/demo`,
       "",
     ].join("\n")}\n`,
   );
@@ -114,6 +127,13 @@ if (demo) {
       ].join("\n")}\n`,
     );
   }
+}
+
+// The demo page's widget writes from this server's own origin: the embed key must accept it
+// before the first request (PORT=0, any free port, has no origin to name beforehand).
+if (deps.demo && config.PORT !== 0) {
+  const added = await allowDemoOrigins(deps.db, deps.demo.slug, serverOrigins(config, config.PORT), deps.caches);
+  if (added.length > 0) progress(`demo: ${added.join(", ")} added to the allowed origins of "${deps.demo.slug}"`);
 }
 
 const server = createServer(deps);

@@ -5,9 +5,10 @@
  * demo-database.ts; then the demo is already there.)
  */
 import type { Db } from "../../db/connect.ts";
-import { notifyCacheInvalidation } from "../lib/data/app-caches.ts";
+import { type AppCaches, notifyCacheInvalidation } from "../lib/data/app-caches.ts";
 import { withProjectWriteLock } from "../lib/data/project-write-lock.ts";
-import { WELL_KNOWN_KEYS } from "../lib/rules/published-demo-keys.ts";
+import { isLoopbackHost, WELL_KNOWN_KEYS, wellKnownDemoKeysAllowed } from "../lib/rules/published-demo-keys.ts";
+import { hashSecret } from "../lib/rules/secrets.ts";
 import { type KeyKind, replaceKeys } from "../routes/keys/index.ts";
 import { DEMO_EMBED_KEY, DEMO_SECRET_KEY, DEMO_SLUG, loadDemoSnapshot } from "./demo.ts";
 import { describeDemoCounts } from "./demo-database.ts";
@@ -80,4 +81,67 @@ export async function replaceWellKnownDemoKeys(db: Db): Promise<DemoProject[]> {
   }
   if (replaced.length > 0) await notifyCacheInvalidation(db);
   return replaced;
+}
+
+/**
+ * The demo project a start finds already in the database: the bundled demo's slug holding its
+ * published embed key, when those keys may be served (loopback HOST, or DEMO=public); else
+ * undefined. Only the embed key is known from the database (keys are kept as digests).
+ */
+export async function findServedDemo(db: Db, config: { HOST: string; DEMO: string }): Promise<DemoProject | undefined> {
+  if (config.DEMO === "off" || !wellKnownDemoKeysAllowed(config)) return undefined;
+  const row = await db
+    .selectFrom("api_keys")
+    .innerJoin("projects", "projects.id", "api_keys.project_id")
+    .select("projects.slug")
+    .where("projects.slug", "=", DEMO_SLUG)
+    .where("api_keys.key_hash", "=", hashSecret(DEMO_EMBED_KEY))
+    .executeTakeFirst();
+  return row ? { slug: row.slug, secretKey: "", embedKey: DEMO_EMBED_KEY } : undefined;
+}
+
+/**
+ * The origins a browser shows for this server listening on `port` (clients-v3.md, "The demo
+ * page": the demo's allowed_origins include the server's own origin): PUBLIC_BASE_URL's origin
+ * when set; on a loopback HOST, http://127.0.0.1:{port} and http://localhost:{port}; else
+ * http://{HOST}:{port} unless HOST is a wildcard address.
+ */
+export function serverOrigins(config: { HOST: string; PUBLIC_BASE_URL?: string | undefined }, port: number): string[] {
+  const origins = new Set<string>();
+  if (config.PUBLIC_BASE_URL) origins.add(new URL(config.PUBLIC_BASE_URL).origin);
+  if (isLoopbackHost(config.HOST)) {
+    origins.add(`http://127.0.0.1:${port}`);
+    origins.add(`http://localhost:${port}`);
+  } else if (!["0.0.0.0", "::", "[::]"].includes(config.HOST.trim())) {
+    origins.add(new URL(`http://${config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST}:${port}`).origin);
+  }
+  return [...origins];
+}
+
+/**
+ * Adds `origins` to project `slug`'s allowed_origins (those missing, in order, under the
+ * project's write lock), then clears every instance's caches (`caches`: this one's at once).
+ * Returns the origins added; none when the project is missing or already allows them all.
+ */
+export async function allowDemoOrigins(db: Db, slug: string, origins: string[], caches?: AppCaches): Promise<string[]> {
+  const project = await db.selectFrom("projects").select("id").where("slug", "=", slug).executeTakeFirst();
+  if (!project) return [];
+  const added = await withProjectWriteLock(db, project.id, async (trx) => {
+    const { allowed_origins } = await trx
+      .selectFrom("projects")
+      .select("allowed_origins")
+      .where("id", "=", project.id)
+      .executeTakeFirstOrThrow();
+    const missing = origins.filter((origin) => !allowed_origins.includes(origin));
+    if (missing.length > 0) {
+      await trx
+        .updateTable("projects")
+        .set({ allowed_origins: [...allowed_origins, ...missing] })
+        .where("id", "=", project.id)
+        .execute();
+    }
+    return missing;
+  });
+  if (added.length > 0) await notifyCacheInvalidation(db, caches);
+  return added;
 }

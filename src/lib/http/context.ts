@@ -36,6 +36,12 @@ export interface AppDeps {
    * it the route probes the database alone through `db` and reports Redis as not configured.
    */
   readiness?: Readiness;
+  /**
+   * The bundled demo project this process serves, with its embed key (src/server.ts): GET /demo
+   * embeds the board widget on it (docs/contract/clients-v3.md, "The demo page"). Absent: /demo
+   * answers 404.
+   */
+  demo?: { slug: string; embedKey: string };
 }
 
 /** The project a request addresses, as resolved by the api-key middleware. */

@@ -13,9 +13,10 @@ import { success } from "../../lib/http/envelope.ts";
 import { ApiError } from "../../lib/http/errors.ts";
 import { buildOpenApiDocument } from "../../lib/http/openapi-document.ts";
 import { createRouter } from "../../lib/http/router.ts";
+import { demoPageHandler } from "./demo-page.ts";
 import { referencePage } from "./reference-page.ts";
 import * as routes from "./service.routes.ts";
-import { widgetBundleCache } from "./widget-bundle.ts";
+import { type WidgetBundle, widgetBundleCache } from "./widget-bundle.ts";
 
 // Apps built without deps.readiness (tests' own deps) probe their database alone, one Readiness per deps.
 const fallbackReadiness = new WeakMap<AppDeps, Readiness>();
@@ -31,8 +32,15 @@ function readinessOf(deps: AppDeps): Readiness {
   return readiness;
 }
 
-/** `root` is the whole app, whose routes the served description lists; `prefix` is where this router is mounted. */
-export function createServiceRouter(root: OpenAPIHono<AppEnv>, prefix: string) {
+/**
+ * `root` is the whole app, whose routes the served description lists; `prefix` is where this
+ * router is mounted; `widget` is the widget module's cache, shared with the demo page.
+ */
+export function createServiceRouter(
+  root: OpenAPIHono<AppEnv>,
+  prefix: string,
+  widget: { get(): Promise<WidgetBundle> } = widgetBundleCache(),
+) {
   let cachedDocument: string | undefined;
   const router = createRouter();
   router.openapi(routes.health, (c) => c.json(success({ status: "ok", version: "3" }), 200));
@@ -57,7 +65,6 @@ export function createServiceRouter(root: OpenAPIHono<AppEnv>, prefix: string) {
     }
     return c.body(cachedDocument, 200, { "Content-Type": "application/json; charset=UTF-8", "Access-Control-Allow-Origin": "*" }) as never;
   });
-  const widget = widgetBundleCache();
   router.openapi(routes.widgetModule, async (c) => {
     const { body, gzipped, hash } = await widget.get();
     const pinned = c.req.valid("query").v === hash;
@@ -80,3 +87,10 @@ export function createServiceRouter(root: OpenAPIHono<AppEnv>, prefix: string) {
   router.get(reference.bundlePath, reference.serveBundle);
   return router;
 }
+
+/** GET /demo, mounted on the app outside the prefix (demo-page.ts), sharing the widget cache. */
+export function registerDemoPage(app: OpenAPIHono<AppEnv>, prefix: string, widget: { get(): Promise<WidgetBundle> }): void {
+  app.get("/demo", demoPageHandler(prefix, widget));
+}
+
+export { widgetBundleCache };
