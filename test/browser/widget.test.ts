@@ -1,0 +1,370 @@
+/**
+ * The board widget as a person uses it (docs/contract/clients-v3.md, "The board widget" and
+ * "The demo page"): Debian's chromium, driven by playwright-core, opens /demo on a real server on
+ * 127.0.0.1 (the demo snapshot under a fresh slug, its origin allowed as src/server.ts does) with
+ * every request to another host refused, and every flow is read back through the API.
+ *
+ * Needs /usr/bin/chromium. Without it the file is skipped locally, with a message; under CI=true
+ * it fails instead.
+ */
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+import { type ServerType, serve } from "@hono/node-server";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { allowDemoOrigins } from "../../src/admin/demo-bootstrap.ts";
+import { importSnapshot } from "../../src/admin/snapshot-import.ts";
+import { body, createTestContext, demoSnapshotForTest, type ImportedProject, type TestContext } from "../support/harness.ts";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const available = existsSync(CHROMIUM);
+if (!available) {
+  if (process.env.CI === "true") throw new Error(`${CHROMIUM} is missing: CI must run the browser test`);
+  console.warn(`skipping the widget browser test: ${CHROMIUM} is not installed (apt-get install chromium)`);
+}
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const IMAGES = new URL("../../docs/images/", import.meta.url);
+
+let ctx: TestContext;
+let server: ServerType;
+let base: string;
+let browser: Browser;
+let demo: ReturnType<typeof demoSnapshotForTest>;
+let hostile: ImportedProject;
+
+beforeAll(async () => {
+  if (!available) return;
+  ctx = await createTestContext();
+  demo = demoSnapshotForTest();
+  await importSnapshot(ctx.db, demo.snapshot, {});
+  ({ server, base } = await new Promise<{ server: ServerType; base: string }>((resolve) => {
+    const started = serve({ fetch: ctx.app.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => {
+      resolve({ server: started, base: `http://127.0.0.1:${info.port}` });
+    });
+  }));
+  await allowDemoOrigins(ctx.db, demo.slug, [base], ctx.deps.caches);
+  ctx.deps.demo = { slug: demo.slug, embedKey: demo.embedKey };
+  // A project whose texts try to run script: markup in a heading, raw HTML and a javascript: link in a release.
+  hostile = await ctx.importProject({
+    project: { allowed_origins: [base] },
+    features: [
+      {
+        ref: "x",
+        board: "roadmap",
+        column: "c-open",
+        heading: '<img src=x onerror="window.__xss=1"><b>Bold</b> heading',
+        description: "<script>window.__xss=2</script>",
+        position: 0,
+      },
+    ],
+    releases: [
+      {
+        ref: "r",
+        name: "Risky release",
+        slug: "risky",
+        body: '## News\n\n<img src=x onerror="window.__xss=3">\n\n[click](javascript:window.__xss=4)',
+        published_at: "2026-01-01T00:00:00Z",
+        features: [],
+      },
+    ],
+  });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  server?.close();
+  await ctx?.close();
+});
+
+interface Watched {
+  page: Page;
+  refused: string[];
+  pageErrors: string[];
+  cspViolations: string[];
+  requests: string[];
+}
+
+/** A page that refuses every host but 127.0.0.1 and records errors, CSP reports and requests. */
+async function openPage(colorScheme: "light" | "dark" = "light"): Promise<Watched> {
+  const page = await browser.newPage({ colorScheme, viewport: { width: 900, height: 1000 } });
+  const watched: Watched = { page, refused: [], pageErrors: [], cspViolations: [], requests: [] };
+  await page.route("**/*", (route) => {
+    const url = new URL(route.request().url());
+    if (url.hostname === "127.0.0.1") {
+      watched.requests.push(`${route.request().method()} ${url.pathname}${url.search}`);
+      return route.continue();
+    }
+    watched.refused.push(url.href);
+    return route.abort("internetdisconnected");
+  });
+  page.on("pageerror", (error) => watched.pageErrors.push(error.message));
+  page.on("console", (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) watched.cspViolations.push(message.text());
+  });
+  return watched;
+}
+
+const board = (page: Page) => page.locator("feedback-board");
+const voteButtons = (page: Page) => board(page).locator("button.vote");
+
+async function openDemo(colorScheme: "light" | "dark" = "light"): Promise<Watched> {
+  const watched = await openPage(colorScheme);
+  const response = await watched.page.goto(`${base}/demo`, { waitUntil: "load" });
+  expect(response?.status()).toBe(200);
+  await voteButtons(watched.page).first().waitFor({ timeout: 30_000 });
+  return watched;
+}
+
+/** The anonymous token the widget keeps for the demo project. */
+const storedAnon = (page: Page) => page.evaluate((slug) => localStorage.getItem(`feedback-board:${slug}:anon`), demo.slug);
+
+/** axe-core on the page: the violations of impact serious or critical. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
+  return page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(context: unknown, options: unknown): Promise<{ violations: { id: string; impact: string; nodes: { target: unknown }[] }[] }>;
+        };
+      }
+    ).axe;
+    const result = await axe.run(document, { resultTypes: ["violations"] });
+    return result.violations
+      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+      .map((violation) => `${violation.id}: ${JSON.stringify(violation.nodes.map((node) => node.target))}`);
+  });
+}
+
+describe.skipIf(!available)("the board widget in a browser", () => {
+  it("draws the demo board from this origin only, under the page's CSP, without errors", async () => {
+    const { page, refused, pageErrors, cspViolations, requests } = await openDemo();
+    await board(page).getByRole("heading", { name: demo.snapshot.project.name, level: 2 }).waitFor();
+    const tabs = board(page).getByRole("tab");
+    expect(await tabs.count()).toBe(demo.snapshot.boards!.length);
+    expect(await tabs.first().getAttribute("aria-selected")).toBe("true");
+    expect(await voteButtons(page).count()).toBeGreaterThan(0);
+    expect(await board(page).locator("ul.list > li").count()).toBe(20);
+    expect(requests.some((request) => request.startsWith("GET /api/v3/widget.js?v="))).toBe(true);
+    expect(refused).toEqual([]);
+    expect(pageErrors).toEqual([]);
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it("casts a vote that the API reads back, and a reload keeps the voter and the vote", async () => {
+    const { page } = await openDemo();
+    const button = voteButtons(page).first();
+    expect(await button.getAttribute("aria-pressed")).toBe("false");
+    const label = (await button.getAttribute("aria-label"))!;
+    const before = Number(/(\d+) votes?$/.exec(label)?.[1]);
+    const voted = page.evaluate(
+      () =>
+        new Promise((resolve) =>
+          document.addEventListener("feedback-board:vote", (event) => resolve((event as CustomEvent).detail), { once: true }),
+        ),
+    );
+    await button.click();
+    const detail = (await voted) as { feature_id: number; has_voted: boolean; vote_count: number };
+    expect(detail.has_voted).toBe(true);
+    expect(detail.vote_count).toBe(before + 1);
+    await expect.poll(() => button.getAttribute("aria-pressed")).toBe("true");
+    const anon = await storedAnon(page);
+    expect(anon).toBeTruthy();
+
+    const read = await ctx.get(`/api/v3/projects/${demo.slug}/features/${detail.feature_id}`, demo.embedKey, { "X-VF-Anon": anon! });
+    const feature = (await body(read)).data;
+    expect(feature.has_voted).toBe(true);
+    expect(feature.vote_count).toBe(before + 1);
+
+    await page.reload({ waitUntil: "load" });
+    await voteButtons(page).first().waitFor();
+    expect(await storedAnon(page)).toBe(anon);
+    const again = board(page).locator(`button.vote[aria-pressed=true]`);
+    await again.first().waitFor({ timeout: 15_000 });
+    expect(await board(page).locator("[aria-live=polite]").count()).toBe(1);
+    await page.close();
+  }, 120_000);
+
+  it("puts the old count back when the API refuses a vote", async () => {
+    const { page } = await openDemo();
+    await page.route("**/vote", (route) =>
+      route.fulfill({
+        status: 403,
+        contentType: "application/json",
+        body: JSON.stringify({ data: null, meta: null, error: { code: "not_allowed", field: null, message: "voting is closed here" } }),
+      }),
+    );
+    const button = voteButtons(page).nth(1);
+    const label = await button.getAttribute("aria-label");
+    await button.click();
+    await board(page).getByText("voting is closed here").waitFor();
+    expect(await button.getAttribute("aria-pressed")).toBe("false");
+    expect(await button.getAttribute("aria-label")).toBe(label);
+    await page.close();
+  }, 120_000);
+
+  it("refuses a secret key before sending any request, with an error in the element", async () => {
+    const { page, requests } = await openDemo();
+    const before = requests.length;
+    await page.evaluate((slug) => {
+      const element = document.createElement("feedback-board");
+      element.id = "secret";
+      element.setAttribute("project", slug);
+      element.setAttribute("key", "fb_sk_demo_lumen_secret_key_0001");
+      document.body.append(element);
+    }, demo.slug);
+    await page.locator("#secret").getByRole("alert").waitFor();
+    expect(await page.locator("#secret").getByRole("alert").textContent()).toContain("secret key");
+    await page.waitForTimeout(300);
+    expect(requests.slice(before)).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it("shows markup in a heading as text and keeps a release body inert", async () => {
+    const { page, pageErrors } = await openDemo();
+    await page.evaluate(
+      ({ slug, key }) => {
+        const element = document.querySelector("feedback-board")!;
+        element.setAttribute("project", slug);
+        element.setAttribute("key", key);
+      },
+      { slug: hostile.slug, key: hostile.embedKey },
+    );
+    const title = board(page).locator("button.title", { hasText: "Bold" });
+    await title.waitFor();
+    expect(await title.textContent()).toBe('<img src=x onerror="window.__xss=1"><b>Bold</b> heading');
+    expect(await board(page).locator("b, img").count()).toBe(0);
+    await title.click();
+    await board(page).getByText("<script>window.__xss=2</script>").waitFor();
+    await board(page).getByRole("button", { name: "Changelog" }).click();
+    await board(page).getByRole("heading", { name: "Risky release" }).waitFor();
+    const link = board(page).locator(".release .html a");
+    if ((await link.count()) > 0) await link.first().click();
+    await page.waitForTimeout(300);
+    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it("is not reached by the page's CSS", async () => {
+    const { page } = await openDemo();
+    const vote = voteButtons(page).first();
+    const styleOf = () => vote.evaluate((element) => getComputedStyle(element).backgroundColor + getComputedStyle(element).fontSize);
+    const before = await styleOf();
+    await page.addStyleTag({ content: "button{background:rgb(255,0,0)!important;font-size:40px!important} .vote{display:none!important}" });
+    expect(await styleOf()).toBe(before);
+    expect(await vote.isVisible()).toBe(true);
+    await page.close();
+  }, 120_000);
+
+  it("is usable by keyboard alone: tabs with arrow keys, a vote with the space bar", async () => {
+    const { page } = await openDemo();
+    const focusedRole = () =>
+      page.evaluate(() => {
+        const inner = document.querySelector("feedback-board")?.shadowRoot?.activeElement;
+        return inner ? `${inner.getAttribute("role") ?? inner.tagName.toLowerCase()}|${inner.className}` : "";
+      });
+    for (let i = 0; i < 30 && !(await focusedRole()).startsWith("tab|"); i++) await page.keyboard.press("Tab");
+    expect(await focusedRole()).toMatch(/^tab\|/);
+    await page.keyboard.press("ArrowRight");
+    const tabs = board(page).getByRole("tab");
+    await expect.poll(() => tabs.nth(1).getAttribute("aria-selected")).toBe("true");
+    expect(await focusedRole()).toMatch(/^tab\|/);
+    await page.keyboard.press("ArrowLeft");
+    await expect.poll(() => tabs.first().getAttribute("aria-selected")).toBe("true");
+    await voteButtons(page).first().waitFor();
+    for (let i = 0; i < 30 && !(await focusedRole()).includes("vote"); i++) await page.keyboard.press("Tab");
+    const pressedBefore = await page.evaluate(
+      () => document.querySelector("feedback-board")?.shadowRoot?.activeElement?.getAttribute("aria-pressed") ?? "",
+    );
+    await page.keyboard.press("Space");
+    await expect
+      .poll(() => page.evaluate(() => document.querySelector("feedback-board")?.shadowRoot?.activeElement?.getAttribute("aria-pressed")))
+      .toBe(pressedBefore === "true" ? "false" : "true");
+    await page.close();
+  }, 120_000);
+
+  it("suggests a feature with similar ones listed, and comments on it; the API reads both back", async () => {
+    const { page } = await openDemo();
+    await board(page).getByRole("button", { name: "Suggest a feature" }).click();
+    const existing = demo.snapshot.features![0]!.heading;
+    await board(page).getByLabel("Title").fill(existing);
+    await board(page).getByRole("heading", { name: "Is it one of these?" }).waitFor({ timeout: 15_000 });
+    await board(page).getByLabel("Title").fill("Widget test suggestion about keyboard shortcuts");
+    await board(page).getByLabel("Description").fill("Written by the browser test.");
+    const suggested = page.evaluate(
+      () =>
+        new Promise((resolve) =>
+          document.addEventListener("feedback-board:suggest", (event) => resolve((event as CustomEvent).detail), { once: true }),
+        ),
+    );
+    await board(page).getByRole("button", { name: "Submit" }).click();
+    const { feature } = (await suggested) as { feature: { id: number; is_approved: boolean } };
+    expect(feature.is_approved).toBe(false);
+    await board(page).getByText("awaits review").waitFor();
+    const anon = (await storedAnon(page))!;
+    const read = await ctx.get(`/api/v3/projects/${demo.slug}/features/${feature.id}`, demo.embedKey, { "X-VF-Anon": anon });
+    expect(read.status).toBe(200);
+
+    // A comment on the first feature of the list.
+    await board(page).getByRole("button", { name: "Features" }).click();
+    await board(page).locator("button.title").first().click();
+    await board(page).getByLabel("Write a comment").fill("A comment from the widget test");
+    const commented = page.evaluate(
+      () =>
+        new Promise((resolve) =>
+          document.addEventListener("feedback-board:comment", (event) => resolve((event as CustomEvent).detail), { once: true }),
+        ),
+    );
+    await board(page).getByRole("button", { name: "Send" }).click();
+    await board(page).getByText("A comment from the widget test").waitFor();
+    const { comment } = (await commented) as { comment: { feature_id: number } };
+    const comments = await ctx.get(`/api/v3/projects/${demo.slug}/features/${comment.feature_id}/comments`, demo.embedKey, {
+      "X-VF-Anon": anon,
+    });
+    const mine = (await body(comments)).data.find((c: { content: string }) => c.content === "A comment from the widget test");
+    expect(mine.is_own).toBe(true);
+    await page.close();
+  }, 180_000);
+
+  for (const palette of ["light", "dark"] as const) {
+    it(`has no serious or critical axe violation on the board, feature, suggestion and changelog views (${palette})`, async () => {
+      const { page } = await openDemo(palette);
+      await page.evaluate((theme) => document.querySelector("feedback-board")!.setAttribute("theme", theme), palette);
+      mkdirSync(IMAGES, { recursive: true });
+      const found: Record<string, string[]> = {};
+      found.board = await seriousViolations(page);
+      const box = (await board(page).boundingBox())!;
+      await page.screenshot({
+        path: new URL(`widget-${palette}.png`, IMAGES).pathname,
+        clip: { x: box.x, y: box.y, width: box.width, height: 560 },
+      });
+      await board(page).locator("button.title").first().click();
+      await board(page).locator("article.feature h3").waitFor();
+      found.feature = await seriousViolations(page);
+      await board(page).getByRole("button", { name: "Suggest a feature" }).click();
+      await board(page).getByLabel("Title").fill(demo.snapshot.features![1]!.heading);
+      await board(page).getByRole("heading", { name: "Is it one of these?" }).waitFor({ timeout: 15_000 });
+      found.suggestion = await seriousViolations(page);
+      await board(page).getByRole("button", { name: "Changelog" }).click();
+      await board(page).locator("article.release").first().waitFor();
+      found.changelog = await seriousViolations(page);
+      expect(found).toEqual({ board: [], feature: [], suggestion: [], changelog: [] });
+      await page.close();
+    }, 180_000);
+  }
+});
