@@ -341,6 +341,58 @@ describe.skipIf(!available)("the board widget in a browser", () => {
     await page.close();
   }, 180_000);
 
+  it("replies, likes and deletes its own comment, read back through the API; the bell opens", async () => {
+    const { page } = await openDemo();
+    await board(page).locator("button.title").nth(2).click();
+    const text = `Top-level comment ${Date.now()}`;
+    await board(page).getByLabel("Write a comment").fill(text);
+    const commented = page.evaluate(
+      () =>
+        new Promise((resolve) =>
+          document.addEventListener("feedback-board:comment", (event) => resolve((event as CustomEvent).detail), { once: true }),
+        ),
+    );
+    await board(page).getByRole("button", { name: "Send" }).click();
+    const featureId = ((await commented) as { comment: { feature_id: number } }).comment.feature_id;
+    const item = board(page).locator("ul.comments > li", { hasText: text });
+    await item.waitFor();
+    await item.getByRole("button", { name: "Reply" }).click();
+    await item.getByLabel("Write a reply").fill("A reply from the widget test");
+    await item.getByRole("button", { name: "Send" }).click();
+    const reply = item.locator("ul.replies > li", { hasText: "A reply from the widget test" });
+    await reply.waitFor();
+    const actions = item.locator(":scope > .actions");
+    await actions.getByRole("button", { name: /^Like, 0 likes$/ }).click();
+    await actions.getByRole("button", { name: /^Like, 1 like$/ }).waitFor();
+    expect(await actions.getByRole("button", { name: /^Like, 1 like$/ }).getAttribute("aria-pressed")).toBe("true");
+    await reply.getByRole("button", { name: "Delete" }).click();
+    await reply.waitFor({ state: "detached" });
+
+    const anon = (await storedAnon(page))!;
+    const comments = (
+      await body(await ctx.get(`/api/v3/projects/${demo.slug}/features/${featureId}/comments`, demo.embedKey, { "X-VF-Anon": anon }))
+    ).data;
+    const mine = comments.find((comment: { content: string }) => comment.content === text);
+    expect(mine).toMatchObject({ is_own: true, has_liked: true, like_count: 1, replies: [] });
+
+    const bell = board(page).getByRole("button", { name: /Notifications/ });
+    await bell.click();
+    expect(await bell.getAttribute("aria-expanded")).toBe("true");
+    await board(page).locator("#fb-notifications").waitFor();
+    await page.close();
+  }, 180_000);
+
+  it("speaks German with locale=de, and a page rule on the element overrides --fb-accent", async () => {
+    const { page } = await openDemo();
+    await page.evaluate(() => document.querySelector("feedback-board")!.setAttribute("locale", "de"));
+    await board(page).getByRole("button", { name: "Funktion vorschlagen" }).waitFor();
+    await board(page).getByLabel("Suchen").waitFor();
+    await page.addStyleTag({ content: "feedback-board{--fb-accent:rgb(1, 2, 3)}" });
+    const selected = board(page).locator("[role=tab][aria-selected=true]");
+    expect(await selected.evaluate((element) => getComputedStyle(element).borderBottomColor)).toBe("rgb(1, 2, 3)");
+    await page.close();
+  }, 120_000);
+
   for (const palette of ["light", "dark"] as const) {
     it(`has no serious or critical axe violation on the board, feature, suggestion and changelog views (${palette})`, async () => {
       const { page } = await openDemo(palette);
