@@ -88,6 +88,8 @@ describe("GET /openapi.json", () => {
       "get /ready",
       "get /openapi.json",
       "get /docs",
+      // clients-v3.md, "Embedding": the board widget's module.
+      "get /widget.js",
       "get /board",
       "get /projects/{slug}",
       "get /projects/{slug}/features",
