@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { type ServerType, serve } from "@hono/node-server";
+import { SignJWT } from "jose";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allowDemoOrigins } from "../../src/admin/demo-bootstrap.ts";
@@ -390,6 +391,42 @@ describe.skipIf(!available)("the board widget in a browser", () => {
     await page.addStyleTag({ content: "feedback-board{--fb-accent:rgb(1, 2, 3)}" });
     const selected = board(page).locator("[role=tab][aria-selected=true]");
     expect(await selected.evaluate((element) => getComputedStyle(element).borderBottomColor)).toBe("rgb(1, 2, 3)");
+    await page.close();
+  }, 120_000);
+
+  it("identify() sends the SSO token as X-VF-Token and votes as that user; refresh() reloads", async () => {
+    const { page, requests } = await openDemo();
+    const token = await new SignJWT({ name: "Widget Tester" })
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject(`widget-user-${Date.now()}`)
+      .setExpirationTime("10m")
+      .sign(new TextEncoder().encode(demo.snapshot.project.sso_secret!));
+    const headers: string[] = [];
+    page.on("request", (request) => {
+      const sent = request.headers()["x-vf-token"];
+      if (sent) headers.push(sent);
+    });
+    await page.evaluate(
+      (sso) => (document.querySelector("feedback-board") as HTMLElement & { identify(t: string | null): void }).identify(sso),
+      token,
+    );
+    await expect.poll(() => headers.length).toBeGreaterThan(0);
+    const before = requests.filter((request) => request === `GET /api/v3/projects/${demo.slug}`).length;
+    await page.evaluate(() => (document.querySelector("feedback-board") as HTMLElement & { refresh(): void }).refresh());
+    await expect.poll(() => requests.filter((request) => request === `GET /api/v3/projects/${demo.slug}`).length).toBe(before + 1);
+    const button = board(page).locator("button.vote[aria-pressed=false]").first();
+    const voted = page.evaluate(
+      () =>
+        new Promise((resolve) =>
+          document.addEventListener("feedback-board:vote", (event) => resolve((event as CustomEvent).detail), { once: true }),
+        ),
+    );
+    await button.click();
+    const { feature_id } = (await voted) as { feature_id: number };
+    expect(headers.every((sent) => sent === token)).toBe(true);
+    expect(requests.filter((request) => request.endsWith("/identity"))).toEqual([]);
+    const read = await ctx.get(`/api/v3/projects/${demo.slug}/features/${feature_id}`, demo.embedKey, { "X-VF-Token": token });
+    expect((await body(read)).data.has_voted).toBe(true);
     await page.close();
   }, 120_000);
 
