@@ -432,6 +432,52 @@ describe.skipIf(!available)("the board widget in a browser", () => {
     await page.close();
   }, 120_000);
 
+  it("opens view=feature:{id}, waits Retry-After on a 429 read, and shows a refusal in place with an error event", async () => {
+    const { page } = await openDemo();
+    const id = (await body(await ctx.get(`/api/v3/projects/${demo.slug}/features?per_page=1`, demo.embedKey))).data[0].id as number;
+    let limited = 0;
+    const asked: number[] = [];
+    await page.route(`**/features/${id}/comments?*`, (route) => {
+      asked.push(Date.now());
+      if (limited++ > 0) return route.continue();
+      return route.fulfill({
+        status: 429,
+        headers: { "Retry-After": "1", "Content-Type": "application/json" },
+        body: JSON.stringify({ data: null, meta: null, error: { code: "rate_limited", field: null, message: "slow down" } }),
+      });
+    });
+    await page.route(`**/features/${id}/comments`, (route) =>
+      route.request().method() === "POST"
+        ? route.fulfill({
+            status: 403,
+            contentType: "application/json",
+            body: JSON.stringify({
+              data: null,
+              meta: null,
+              error: { code: "voter_banned", field: null, message: "this voter may not comment" },
+            }),
+          })
+        : route.continue(),
+    );
+    await page.evaluate((feature) => document.querySelector("feedback-board")!.setAttribute("view", `feature:${feature}`), id);
+    await board(page).locator("article.feature h3").waitFor();
+    await board(page).locator("ul.comments > li").first().waitFor({ timeout: 15_000 });
+    expect(asked).toHaveLength(2);
+    expect(asked[1]! - asked[0]!).toBeGreaterThanOrEqual(900);
+
+    const failed = page.evaluate(
+      () =>
+        new Promise((resolve) =>
+          document.addEventListener("feedback-board:error", (event) => resolve((event as CustomEvent).detail), { once: true }),
+        ),
+    );
+    await board(page).getByLabel("Write a comment").fill("Refused comment");
+    await board(page).getByRole("button", { name: "Send" }).click();
+    expect(await failed).toEqual({ code: "voter_banned", message: "this voter may not comment", status: 403 });
+    await board(page).locator("form").getByRole("alert").filter({ hasText: "this voter may not comment" }).waitFor();
+    await page.close();
+  }, 120_000);
+
   for (const palette of ["light", "dark"] as const) {
     it(`has no serious or critical axe violation on the board, feature, suggestion and changelog views (${palette})`, async () => {
       const { page } = await openDemo(palette);
