@@ -6,6 +6,7 @@ export interface Operations {
   getHealth: { data: T.GetHealthData; responses: T.GetHealthResponses; idempotent: false };
   getReadiness: { data: T.GetReadinessData; responses: T.GetReadinessResponses; idempotent: false };
   getOpenApiDocument: { data: T.GetOpenApiDocumentData; responses: T.GetOpenApiDocumentResponses; idempotent: false };
+  getWidgetModule: { data: T.GetWidgetModuleData; responses: T.GetWidgetModuleResponses; idempotent: false };
   getDocs: { data: T.GetDocsData; responses: T.GetDocsResponses; idempotent: false };
   getKeyBoard: { data: T.GetKeyBoardData; responses: T.GetKeyBoardResponses; idempotent: false };
   getProjectBoard: { data: T.GetProjectBoardData; responses: T.GetProjectBoardResponses; idempotent: false };

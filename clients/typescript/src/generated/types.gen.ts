@@ -3501,6 +3501,54 @@ export type GetOpenApiDocumentResponses = {
 
 export type GetOpenApiDocumentResponse = GetOpenApiDocumentResponses[keyof GetOpenApiDocumentResponses];
 
+export type GetWidgetModuleData = {
+    body?: never;
+    headers?: {
+        /**
+         * Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one
+         */
+        'X-Request-Id'?: string;
+        /**
+         * The ETag of a previous answer; when it still matches, the answer is 304 with no body
+         */
+        'If-None-Match'?: string;
+    };
+    path?: never;
+    query?: {
+        /**
+         * The version (X-Widget-Version) the address pins; makes the answer cacheable for a year when it is current
+         */
+        v?: string;
+    };
+    url: '/api/v3/widget.js';
+};
+
+export type GetWidgetModuleErrors = {
+    /**
+     * the path does not take this method (Allow lists those it does)
+     */
+    405: ErrorEnvelope;
+    /**
+     * validation_failed: error.field names the parameter or field
+     */
+    422: ErrorEnvelope;
+    /**
+     * internal: server failure, safe to retry; quote X-Request-Id
+     */
+    500: ErrorEnvelope;
+};
+
+export type GetWidgetModuleError = GetWidgetModuleErrors[keyof GetWidgetModuleErrors];
+
+export type GetWidgetModuleResponses = {
+    /**
+     * An ES module
+     */
+    200: Blob | File;
+};
+
+export type GetWidgetModuleResponse = GetWidgetModuleResponses[keyof GetWidgetModuleResponses];
+
 export type GetDocsData = {
     body?: never;
     headers?: {
