@@ -8,19 +8,14 @@
  * Needs /usr/bin/chromium (.ci/run installs it). Without it the file is skipped locally, with a
  * message; under CI=true it fails instead, so that CI never passes without running it.
  */
-import { existsSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { type ServerType, serve } from "@hono/node-server";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestContext, type TestContext } from "../support/harness.ts";
+import { chromiumAvailable, launchChromium } from "./support/chromium.ts";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
-if (!available) {
-  if (process.env.CI === "true") throw new Error(`${CHROMIUM} is missing: CI must run the browser test (.ci/run installs chromium)`);
-  console.warn(`skipping the reference page browser test: ${CHROMIUM} is not installed (apt-get install chromium)`);
-}
+const available = chromiumAvailable("reference page browser test");
 
 let ctx: TestContext;
 let server: ServerType;
@@ -38,19 +33,7 @@ beforeAll(async () => {
       resolve({ server: started, base: `http://127.0.0.1:${info.port}` });
     });
   }));
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

@@ -11,22 +11,17 @@
  * Needs /usr/bin/chromium (.ci/run installs it). Without it the file is skipped locally, with a
  * message; under CI=true it fails instead, so that CI never passes without running it.
  */
-import { existsSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { type ServerType, serve } from "@hono/node-server";
 import type { ParsedMail } from "mailparser";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EmailWorker } from "../../src/events/email/email-worker.ts";
 import { type Answer, body, createTestContext, type TestContext } from "../support/harness.ts";
 import { type SmtpSink, startSmtpSink } from "../support/smtp-sink.ts";
+import { chromiumAvailable, launchChromium } from "./support/chromium.ts";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
-if (!available) {
-  if (process.env.CI === "true") throw new Error(`${CHROMIUM} is missing: CI must run the browser test (.ci/run installs chromium)`);
-  console.warn(`skipping the unsubscribe page browser test: ${CHROMIUM} is not installed (apt-get install chromium)`);
-}
+const available = chromiumAvailable("unsubscribe page browser test");
 
 type VoterAnswer = Answer<"/api/v3/projects/{slug}/admin/voters/{voter_id}", "get">;
 
@@ -53,19 +48,7 @@ beforeAll(async () => {
   }));
   ctx = await createTestContext({ SMTP_URL: sink.url, PUBLIC_BASE_URL: base });
   app = ctx.app;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

@@ -9,23 +9,19 @@
  * Needs /usr/bin/chromium. Without it the file is skipped locally, with a message; under CI=true
  * it fails instead.
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { type ServerType, serve } from "@hono/node-server";
 import { SignJWT } from "jose";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allowDemoOrigins } from "../../src/admin/demo-bootstrap.ts";
 import { importSnapshot } from "../../src/admin/snapshot-import.ts";
 import { body, createTestContext, demoSnapshotForTest, type ImportedProject, type TestContext } from "../support/harness.ts";
+import { chromiumAvailable, launchChromium } from "./support/chromium.ts";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
-if (!available) {
-  if (process.env.CI === "true") throw new Error(`${CHROMIUM} is missing: CI must run the browser test`);
-  console.warn(`skipping the widget browser test: ${CHROMIUM} is not installed (apt-get install chromium)`);
-}
+const available = chromiumAvailable("widget browser test");
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const IMAGES = new URL("../../docs/images/", import.meta.url);
 
@@ -72,19 +68,7 @@ beforeAll(async () => {
       },
     ],
   });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
