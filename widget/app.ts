@@ -669,7 +669,7 @@ function Bell(): Node {
   };
   return html`<div>
     <button type="button" class="bell" aria-expanded=${expanded ? "true" : "false"} aria-controls="fb-notifications" onClick=${toggle}>
-      <span aria-hidden="true">🔔</span> ${t.notifications}<span class="badge" aria-label=${t.unread(unread)}>${unread}</span>
+      <svg class="bell-icon" aria-hidden="true" viewBox="0 0 24 24" width="16" height="16"><path fill="currentColor" d="M12 22a2.5 2.5 0 0 0 2.45-2h-4.9A2.5 2.5 0 0 0 12 22Zm7-6V11a7 7 0 0 0-5.5-6.84V3.5a1.5 1.5 0 0 0-3 0v.66A7 7 0 0 0 5 11v5l-2 2v1h18v-1Z"/></svg> ${t.notifications}<span class="badge" aria-label=${t.unread(unread)}>${unread}</span>
     </button>
     ${
       expanded

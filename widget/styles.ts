@@ -63,6 +63,7 @@ form{display:grid;gap:10px;margin:8px 0}
 .release .html pre{overflow:auto;background:var(--fb-card);padding:8px;border-radius:var(--fb-radius)}
 .release .html ul{list-style:disc;padding-left:20px}
 .bell{position:relative}
+.bell-icon{vertical-align:-3px}
 .badge{display:inline-block;min-width:1.4em;padding:0 4px;margin-left:4px;border-radius:999px;background:var(--fb-accent);color:var(--fb-on-accent);font-size:.75em;text-align:center}
 .panel{background:var(--fb-card);border:1px solid var(--fb-border);border-radius:var(--fb-radius);padding:10px;margin-bottom:12px}
 .panel li{padding:4px 0;border-bottom:1px solid var(--fb-border)}
