@@ -6,13 +6,15 @@
  * and answers every curl example of README.md and docs/*.md, not docs/contract/ (each ```sh
  * block with curl, run by bash as pasted, in file order, every answer 2xx:
  * test/resilience/support/readme.ts); a second start on the same directory opens the database as
- * it is. The measured seconds and memory are printed for the report.
+ * it is. The measured seconds and memory are printed for the report. Chromium opens /demo on that
+ * process (docs/contract/clients-v3.md, "The demo page") and casts a vote the API reads back.
  */
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEMO_SECRET_KEY, DEMO_SLUG } from "../../src/admin/demo.ts";
+import { chromiumAvailable, launchChromium } from "../browser/support/chromium.ts";
 import { json, resetAgents, send } from "./support/http.ts";
 import { trackTempDir } from "./support/processes.ts";
 import { readmeCurlBlocks, runBlock } from "./support/readme.ts";
@@ -90,6 +92,45 @@ describe("first start on an empty embedded database", () => {
       expect(response.status, path).toBe(200);
     }
   });
+
+  it.skipIf(!chromiumAvailable("first-start demo page test"))(
+    "serves /demo, where a vote in the browser is read back through the API",
+    async () => {
+      const browser = await launchChromium();
+      try {
+        const page = await browser.newPage();
+        page.setDefaultTimeout(60_000);
+        const response = await page.goto(`${server!.origin}/demo`, { waitUntil: "load" });
+        expect(response?.status()).toBe(200);
+        // Playwright locators pierce the element's open shadow root.
+        const button = page.locator("feedback-board").locator("button.vote[aria-pressed]").first();
+        await button.waitFor();
+        expect(await button.getAttribute("aria-pressed")).toBe("false");
+        const shown = async () => Number(await button.locator("span").nth(1).textContent());
+        const before = await shown();
+        const voted = page.evaluate(
+          () =>
+            new Promise<{ feature_id: number }>((resolve) =>
+              document.addEventListener("feedback-board:vote", (event) => resolve((event as CustomEvent).detail), { once: true }),
+            ),
+        );
+        await button.click();
+        const { feature_id } = await voted;
+        await expect.poll(() => button.getAttribute("aria-pressed"), { timeout: 10_000 }).toBe("true");
+        expect(await shown()).toBe(before + 1);
+
+        const anon = await page.evaluate((slug) => localStorage.getItem(`feedback-board:${slug}:anon`), DEMO_SLUG);
+        expect(anon).toBeTruthy();
+        const read = await send(server!.origin, { path: `${api}/features/${feature_id}`, headers: { ...headers, "X-VF-Anon": anon! } });
+        expect(read.status).toBe(200);
+        expect(json(read).data.has_voted).toBe(true);
+        expect(json(read).data.vote_count).toBe(before + 1);
+      } finally {
+        await browser.close();
+      }
+    },
+    120_000,
+  );
 
   it("runs every curl example of the README and docs/ as pasted, each answered 2xx", () => {
     const files = documentationFiles();
