@@ -2,7 +2,9 @@
  * The board widget as a person uses it (docs/contract/clients-v3.md, "The board widget" and
  * "The demo page"): Debian's chromium, driven by playwright-core, opens /demo on a real server on
  * 127.0.0.1 (the demo snapshot under a fresh slug, its origin allowed as src/server.ts does) with
- * every request to another host refused, and every flow is read back through the API.
+ * every request to another host refused, and every flow is read back through the API. The list
+ * controls (search, tag filter, "Show more") and theme="auto" run on a seeded project of 25
+ * features, on a page served from the same origin.
  *
  * UPDATE_SCREENSHOTS=1 writes docs/images/widget-light.png and widget-dark.png (docs/widget.md).
  *
@@ -31,6 +33,15 @@ let base: string;
 let browser: Browser;
 let demo: ReturnType<typeof demoSnapshotForTest>;
 let hostile: ImportedProject;
+let listed: ImportedProject;
+/** Features of `listed`: two headings with "calendar", two tagged Interface, 25 in all (more than a page of 20). */
+const LISTED_FEATURES = [
+  { ref: "cal1", heading: "Calendar sync", tags: [] as string[] },
+  { ref: "cal2", heading: "Export to a calendar", tags: [] },
+  { ref: "ui1", heading: "Compact layout", tags: ["t-ui"] },
+  { ref: "ui2", heading: "Larger fonts", tags: ["t-ui"] },
+  ...Array.from({ length: 21 }, (_, i) => ({ ref: `n${i}`, heading: `Numbered idea ${i + 1}`, tags: [] })),
+];
 
 beforeAll(async () => {
   if (!available) return;
@@ -67,6 +78,11 @@ beforeAll(async () => {
         features: [],
       },
     ],
+  });
+  listed = await ctx.importProject({
+    project: { allowed_origins: [base] },
+    tags: [{ ref: "t-ui", name: "Interface" }],
+    features: LISTED_FEATURES.map(({ ref, heading, tags }) => ({ ref, board: "roadmap", column: "c-open", heading, tags })),
   });
   browser = await launchChromium();
 });
@@ -490,4 +506,85 @@ describe.skipIf(!available)("the board widget in a browser", () => {
       await page.close();
     }, 180_000);
   }
+});
+
+describe.skipIf(!available)("the widget's list controls and theme", () => {
+  /** A page at `base`/list-page embedding the widget on `listed` with `attributes` added. */
+  async function openListed(attributes = "", colorScheme: "light" | "dark" = "light"): Promise<Watched> {
+    const watched = await openPage(colorScheme);
+    const url = `${base}/list-page`;
+    await watched.page.route(url, (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: "text/html",
+        body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>List</title>
+<script type="module" src="${base}/api/v3/widget.js"></script></head>
+<body><feedback-board project="${listed.slug}" key="${listed.embedKey}" ${attributes}></feedback-board></body></html>`,
+      }),
+    );
+    await watched.page.goto(url, { waitUntil: "load" });
+    await voteButtons(watched.page).first().waitFor({ timeout: 30_000 });
+    return watched;
+  }
+
+  const headings = (page: Page) => board(page).locator("ul.list > li h3").allTextContents();
+
+  it("search narrows the list to matching headings after the debounce, and clearing it brings them back", async () => {
+    const { page, pageErrors } = await openListed();
+    expect(await headings(page)).toHaveLength(20);
+    await board(page).getByLabel("Search").fill("calendar");
+    await expect.poll(async () => (await headings(page)).sort(), { timeout: 10_000 }).toEqual(["Calendar sync", "Export to a calendar"]);
+    await board(page).getByLabel("Search").fill("");
+    await expect.poll(async () => (await headings(page)).length, { timeout: 10_000 }).toBe(20);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it("the tag filter lists only the features with that tag, and All tags lists all again", async () => {
+    const { page, pageErrors } = await openListed();
+    const select = board(page).getByLabel("Tag");
+    expect(await select.locator("option").allTextContents()).toEqual(["All tags", "Interface"]);
+    await select.selectOption({ label: "Interface" });
+    await expect.poll(async () => (await headings(page)).sort(), { timeout: 10_000 }).toEqual(["Compact layout", "Larger fonts"]);
+    expect(await board(page).locator("ul.list > li .tag").allTextContents()).toEqual(["Interface", "Interface"]);
+    await select.selectOption({ label: "All tags" });
+    await expect.poll(async () => (await headings(page)).length, { timeout: 10_000 }).toBe(20);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('"Show more" appends the second page of 20 and disappears when there is no more', async () => {
+    const { page, requests } = await openListed();
+    const more = board(page).getByRole("button", { name: "Show more" });
+    expect(await headings(page)).toHaveLength(20);
+    await more.click();
+    await expect.poll(async () => (await headings(page)).length, { timeout: 10_000 }).toBe(LISTED_FEATURES.length);
+    const all = await headings(page);
+    expect(new Set(all).size).toBe(LISTED_FEATURES.length);
+    expect(all.sort()).toEqual(LISTED_FEATURES.map((feature) => feature.heading).sort());
+    expect(await more.count()).toBe(0);
+    expect(requests.some((request) => /\/features\?.*page=2/.test(request) && /per_page=20/.test(request))).toBe(true);
+    await page.close();
+  }, 60_000);
+
+  it('theme="auto" follows prefers-color-scheme, also when it changes on an open page', async () => {
+    const { page } = await openListed('theme="auto"', "dark");
+    const background = () =>
+      page.evaluate(() => getComputedStyle(document.querySelector("feedback-board")!).getPropertyValue("--fb-background").trim());
+    const scheme = () => page.evaluate(() => getComputedStyle(document.querySelector("feedback-board")!).colorScheme);
+    // The palettes as the explicit attribute gives them, read on the same element at the end.
+    await expect.poll(scheme).toBe("dark");
+    const autoDark = await background();
+    await page.emulateMedia({ colorScheme: "light" });
+    await expect.poll(scheme).toBe("light");
+    const autoLight = await background();
+    await page.evaluate(() => document.querySelector("feedback-board")!.setAttribute("theme", "dark"));
+    await expect.poll(scheme).toBe("dark");
+    expect(await background()).toBe(autoDark);
+    await page.evaluate(() => document.querySelector("feedback-board")!.setAttribute("theme", "light"));
+    await expect.poll(scheme).toBe("light");
+    expect(await background()).toBe(autoLight);
+    expect(autoDark).not.toBe(autoLight);
+    await page.close();
+  }, 60_000);
 });
