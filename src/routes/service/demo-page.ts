@@ -7,6 +7,7 @@
  * (`script-src 'self'`, `style-src 'self' 'unsafe-inline'`): it has no script of its own.
  */
 import type { Context } from "hono";
+import { escapeHtml } from "../../events/email/html-escape.ts";
 import type { AppEnv } from "../../lib/http/context.ts";
 import { failure } from "../../lib/http/envelope.ts";
 import { ApiError } from "../../lib/http/errors.ts";
@@ -23,11 +24,6 @@ export const DEMO_PAGE_CSP = [
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join("; ");
-
-/** `text` with the five HTML-special characters escaped, for an attribute or element. */
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
 
 /** The page's HTML for project `slug` with `embedKey`, loading the widget from `widgetSrc`. */
 export function demoPageHtml(slug: string, embedKey: string, widgetSrc: string): string {
