@@ -180,6 +180,15 @@ const configSchema = z.object({
    * The service's public address, used in the links it sends (unsubscribe). Default
    * http://{HOST}:{PORT} (src/lib/http/public-base-url.ts).
    */
+  /**
+   * Base of Canny's API an import with `api_key` reads (imports-v3.md, "Sources"); requests go
+   * through the webhooks' address guard, so a private address needs WEBHOOK_ALLOW_PRIVATE_URLS.
+   */
+  CANNY_API_URL: z
+    .string()
+    .trim()
+    .default("https://canny.io/api")
+    .refine(isHttpBase, { message: "must be an absolute http(s) URL without query or fragment" }),
   PUBLIC_BASE_URL: optionalUrl.pipe(
     z.string().refine(isHttpBase, { message: "must be an absolute http(s) URL without query or fragment" }).optional(),
   ),

@@ -43,7 +43,7 @@ export interface WebhookResponse {
 }
 
 /** A lookup that answers every query with `address` (the one the guard checked). */
-function pinnedLookup(address: ResolvedAddress): LookupFunction {
+export function pinnedLookup(address: ResolvedAddress): LookupFunction {
   return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     if (options?.all) callback(null, [{ address: address.address, family: address.family }]);
     else callback(null, address.address, address.family);
