@@ -166,21 +166,20 @@ function retryAfterSeconds(value: string | null): number {
  */
 export async function fetchCannyExport(input: FetchCannyInput): Promise<Uint8Array> {
   const base = input.baseUrl.replace(/\/+$/, "");
-  const starts: number[] = [];
+  /** When the answers to the last requests arrived (performance.now()). */
+  const answered: number[] = [];
   let total = 0;
   // Nothing the key could appear in leaves this function unredacted.
   const redact = (message: string) => (input.apiKey === "" ? message : message.split(input.apiKey).join("[redacted]"));
 
   const post = async (endpoint: string, body: Record<string, unknown>): Promise<Record<string, unknown> | unknown[]> => {
     for (let attempt = 0; ; attempt += 1) {
-      // At most CANNY_REQUESTS_PER_SECOND starts in any second: wait for the oldest of the last ones to leave it.
-      if (starts.length >= CANNY_REQUESTS_PER_SECOND) {
-        const oldest = starts[starts.length - CANNY_REQUESTS_PER_SECOND]!;
-        const wait = oldest + 1000 - performance.now();
-        if (wait > -20) await sleep(wait + 20, input.signal);
+      // At most CANNY_REQUESTS_PER_SECOND in any second as Canny sees them: a request starts a second
+      // after the answer to the fifth request before it arrived (that request reached Canny earlier still).
+      if (answered.length >= CANNY_REQUESTS_PER_SECOND) {
+        const wait = answered[answered.length - CANNY_REQUESTS_PER_SECOND]! + 1000 - performance.now();
+        if (wait > 0) await sleep(wait + 5, input.signal);
       }
-      starts.push(performance.now());
-      if (starts.length > CANNY_REQUESTS_PER_SECOND) starts.shift();
       let response: CannyFetchResponse;
       let content: string;
       try {
@@ -191,6 +190,8 @@ export async function fetchCannyExport(input: FetchCannyInput): Promise<Uint8Arr
           ...(input.signal ? { signal: input.signal } : {}),
         });
         content = await response.text();
+        answered.push(performance.now());
+        if (answered.length > CANNY_REQUESTS_PER_SECOND) answered.shift();
       } catch (error) {
         if (input.signal?.aborted) throw error;
         const reason = error instanceof WebhookUrlRefused ? `the address is not allowed (${error.message})` : (error as Error).message;

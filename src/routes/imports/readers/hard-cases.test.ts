@@ -9,8 +9,8 @@ import { strToU8, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { ImportFileError } from "../import-data.ts";
 import { mapSourceStatus } from "../status-map.ts";
-import { readImportFile } from "./index.ts";
 import { parseEta, parseSourceDate } from "./dates.ts";
+import { readImportFile } from "./index.ts";
 import { readZipEntries, type ZipReadStats } from "./zip.ts";
 
 const csv = (text: string) => strToU8(text);
@@ -28,7 +28,7 @@ async function refusal(promise: Promise<unknown>): Promise<string> {
 describe("CSV source", () => {
   it("reads quoted cells with commas, quotes, newlines and emoji, after a byte-order mark, with lines as a person sees them", async () => {
     const file = csv(
-      '\uFEFF Title ,Description,Status,Tags,Author Email,Author Name,Created At,Source ID\n' +
+      "\uFEFF Title ,Description,Status,Tags,Author Email,Author Name,Created At,Source ID\n" +
         '"Dark mode, please","She said ""yes""\nand then\nleft",In progress,"ui, theme",A@Example.com,Ann,2024-01-02 03:04:05,f1\n' +
         "\n" +
         '"🚀 Rockets",,Shipping soon,ui,,Bob,2024-01-02T03:04:05+02:00,f2\n' +
@@ -93,13 +93,24 @@ describe("CSV source", () => {
     expect(await refusal(readImportFile({ source: "csv", file: zipSync({ "votes.csv": csv("a\n") }), fileName: "x.zip" }))).toContain(
       "features.csv: missing",
     );
-    expect(await refusal(readImportFile({ source: "csv", file: csv('title\n"open quote\n'), fileName: "features.csv" }))).toMatch(/^features\.csv:\d+: not CSV/);
-    expect(await refusal(readImportFile({ source: "csv", file: csv("title,b\nA\n"), fileName: "features.csv" }))).toMatch(/^features\.csv:2: not CSV/);
+    expect(await refusal(readImportFile({ source: "csv", file: csv('title\n"open quote\n'), fileName: "features.csv" }))).toMatch(
+      /^features\.csv:\d+: not CSV/,
+    );
+    expect(await refusal(readImportFile({ source: "csv", file: csv("title,b\nA\n"), fileName: "features.csv" }))).toMatch(
+      /^features\.csv:2: not CSV/,
+    );
   });
 });
 
 describe("Canny and Fider hard cases", () => {
-  const user = (id: string, extra: Record<string, unknown> = {}) => ({ id, name: null, email: null, isAdmin: false, userID: null, ...extra });
+  const user = (id: string, extra: Record<string, unknown> = {}) => ({
+    id,
+    name: null,
+    email: null,
+    isAdmin: false,
+    userID: null,
+    ...extra,
+  });
   const post = (id: string, extra: Record<string, unknown> = {}) => ({
     id,
     title: `Post ${id}`,
@@ -119,7 +130,12 @@ describe("Canny and Fider hard cases", () => {
     const file = zipSync({
       "boards.json": json({ boards: [{ id: "b1", name: "Board" }] }),
       "posts.json": json({
-        posts: [post("p1", { eta: "03/2025" }), post("p2", { eta: "2025-07-15" }), post("p3", { eta: "soon" }), post("p4", { created: "yesterday" })],
+        posts: [
+          post("p1", { eta: "03/2025" }),
+          post("p2", { eta: "2025-07-15" }),
+          post("p3", { eta: "soon" }),
+          post("p4", { created: "yesterday" }),
+        ],
         hasMore: false,
       }),
       "users.json": json([user("u1", { name: "Nobody" })]),
@@ -149,7 +165,9 @@ describe("Canny and Fider hard cases", () => {
       ["c3", "c2", null],
     ]);
     expect(data.skipped).toEqual({ features: 1, comments: 1 });
-    expect(data.votes).toEqual([{ featureSourceId: "gone", personSourceId: "u3", createdAt: "2024-01-01T00:00:00.000Z", path: "votes.json[0]" }]);
+    expect(data.votes).toEqual([
+      { featureSourceId: "gone", personSourceId: "u3", createdAt: "2024-01-01T00:00:00.000Z", path: "votes.json[0]" },
+    ]);
     expect(data.people.map((p) => [p.sourceId, p.name, p.email])).toEqual([
       ["u1", "Nobody", null],
       ["u3", null, null],
@@ -166,10 +184,14 @@ describe("Canny and Fider hard cases", () => {
         { id: 3, title: "Odd", status: 9, is_approved: true, created_at: "2024-01-01T10:00:00.123456Z", user_id: 7 },
       ]),
       "post_votes.json": json([{ post_id: 2, user_id: 7, created_at: "2024-01-01T10:00:00Z" }]),
-      "comments.json": json([{ id: 1, post_id: 1, user_id: 7, content: "held", is_approved: false, deleted_at: null, created_at: "2024-01-01T10:00:00Z" }]),
+      "comments.json": json([
+        { id: 1, post_id: 1, user_id: 7, content: "held", is_approved: false, deleted_at: null, created_at: "2024-01-01T10:00:00Z" },
+      ]),
     });
     const data = await readImportFile({ source: "fider", file, fileName: "backup.zip" });
-    expect(data.people).toEqual([{ sourceId: "7", ssoId: null, name: null, email: null, role: "voter", company: null, deleted: true, path: "users.json[0]" }]);
+    expect(data.people).toEqual([
+      { sourceId: "7", ssoId: null, name: null, email: null, role: "voter", company: null, deleted: true, path: "users.json[0]" },
+    ]);
     expect(data.features.map((f) => [f.sourceId, f.approved, f.status, f.createdAt])).toEqual([
       ["1", false, "open", "2024-01-01T10:00:00.000Z"],
       ["3", true, "unknown", "2024-01-01T10:00:00.123Z"],
@@ -179,16 +201,24 @@ describe("Canny and Fider hard cases", () => {
   });
 
   it("refuses what cannot be read, saying what and where", async () => {
-    expect(await refusal(readImportFile({ source: "canny", file: csv("title\n"), fileName: "canny.zip" }))).toContain("canny.zip: not a zip archive");
-    expect(await refusal(readImportFile({ source: "canny", file: zipSync({ "boards.json": json({ boards: [] }) }), fileName: "c.zip" }))).toContain(
-      "posts.json: missing",
+    expect(await refusal(readImportFile({ source: "canny", file: csv("title\n"), fileName: "canny.zip" }))).toContain(
+      "canny.zip: not a zip archive",
     );
     expect(
-      await refusal(readImportFile({ source: "canny", file: zipSync({ "boards.json": json({ boards: [] }), "posts.json": csv("{oops") }), fileName: "c.zip" })),
+      await refusal(readImportFile({ source: "canny", file: zipSync({ "boards.json": json({ boards: [] }) }), fileName: "c.zip" })),
+    ).toContain("posts.json: missing");
+    expect(
+      await refusal(
+        readImportFile({
+          source: "canny",
+          file: zipSync({ "boards.json": json({ boards: [] }), "posts.json": csv("{oops") }),
+          fileName: "c.zip",
+        }),
+      ),
     ).toMatch(/^posts\.json: not JSON/);
-    expect(await refusal(readImportFile({ source: "fider", file: zipSync({ "posts.json": json({ rows: [] }) }), fileName: "backup.zip" }))).toBe(
-      "posts.json: not a JSON array",
-    );
+    expect(
+      await refusal(readImportFile({ source: "fider", file: zipSync({ "posts.json": json({ rows: [] }) }), fileName: "backup.zip" })),
+    ).toBe("posts.json: not a JSON array");
     expect(await refusal(readImportFile({ source: "fider", file: zipSync({ "users.json": json([]) }), fileName: "backup.zip" }))).toContain(
       "posts.json: missing",
     );
@@ -203,9 +233,9 @@ describe("Canny and Fider hard cases", () => {
 
   it("refuses more records than the bound", async () => {
     const rows = Array.from({ length: 11 }, (_, i) => `T${i}`).join("\n");
-    expect(await refusal(readImportFile({ source: "csv", file: csv(`title\n${rows}\n`), fileName: "features.csv" }, { maxRecords: 10 }))).toContain(
-      "more than 10 records",
-    );
+    expect(
+      await refusal(readImportFile({ source: "csv", file: csv(`title\n${rows}\n`), fileName: "features.csv" }, { maxRecords: 10 })),
+    ).toContain("more than 10 records");
   });
 });
 
@@ -247,19 +277,26 @@ describe("zip bounds (rule 6)", () => {
   it("refuses an archive declaring over the total bound, at the default 500 MB too, without inflating", async () => {
     const stats: ZipReadStats = { inflatedBytes: 0 };
     const big = declare(zipSync({ "features.csv": new Uint8Array(8 * 1024 * 1024) }, { level: 0 }), 600 * 1024 * 1024);
-    expect(await refusal(readImportFile({ source: "csv", file: big, fileName: "big.zip" }, { stats }))).toContain("big.zip: over 500 MB uncompressed");
+    expect(await refusal(readImportFile({ source: "csv", file: big, fileName: "big.zip" }, { stats }))).toContain(
+      "big.zip: over 500 MB uncompressed",
+    );
     expect(stats.inflatedBytes).toBe(0);
   });
 
   it("stops inflating once the total bound is crossed by what is actually inflated", () => {
     const stats: ZipReadStats = { inflatedBytes: 0 };
-    const archive = zipSync({ "features.csv": new Uint8Array(3 * 1024 * 1024).fill(1), "votes.csv": new Uint8Array(3 * 1024 * 1024).fill(2) }, { level: 0 });
+    const archive = zipSync(
+      { "features.csv": new Uint8Array(3 * 1024 * 1024).fill(1), "votes.csv": new Uint8Array(3 * 1024 * 1024).fill(2) },
+      { level: 0 },
+    );
     const lying = archive.slice();
     const view = new DataView(lying.buffer);
     for (let at = 0; at < lying.length - 4; at += 1) {
       if (view.getUint32(at, true) === 0x04034b50) view.setUint32(at + 22, 10, true);
     }
-    expect(() => readZipEntries(lying, "two.zip", new Set(["features.csv", "votes.csv"]), limits, stats)).toThrow("two.zip: over 4 MB uncompressed");
+    expect(() => readZipEntries(lying, "two.zip", new Set(["features.csv", "votes.csv"]), limits, stats)).toThrow(
+      "two.zip: over 4 MB uncompressed",
+    );
     expect(stats.inflatedBytes).toBeLessThanOrEqual(limits.maxTotalBytes + 1024);
   });
 });

@@ -55,14 +55,25 @@ describe("Canny sample zip", async () => {
   });
 
   it("maps a post's fields: status as written, board, tags with the category, author, image on its own line", () => {
-    expect(feature("Dark mode")).toMatchObject({ status: "in progress", tagSourceIds: ["65a1f3a0e4b0a1b2c3d4e801"], authorSourceId: "65a50c6de4b0a1b2c3d4e002" });
+    expect(feature("Dark mode")).toMatchObject({
+      status: "in progress",
+      tagSourceIds: ["65a1f3a0e4b0a1b2c3d4e801"],
+      authorSourceId: "65a50c6de4b0a1b2c3d4e002",
+    });
     expect(feature("Offline mode for the mobile app").tagSourceIds).toEqual(["65bd2a11e4b0a1b2c3d4e900"]);
     const bug = feature("Editor loses cursor position after paste");
     expect(bug.boardSourceId).toBe("65a1f0d9e4b0a1b2c3d4e5f7");
     expect(bug.description).toBe(
       "Pasting text from Safari moves the cursor to the top of the note.\n\nhttps://canny.io/images/3b1f0c7a9e2d4f6b8a1c5e7d9f0b2a4c.png",
     );
-    expect(data.features.map((f) => mapSourceStatus("canny", f.status).status)).toEqual(["in_progress", "planned", "open", "done", "open", "open"]);
+    expect(data.features.map((f) => mapSourceStatus("canny", f.status).status)).toEqual([
+      "in_progress",
+      "planned",
+      "open",
+      "done",
+      "open",
+      "open",
+    ]);
   });
 
   it("keeps the reply's parent and skips the internal comment with a warning", () => {
@@ -75,10 +86,19 @@ describe("Canny sample zip", async () => {
 
   it("reads votes by voter (not the admin who cast it) and people with role, sso id and company", () => {
     const onBehalf = data.votes.find((v) => v.path === "votes.json[5]")!;
-    expect(onBehalf).toEqual({ featureSourceId: "65bd2830e4b0a1b2c3d4e703", personSourceId: "65bd270fe4b0a1b2c3d4e004", createdAt: "2024-02-02T17:35:12.701Z", path: "votes.json[5]" });
+    expect(onBehalf).toEqual({
+      featureSourceId: "65bd2830e4b0a1b2c3d4e703",
+      personSourceId: "65bd270fe4b0a1b2c3d4e004",
+      createdAt: "2024-02-02T17:35:12.701Z",
+      path: "votes.json[5]",
+    });
     const jon = data.people.find((p) => p.name === "Jon Snow")!;
     expect(jon).toMatchObject({ role: "editor", ssoId: null, email: "jon@acmenotes.io" });
-    expect(data.people.find((p) => p.name === "Lena Fischer")).toMatchObject({ role: "voter", ssoId: "c71d04e2", company: "Globex Corporation" });
+    expect(data.people.find((p) => p.name === "Lena Fischer")).toMatchObject({
+      role: "voter",
+      ssoId: "c71d04e2",
+      company: "Globex Corporation",
+    });
   });
 
   it("reads the changelog entry as a release", () => {
@@ -122,8 +142,18 @@ describe("Fider sample backup", async () => {
       ["5", null, "1"],
       ["6", "declined", null],
     ]);
-    expect(data.features.map((f) => mapSourceStatus("fider", f.status).status)).toEqual(["in_progress", "planned", "open", "done", "open", "denied"]);
-    expect(data.features.find((f) => f.sourceId === "6")).toMatchObject({ responseIsDenial: true, developerResponse: "This is not something we plan to support." });
+    expect(data.features.map((f) => mapSourceStatus("fider", f.status).status)).toEqual([
+      "in_progress",
+      "planned",
+      "open",
+      "done",
+      "open",
+      "denied",
+    ]);
+    expect(data.features.find((f) => f.sourceId === "6")).toMatchObject({
+      responseIsDenial: true,
+      developerResponse: "This is not something we plan to support.",
+    });
     expect(data.features.find((f) => f.sourceId === "5")!.developerResponse).toBeNull();
   });
 
@@ -135,7 +165,9 @@ describe("Fider sample backup", async () => {
   it("skips the deleted comment and marks the unsubscribed follower inactive", () => {
     expect(data.comments.map((c) => c.sourceId)).toEqual(["1", "2", "3", "4", "5"]);
     expect(data.warnings).toContainEqual({ path: "comments.json[5]", message: "a deleted comment: not imported" });
-    expect(data.subscriptions.filter((s) => !s.active)).toEqual([{ featureSourceId: "1", personSourceId: "4", active: false, path: "post_subscribers.json[2]" }]);
+    expect(data.subscriptions.filter((s) => !s.active)).toEqual([
+      { featureSourceId: "1", personSourceId: "4", active: false, path: "post_subscribers.json[2]" },
+    ]);
   });
 
   it("maps roles and never keeps a credential", () => {
@@ -165,7 +197,13 @@ describe("Fider sample posts.csv", async () => {
     expect(data.comments).toEqual([]);
     expect(data.warnings).toEqual([{ path: "posts.csv", message: expect.stringContaining("no people, votes or comments") }]);
     expect(data.people.map((p) => p.sourceId)).toEqual(["name:Lena Fischer", "name:Priya Sharma", "name:Marco Rossi"]);
-    expect(data.features[0]).toMatchObject({ responseIsDenial: true, developerResponse: "This is not something we plan to support.", createdAt: "2024-02-18T13:10:09.000Z" });
-    expect(data.features[3]!.description).toBe('I need to share notes with people who don\'t use Acme. A "Download as PDF" option per note would be enough.');
+    expect(data.features[0]).toMatchObject({
+      responseIsDenial: true,
+      developerResponse: "This is not something we plan to support.",
+      createdAt: "2024-02-18T13:10:09.000Z",
+    });
+    expect(data.features[3]!.description).toBe(
+      'I need to share notes with people who don\'t use Acme. A "Download as PDF" option per note would be enough.',
+    );
   });
 });
