@@ -27,6 +27,12 @@ export interface AppConfig {
 }
 
 type View = { kind: "features" } | { kind: "changelog" } | { kind: "suggest" } | { kind: "feature"; id: number };
+/** A view a feature can be opened over. */
+type BaseView = Exclude<View, { kind: "feature" }>;
+
+const baseOf = (view: View): BaseView => (view.kind === "feature" ? { kind: "features" } : view);
+/** The feature the `view` attribute opens; not focused: the page, not the voter, asked for it. */
+const detailOf = (view: View) => (view.kind === "feature" ? { id: view.id, takeFocus: false } : null);
 
 /** The `view` attribute as a view: `features` (default), `changelog`, `feature:{id}`. */
 export function parseView(view: string | null): View {
@@ -47,7 +53,17 @@ interface Shared {
   failed(error: unknown): BoardError;
   /** Says `text` through the polite live region. */
   announce(text: string): void;
-  open(view: View): void;
+  /**
+   * Opens feature `id` over the current view; `opener` (the control pressed) gets focus back
+   * when the voter goes back (docs/widget.md, "Focus").
+   */
+  openFeature(id: number, opener: HTMLElement | null): void;
+  /** Closes the feature view: the view under it shows again, focus returns to its opener. */
+  back(): void;
+  /** Tells every list that feature `id` changed in the feature view (a vote, a comment count). */
+  featureChanged(id: number, patch: Partial<Feature>): void;
+  /** Subscribes to featureChanged; returns the unsubscribe. */
+  onFeatureChange(listener: (id: number, patch: Partial<Feature>) => void): () => void;
   /** Changes every time refresh() is called: effects that load data depend on it. */
   tick: number;
   /** Mints-then-shows: the bell appears once the voter has an identity. */
@@ -150,11 +166,15 @@ function FeatureRow({
   update: (patch: Partial<Feature>) => void;
   pending?: boolean;
 }): Node {
-  const { doc, t, open } = useShared();
+  const { doc, t, openFeature } = useShared();
   return html`<li>
     ${votable(doc, feature) ? html`<${VoteButton} feature=${feature} update=${update} />` : null}
     <div class="body">
-      <h3><button type="button" class="title" onClick=${() => open({ kind: "feature", id: feature.id })}>${feature.heading}</button></h3>
+      <h3>
+        <button type="button" class="title" onClick=${(event: Event) => openFeature(feature.id, event.currentTarget as HTMLElement)}>
+          ${feature.heading}
+        </button>
+      </h3>
       <div class="meta">
         <${Status} feature=${feature} />
         ${pending ? html`<span>${t.pending}</span>` : null}
@@ -168,9 +188,12 @@ function FeatureRow({
 
 /** Keeps a list of features and patches one of them by id. */
 function useFeatureList() {
+  const { onFeatureChange } = useShared();
   const [items, setItems] = useState<Feature[]>([]);
   const patch = (id: number) => (change: Partial<Feature>) =>
     setItems((list) => list.map((item) => (item.id === id ? { ...item, ...change } : item)));
+  // The list stays drawn (hidden) under an open feature: a vote there shows here on return.
+  useEffect(() => onFeatureChange((id, change) => patch(id)(change)), [onFeatureChange]);
   return { items, setItems, patch };
 }
 
@@ -433,13 +456,21 @@ function CommentItem({
   </li>`;
 }
 
-function FeatureView({ id }: { id: number }): Node {
-  const { api, doc, t, tick, failed, open } = useShared();
+/**
+ * One feature with its comments. With `takeFocus` (opened by the voter, not by the `view`
+ * attribute) its heading (tabindex -1) takes focus once the feature is drawn, or the back
+ * control if the read is refused (docs/widget.md, "Focus").
+ */
+function FeatureView({ id, takeFocus }: { id: number; takeFocus: boolean }): Node {
+  const { api, doc, t, tick, failed, back: goBack, featureChanged } = useShared();
   const [feature, setFeature] = useState<Feature | null>(null);
   const [comments, setComments] = useState<Comment[]>([]);
   const [meta, setMeta] = useState<Meta | null>(null);
   const [error, setError] = useState<BoardError | null>(null);
   const [commentsError, setCommentsError] = useState<BoardError | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const backButton = useRef<HTMLButtonElement>(null);
+  const focused = useRef(!takeFocus);
   const loadComments = async (page: number) => {
     try {
       const answer = await api.read<Comment[]>(api.projectPath(`/features/${id}/comments`), { sort: "newest", page, per_page: PER_PAGE });
@@ -460,17 +491,25 @@ function FeatureView({ id }: { id: number }): Node {
       })
       .catch((caught) => setError(failed(caught)));
   }, [api, id, tick]);
-  const back = html`<button type="button" onClick=${() => open({ kind: "features" })}>← ${t.back}</button>`;
+  useEffect(() => {
+    if (focused.current || (!feature && !error)) return;
+    focused.current = true;
+    (error ? backButton : heading).current?.focus();
+  }, [feature, error]);
+  const back = html`<button type="button" ref=${backButton} onClick=${goBack}>← ${t.back}</button>`;
   if (error) return html`<div>${back}<${ErrorLine} error=${error} /></div>`;
   if (!feature) return html`<div>${back}<p class="muted">${t.loading}</p></div>`;
-  const update = (patch: Partial<Feature>) => setFeature((current) => (current ? { ...current, ...patch } : current));
+  const update = (patch: Partial<Feature>) => {
+    setFeature((current) => (current ? { ...current, ...patch } : current));
+    featureChanged(id, patch);
+  };
   const setComment = (changed: Comment) => setComments((list) => list.map((item) => (item.id === changed.id ? changed : item)));
   return html`<article class="feature">
     ${back}
     <div class="top" style=${{ marginTop: "12px" }}>
       ${votable(doc, feature) ? html`<${VoteButton} feature=${feature} update=${update} />` : null}
       <div class="body">
-        <h3>${feature.heading}</h3>
+        <h3 tabindex="-1" ref=${heading}>${feature.heading}</h3>
         <div class="meta">
           <span>${t.status}: <${Status} feature=${feature} /></span>
           ${feature.tags.map((tag) => html`<span class="tag" key=${tag.id}>${tag.name}</span>`)}
@@ -528,6 +567,10 @@ function FeatureView({ id }: { id: number }): Node {
   </article>`;
 }
 
+/**
+ * The suggestion form. Opened by the voter, its first field takes focus; after a feature is
+ * created, the notice that it awaits review does (docs/widget.md, "Focus").
+ */
 function SuggestView({ onCreated }: { onCreated: (feature: Feature) => void }): Node {
   const { api, t, failed, emit, identityChanged } = useShared();
   const [heading, setHeading] = useState("");
@@ -535,6 +578,13 @@ function SuggestView({ onCreated }: { onCreated: (feature: Feature) => void }): 
   const [error, setError] = useState<BoardError | null>(null);
   const [done, setDone] = useState(false);
   const [busy, setBusy] = useState(false);
+  const first = useRef<HTMLInputElement>(null);
+  const notice = useRef<HTMLParagraphElement>(null);
+  useEffect(() => first.current?.focus(), []);
+  // The form was emptied: focus goes to the notice that says what became of the suggestion.
+  useEffect(() => {
+    if (done) notice.current?.focus();
+  }, [done]);
   const typed = useDebounced(heading.trim(), SIMILAR_DEBOUNCE_MS);
   const { items: similar, setItems: setSimilar, patch } = useFeatureList();
   useEffect(() => {
@@ -574,10 +624,10 @@ function SuggestView({ onCreated }: { onCreated: (feature: Feature) => void }): 
   };
   return html`<form onSubmit=${submit} aria-labelledby="fb-suggest-title">
     <h3 id="fb-suggest-title">${t.suggest}</h3>
-    ${done ? html`<p class="notice" role="status">${t.awaitingReview}</p>` : null}
+    ${done ? html`<p class="notice" role="status" tabindex="-1" ref=${notice}>${t.awaitingReview}</p>` : null}
     <div>
       <label for="fb-heading">${t.heading}</label>
-      <input id="fb-heading" maxlength="254" required value=${heading} onInput=${(event: Event) => setHeading((event.target as HTMLInputElement).value)} />
+      <input id="fb-heading" ref=${first} maxlength="254" required value=${heading} onInput=${(event: Event) => setHeading((event.target as HTMLInputElement).value)} />
     </div>
     <div>
       <label for="fb-description">${t.description}</label>
@@ -634,7 +684,7 @@ function ChangelogView(): Node {
 }
 
 function Bell(): Node {
-  const { api, t, tick, failed, open, announce } = useShared();
+  const { api, t, tick, failed, openFeature, announce } = useShared();
   const [unread, setUnread] = useState(0);
   const [expanded, setExpanded] = useState(false);
   const [items, setItems] = useState<Notification[]>([]);
@@ -679,7 +729,7 @@ function Bell(): Node {
             <ul>
               ${items.map(
                 (item) => html`<li key=${item.id} class=${item.read ? "" : "unread"}>
-                  <button type="button" class="title" onClick=${() => open({ kind: "feature", id: item.feature.id })}>
+                  <button type="button" class="title" onClick=${(event: Event) => openFeature(item.feature.id, event.currentTarget as HTMLElement)}>
                     ${t.notification(item.type)}: ${item.feature.heading}
                   </button>
                 </li>`,
@@ -710,8 +760,29 @@ export function App({ config, host, tick, onTheme }: AppProps): Node {
   );
   const [doc, setDoc] = useState<BoardDocument | null>(null);
   const [fatal, setFatal] = useState<BoardError | null>(null);
-  const [view, setView] = useState<View>(parseView(config.view));
-  useEffect(() => setView(parseView(config.view)), [config.view]);
+  // The view under an open feature stays mounted (hidden), so that going back finds the list as
+  // it was (search, pages, the control that opened the feature) and focus can return there.
+  const [view, setView] = useState<BaseView>(baseOf(parseView(config.view)));
+  const [detail, setDetail] = useState<{ id: number; takeFocus: boolean } | null>(detailOf(parseView(config.view)));
+  useEffect(() => {
+    setView(baseOf(parseView(config.view)));
+    setDetail(detailOf(parseView(config.view)));
+  }, [config.view]);
+  /** The control that opened the feature view; focus goes back to it. */
+  const opener = useRef<HTMLElement | null>(null);
+  /** Focus to move once the next render is in the DOM. */
+  const pendingFocus = useRef<(() => void) | null>(null);
+  useEffect(() => {
+    const move = pendingFocus.current;
+    pendingFocus.current = null;
+    move?.();
+  });
+  const listeners = useRef(new Set<(id: number, patch: Partial<Feature>) => void>());
+  // One function for the element's life: lists subscribe once.
+  const onFeatureChange = useRef((listener: (id: number, patch: Partial<Feature>) => void) => {
+    listeners.current.add(listener);
+    return () => void listeners.current.delete(listener);
+  });
   const [board, setBoard] = useState(config.board || "roadmap");
   useEffect(() => setBoard(config.board || "roadmap"), [config.board]);
   const [live, setLive] = useState("");
@@ -754,12 +825,41 @@ export function App({ config, host, tick, onTheme }: AppProps): Node {
     emit,
     failed,
     announce: (text) => setLive(text),
-    open: setView,
+    openFeature: (id, from) => {
+      opener.current = from;
+      setDetail({ id, takeFocus: true });
+    },
+    back: () => {
+      const from = opener.current;
+      opener.current = null;
+      pendingFocus.current = () => {
+        const root = host.shadowRoot;
+        // Back to the control that opened the feature; if it is gone, to the current view's nav entry.
+        const target =
+          from?.isConnected && !from.closest("[hidden]") ? from : root?.querySelector<HTMLElement>('nav [aria-current="page"]');
+        target?.focus();
+      };
+      setDetail(null);
+    },
+    featureChanged: (id, patch) => {
+      for (const listener of listeners.current) listener(id, patch);
+    },
+    onFeatureChange: onFeatureChange.current,
     tick,
     identityChanged: () => setIdentity(identity + 1),
   };
-  const nav = (target: View, label: string) =>
-    html`<button type="button" aria-current=${view.kind === target.kind ? "page" : undefined} onClick=${() => setView(target)}>${label}</button>`;
+  // A nav entry keeps focus, except "suggest", whose form's first field takes it.
+  const nav = (target: BaseView, label: string) =>
+    html`<button
+      type="button"
+      aria-current=${view.kind === target.kind && !detail ? "page" : undefined}
+      onClick=${() => {
+        setView(target);
+        setDetail(null);
+      }}
+    >
+      ${label}
+    </button>`;
   return html`<${SharedContext.Provider} value=${shared}>
     <div class="top">
       <h2>${doc.project.name}</h2>
@@ -770,10 +870,12 @@ export function App({ config, host, tick, onTheme }: AppProps): Node {
       ${doc.capabilities.can_suggest ? nav({ kind: "suggest" }, t.suggest) : null}
     </nav>
     <div style=${{ marginTop: "12px" }}>
-      ${view.kind === "features" ? html`<${FeaturesView} board=${board} select=${setBoard} initialSort=${config.sort || "top"} created=${created} />` : null}
-      ${view.kind === "feature" ? html`<${FeatureView} id=${view.id} />` : null}
-      ${view.kind === "suggest" ? html`<${SuggestView} onCreated=${(feature: Feature) => setCreated((list) => [feature, ...list])} />` : null}
-      ${view.kind === "changelog" ? html`<${ChangelogView} />` : null}
+      <div hidden=${detail !== null}>
+        ${view.kind === "features" ? html`<${FeaturesView} board=${board} select=${setBoard} initialSort=${config.sort || "top"} created=${created} />` : null}
+        ${view.kind === "suggest" ? html`<${SuggestView} onCreated=${(feature: Feature) => setCreated((list) => [feature, ...list])} />` : null}
+        ${view.kind === "changelog" ? html`<${ChangelogView} />` : null}
+      </div>
+      ${detail ? html`<${FeatureView} key=${detail.id} id=${detail.id} takeFocus=${detail.takeFocus} />` : null}
     </div>
     <div class="sr" aria-live="polite">${live}</div>
   <//>`;

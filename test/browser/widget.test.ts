@@ -301,6 +301,92 @@ describe.skipIf(!available)("the board widget in a browser", () => {
     await page.close();
   }, 120_000);
 
+  it("moves focus with the view, by keyboard alone: heading of an opened feature, back to its opener, suggestion form, notice", async () => {
+    const { page } = await openDemo();
+    /** The element focused inside the widget's shadow root: tag, id, class, tabindex and text. */
+    const focused = () =>
+      page.evaluate(() => {
+        const inner = document.querySelector("feedback-board")?.shadowRoot?.activeElement as HTMLElement | null | undefined;
+        if (!inner) return null;
+        return {
+          tag: inner.tagName.toLowerCase(),
+          id: inner.id,
+          className: inner.className,
+          tabindex: inner.getAttribute("tabindex"),
+          text: inner.textContent?.trim() ?? "",
+          inFeatureView: inner.closest("article.feature") !== null,
+          rowVotable: inner.closest("li")?.querySelector("button.vote") != null,
+        };
+      });
+    const press = async (key: string, until: (f: Awaited<ReturnType<typeof focused>>) => boolean, limit = 60) => {
+      for (let i = 0; i < limit && !until(await focused()); i++) await page.keyboard.press(key);
+      expect(until(await focused())).toBe(true);
+    };
+    // The third votable feature's title, reached with Tab; kept on window to compare identity later.
+    for (let titles = 0, i = 0; titles < 3 && i < 60; i++) {
+      await page.keyboard.press("Tab");
+      const now = await focused();
+      if (now?.className === "title" && now.rowVotable) titles++;
+    }
+    expect(await focused()).toMatchObject({ tag: "button", className: "title" });
+    const opened = (await focused())!.text;
+    await page.evaluate(() => {
+      (window as unknown as { opener: Element | null }).opener = document.querySelector("feedback-board")!.shadowRoot!.activeElement;
+    });
+    await page.keyboard.press("Enter");
+    await expect.poll(focused).toMatchObject({ tag: "h3", tabindex: "-1", text: opened, inFeatureView: true });
+
+    // A vote in the feature view (Shift+Tab from the heading reaches its vote control) ...
+    await page.keyboard.press("Shift+Tab");
+    expect(await focused()).toMatchObject({ className: "vote", inFeatureView: true });
+    await page.keyboard.press("Space");
+    await expect
+      .poll(async () => (await board(page).locator("article.feature button.vote").getAttribute("aria-pressed")) ?? "")
+      .toBe("true");
+    // ... then back: focus is on the very title button that opened the feature, whose row shows the vote.
+    await press("Shift+Tab", (f) => f?.text.includes("Back to the list") === true, 5);
+    await page.keyboard.press("Enter");
+    await expect.poll(focused).toMatchObject({ className: "title", text: opened });
+    const state = await page.evaluate(() => {
+      const opener = (window as unknown as { opener: HTMLElement }).opener;
+      return {
+        same: document.querySelector("feedback-board")!.shadowRoot!.activeElement === opener,
+        pressed: opener.closest("li")?.querySelector("button.vote")?.getAttribute("aria-pressed"),
+      };
+    });
+    expect(state).toEqual({ same: true, pressed: "true" });
+
+    // The suggestion form: its first field takes focus; after submitting, the notice does.
+    await press("Shift+Tab", (f) => f?.text === "Suggest a feature");
+    await page.keyboard.press("Enter");
+    await expect.poll(focused).toMatchObject({ tag: "input", id: "fb-heading" });
+    await page.keyboard.type(`Focus test suggestion ${Date.now()}`);
+    await page.keyboard.press("Tab");
+    expect(await focused()).toMatchObject({ tag: "textarea", id: "fb-description" });
+    await page.keyboard.type("Typed with the keyboard only.");
+    await page.keyboard.press("Shift+Tab");
+    await page.keyboard.press("Enter");
+    await expect.poll(focused, { timeout: 15_000 }).toMatchObject({ tag: "p", className: "notice", tabindex: "-1" });
+    expect((await focused())!.text).toContain("awaits review");
+    await page.close();
+  }, 120_000);
+
+  it("opens view=feature:{id} set by the page without taking focus from the page", async () => {
+    const { page } = await openDemo();
+    const id = (await body(await ctx.get(`/api/v3/projects/${demo.slug}/features?per_page=1`, demo.embedKey))).data[0].id as number;
+    await page.evaluate(() => {
+      const input = document.createElement("input");
+      input.id = "page-field";
+      document.body.prepend(input);
+      input.focus();
+    });
+    await page.evaluate((feature) => document.querySelector("feedback-board")!.setAttribute("view", `feature:${feature}`), id);
+    await board(page).locator("article.feature h3").waitFor();
+    await page.waitForTimeout(200);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("page-field");
+    await page.close();
+  }, 120_000);
+
   it("suggests a feature with similar ones listed, and comments on it; the API reads both back", async () => {
     const { page } = await openDemo();
     await board(page).getByRole("button", { name: "Suggest a feature" }).click();
