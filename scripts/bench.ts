@@ -7,8 +7,9 @@
  *
  * Flags: --quick (small project only, 3 s per route, docs/benchmarks.md untouched unless --readme),
  * --reuse (keep fb_bench if the projects are there), --only=<text> (routes whose name contains
- * it; "mixed" runs the mixed-load section, scripts/bench/mixed.ts; "hits" the cached-hits
- * section, scripts/bench/hits.ts), --seconds=N, --connections=N, --no-readme,
+ * it, several as "a|b"; "mixed" runs the mixed-load section, scripts/bench/mixed.ts; "hits" the
+ * cached-hits section, scripts/bench/hits.ts; "widget" the widget's first draw in chromium,
+ * scripts/bench/widget.ts, on its own database {BENCH_DB}_widget), --seconds=N, --connections=N, --no-readme,
  * --mixed-rates=0,5,20,50,200 (writes/s of the mixed-load rows), --ab-only (with
  * BENCH_BASELINE_DIR: no read row on its own, only the A/B runs).
  * Env: BENCH_PG (server URL, default postgres://postgres@127.0.0.1:5432), BENCH_DB (fb_bench),
@@ -40,6 +41,7 @@ import { mixedLoadSection } from "./bench/mixed.ts";
 import { benchNotifications, NOTIFICATION_ROUTES } from "./bench/notifications.ts";
 import { type Row, renderReport, writeReadme } from "./bench/report.ts";
 import { similarCases } from "./bench/similar.ts";
+import { benchWidgetFirstDraw, WIDGET_FIRST_DRAW_ROUTE } from "./bench/widget.ts";
 
 /** The reference row: the ceiling app plus the one Redis round trip of every keyed request. */
 const REDIS_REFERENCE_ROUTE = "reference: bare Hono + rate-limit Redis round trip";
@@ -323,7 +325,10 @@ async function main(): Promise<void> {
       SELECT pid FROM pg_stat_activity WHERE datname = ${dbName} AND backend_type = 'client backend' AND pid <> pg_backend_pid()`
       ).map((r) => r.pid),
   };
-  const only = (route: string) => flags.only === undefined || route.includes(flags.only);
+  // --only="a|b": the rows and sections any of the alternatives selects.
+  const onlyParts = flags.only?.split("|").filter(Boolean);
+  const only = (route: string) => onlyParts === undefined || onlyParts.some((part) => route.includes(part));
+  const section = (name: string) => onlyParts === undefined || onlyParts.some((part) => part.includes(name));
   const baselineDir = process.env.BENCH_BASELINE_DIR;
 
   try {
@@ -585,7 +590,7 @@ async function main(): Promise<void> {
         stop: child.stop,
       };
     };
-    if (flags.only === undefined || flags.only.includes("hits")) {
+    if (section("hits")) {
       const { fx, headers } = targets[0]!;
       log("cached hits: reference, baseline and this tree in alternating rounds ...");
       hitsReport = await hitsSection({
@@ -602,7 +607,7 @@ async function main(): Promise<void> {
         log,
       });
     }
-    if (flags.only === undefined || flags.only.includes("mixed")) {
+    if (section("mixed")) {
       mixedReport = await mixedLoadSection({
         targets,
         primary: { label: "this tree", base, pid: server.pid, statsFile: apiEnv(port).BENCH_READ_STATS },
@@ -622,6 +627,24 @@ async function main(): Promise<void> {
     // Shown project by project.
     for (const { project } of targets) rows.push(...rowsOf.get(project)!);
     if (only(EMAIL_DIGEST_ROUTE)) rows.push(await benchEmailDigest(databaseUrl, log));
+    if (only(WIDGET_FIRST_DRAW_ROUTE) && !flags["ab-only"]) {
+      const admin = postgres(urlOf("postgres"), { max: 1, onnotice: () => {} });
+      try {
+        const row = await benchWidgetFirstDraw({
+          admin,
+          databaseName: `${dbName}_widget`,
+          databaseUrl: urlOf(`${dbName}_widget`),
+          redisUrl,
+          redisKeyPrefix: `fbbenchwidget:${randomBytes(4).toString("hex")}:`,
+          nodeArgs,
+          samples: quick ? 15 : 40,
+          log,
+        });
+        rows.push(row);
+      } finally {
+        await admin.end();
+      }
+    }
     await measureCeiling();
     ceilingReqPerSec = mean(ceilingRuns.map((run) => run.reqPerSec));
     ceilingRow.reqPerSec = ceilingReqPerSec;

@@ -17,6 +17,10 @@ export interface Row {
   serverCpuMs?: number;
   dbCpuMs?: number;
   note?: string;
+  /** A row of times alone (no load): req/s and the ratio to the ceiling are not drawn. */
+  latencyOnly?: boolean;
+  /** Not measured (the note says why): no figure is drawn. */
+  skipped?: boolean;
 }
 
 export interface RunFacts {
@@ -46,9 +50,12 @@ export function renderTable(rows: Row[], ceiling: number): string {
     const small = rows.find((r) => r.route === row.route && r.project === "small");
     const ratio = row.project === "large" && small && small.reqPerSec > 0 ? fmt(row.reqPerSec / small.reqPerSec, 2) : "";
     const errors = row.non2xx > 0 ? ` (${fmt(row.non2xx)} non-2xx)` : "";
+    const rate = row.latencyOnly || row.skipped ? "-" : `${fmt(row.reqPerSec)}${errors}`;
+    const ms = (value: number) => (row.skipped ? "-" : fmt(value, 1));
+    const share = row.latencyOnly || row.skipped ? "-" : ceiling > 0 ? `${fmt((100 * row.reqPerSec) / ceiling)} %` : "";
     lines.push(
-      `| ${row.route}${row.note ? ` ${row.note}` : ""} | ${row.project} | ${fmt(row.reqPerSec)}${errors} | ${fmt(row.p50, 1)} | ` +
-        `${fmt(row.p99, 1)} | ${fmt(row.bytes)} | ${ceiling > 0 ? `${fmt((100 * row.reqPerSec) / ceiling)} %` : ""} | ${ratio} | ` +
+      `| ${row.route}${row.note ? ` ${row.note}` : ""} | ${row.project} | ${rate} | ${ms(row.p50)} | ` +
+        `${ms(row.p99)} | ${fmt(row.bytes)} | ${share} | ${ratio} | ` +
         `${row.serverCpuMs === undefined ? "" : `${fmt(row.serverCpuMs, 2)} + ${fmt(row.dbCpuMs ?? 0, 2)}`} |`,
     );
   }
