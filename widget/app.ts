@@ -78,6 +78,11 @@ const PER_PAGE = 20;
 const SEARCH_DEBOUNCE_MS = 250;
 const SIMILAR_DEBOUNCE_MS = 300;
 
+/** The query of a features page; the element's prefetch of the first page asks the same. */
+function listQuery(board: string, sort: string, q: string, tag: string, page: number) {
+  return { board, sort, q, tag: tag ? [tag] : undefined, page, per_page: PER_PAGE };
+}
+
 /** `value`, settled for `ms` milliseconds. */
 function useDebounced<T>(value: T, ms: number): T {
   const [settled, setSettled] = useState(value);
@@ -270,14 +275,7 @@ function FeaturesView({
     setLoading(true);
     setError(null);
     try {
-      const answer = await api.read<Feature[]>(api.projectPath("/features"), {
-        board,
-        sort,
-        q: query,
-        tag: tag ? [tag] : undefined,
-        page,
-        per_page: PER_PAGE,
-      });
+      const answer = await api.read<Feature[]>(api.projectPath("/features"), listQuery(board, sort, query, tag, page));
       if (asked !== sequence.current) return;
       setItems((list) =>
         page === 1 ? answer.data : [...list, ...answer.data.filter((item) => !list.some((known) => known.id === item.id))],
@@ -754,10 +752,16 @@ export interface AppProps {
 export function App({ config, host, tick, onTheme }: AppProps): Node {
   const t = textsFor(config.locale);
   const locale = config.locale === "de" ? "de" : "en";
-  const api = useMemo(
-    () => new BoardApi({ base: config.api, project: config.project, key: config.key, ssoToken: config.ssoToken }),
-    [config.api, config.project, config.key, config.ssoToken],
-  );
+  const api = useMemo(() => {
+    const created = new BoardApi({ base: config.api, project: config.project, key: config.key, ssoToken: config.ssoToken });
+    // The board document and, when the list is what opens, its first page, asked at once: the
+    // list's own read takes the answer, so the first features need one round trip, not two
+    // (clients-v3.md, "Quality bar", Speed).
+    created.prefetch(created.projectPath());
+    if (parseView(config.view).kind === "features")
+      created.prefetch(created.projectPath("/features"), listQuery(config.board || "roadmap", config.sort || "top", "", "", 1));
+    return created;
+  }, [config.api, config.project, config.key, config.ssoToken]);
   const [doc, setDoc] = useState<BoardDocument | null>(null);
   const [fatal, setFatal] = useState<BoardError | null>(null);
   // The view under an open feature stays mounted (hidden), so that going back finds the list as
