@@ -9,7 +9,8 @@
  * --reuse (keep fb_bench if the projects are there), --only=<text> (routes whose name contains
  * it, several as "a|b"; "mixed" runs the mixed-load section, scripts/bench/mixed.ts; "hits" the
  * cached-hits section, scripts/bench/hits.ts; "widget" the widget's first draw in chromium,
- * scripts/bench/widget.ts, on its own database {BENCH_DB}_widget), --seconds=N, --connections=N, --no-readme,
+ * scripts/bench/widget.ts, on its own database {BENCH_DB}_widget, --widget-samples=N page
+ * loads, default 40, 15 with --quick), --seconds=N, --connections=N, --no-readme,
  * --mixed-rates=0,5,20,50,200 (writes/s of the mixed-load rows), --ab-only (with
  * BENCH_BASELINE_DIR: no read row on its own, only the A/B runs).
  * Env: BENCH_PG (server URL, default postgres://postgres@127.0.0.1:5432), BENCH_DB (fb_bench),
@@ -57,6 +58,7 @@ const { values: flags } = parseArgs({
     connections: { type: "string" },
     "mixed-rates": { type: "string" },
     "ab-only": { type: "boolean", default: false },
+    "widget-samples": { type: "string" },
   },
 });
 const quick = flags.quick === true;
@@ -637,7 +639,7 @@ async function main(): Promise<void> {
           redisUrl,
           redisKeyPrefix: `fbbenchwidget:${randomBytes(4).toString("hex")}:`,
           nodeArgs,
-          samples: quick ? 15 : 40,
+          samples: Number(flags["widget-samples"] ?? (quick ? 15 : 40)),
           log,
         });
         rows.push(row);
