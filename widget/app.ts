@@ -7,7 +7,7 @@
  */
 
 import { html } from "htm/preact";
-import { createContext, type VNode } from "preact";
+import { createContext, type RefObject, type VNode } from "preact";
 import { useContext, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { BoardApi, BoardError } from "./api.ts";
 import { formatDate, type Texts, textsFor } from "./i18n.ts";
@@ -93,6 +93,62 @@ function useDebounced<T>(value: T, ms: number): T {
   return settled;
 }
 
+/**
+ * Focus to move once this component's next render is in the DOM: `later(find)` focuses what
+ * `find` returns then (nothing when it returns null). Call it next to the state change that
+ * removes or adds the element concerned.
+ */
+function useFocusLater(): (find: () => HTMLElement | null | undefined) => void {
+  const pending = useRef<(() => HTMLElement | null | undefined) | null>(null);
+  useEffect(() => {
+    const find = pending.current;
+    pending.current = null;
+    find?.()?.focus();
+  });
+  return (find) => {
+    pending.current = find;
+  };
+}
+
+/**
+ * "Show more" as WAI-ARIA's feed practice has it: while the next page loads, the button stays in
+ * place and focusable (`aria-disabled`, its label saying it loads) instead of vanishing under the
+ * voter's focus. `arrived(first, last)`, called with the new page's state changes: when the
+ * button had focus, the first new entry (`first()`) takes it after the render; with nothing new,
+ * the button keeps it, or, if it is gone (no more pages), the last entry (`last()`) takes it
+ * (docs/widget.md, "Accessibility").
+ */
+function useShowMore() {
+  const button = useRef<HTMLButtonElement>(null);
+  const focusLater = useFocusLater();
+  const arrived = (first: () => HTMLElement | null | undefined, last: () => HTMLElement | null | undefined) => {
+    if (!button.current?.matches(":focus")) return;
+    focusLater(() => first() ?? (button.current?.isConnected ? null : last()));
+  };
+  return { button, arrived };
+}
+
+function MoreButton({ busy, onMore, button }: { busy: boolean; onMore: () => void; button: RefObject<HTMLButtonElement> }): Node {
+  const { t } = useShared();
+  return html`<button
+    type="button"
+    class="more"
+    ref=${button}
+    aria-disabled=${busy ? "true" : undefined}
+    onClick=${() => {
+      if (!busy) onMore();
+    }}
+  >
+    ${busy ? t.loadingMore : t.more}
+  </button>`;
+}
+
+/** The entry after `id` in `list`, else the one before, else null: where focus goes when `id` is removed. */
+function neighbour<T extends { id: number }>(list: T[], id: number): T | null {
+  const index = list.findIndex((item) => item.id === id);
+  return list[index + 1] ?? list[index - 1] ?? null;
+}
+
 function ErrorLine({ error }: { error: BoardError | null }): Node {
   return error ? html`<p class="error" role="alert">${error.message}</p>` : null;
 }
@@ -172,7 +228,7 @@ function FeatureRow({
   pending?: boolean;
 }): Node {
   const { doc, t, openFeature } = useShared();
-  return html`<li>
+  return html`<li data-feature=${feature.id}>
     ${votable(doc, feature) ? html`<${VoteButton} feature=${feature} update=${update} />` : null}
     <div class="body">
       <h3>
@@ -265,14 +321,17 @@ function FeaturesView({
   const [tag, setTag] = useState("");
   const { items, setItems, patch } = useFeatureList();
   const [meta, setMeta] = useState<Meta | null>(null);
-  const [loading, setLoading] = useState(true);
+  /** The page being read, null when none is. */
+  const [loading, setLoading] = useState<number | null>(1);
   const [error, setError] = useState<BoardError | null>(null);
   const sequence = useRef(0);
+  const list = useRef<HTMLUListElement>(null);
+  const more = useShowMore();
   const mine = created.filter((feature) => feature.board.slug === board || (board === "roadmap" && feature.board.kind === "roadmap"));
 
   const load = async (page: number) => {
     const asked = ++sequence.current;
-    setLoading(true);
+    setLoading(page);
     setError(null);
     try {
       const answer = await api.read<Feature[]>(api.projectPath("/features"), listQuery(board, sort, query, tag, page));
@@ -281,10 +340,18 @@ function FeaturesView({
         page === 1 ? answer.data : [...list, ...answer.data.filter((item) => !list.some((known) => known.id === item.id))],
       );
       setMeta(answer.meta);
+      if (page > 1) {
+        const fresh = answer.data.find((item) => !items.some((known) => known.id === item.id));
+        const title = (selector: string) => list.current?.querySelector<HTMLElement>(`${selector} button.title`);
+        more.arrived(
+          () => (fresh ? title(`li[data-feature="${fresh.id}"]`) : null),
+          () => title("li:last-child"),
+        );
+      }
     } catch (caught) {
       if (asked === sequence.current) setError(failed(caught));
     } finally {
-      if (asked === sequence.current) setLoading(false);
+      if (asked === sequence.current) setLoading(null);
     }
   };
   useEffect(() => {
@@ -314,13 +381,17 @@ function FeaturesView({
         </div>
       </div>
       <${ErrorLine} error=${error} />
-      <ul class="list" aria-busy=${loading ? "true" : "false"}>
+      <ul class="list" ref=${list} aria-busy=${loading !== null ? "true" : "false"}>
         ${mine.map((feature) => html`<${FeatureRow} key=${`mine-${feature.id}`} feature=${feature} update=${() => {}} pending=${true} />`)}
         ${items.map((feature) => html`<${FeatureRow} key=${feature.id} feature=${feature} update=${patch(feature.id)} />`)}
       </ul>
-      ${!loading && items.length === 0 && !error ? html`<p class="muted">${t.empty}</p>` : null}
-      ${loading ? html`<p class="muted">${t.loading}</p>` : null}
-      ${meta?.has_more && !loading ? html`<button type="button" class="more" onClick=${() => load((meta?.page ?? 1) + 1)}>${t.more}</button>` : null}
+      ${loading === null && items.length === 0 && !error ? html`<p class="muted">${t.empty}</p>` : null}
+      ${loading === 1 ? html`<p class="muted">${t.loading}</p>` : null}
+      ${
+        meta?.has_more && loading !== 1
+          ? html`<${MoreButton} button=${more.button} busy=${loading !== null} onMore=${() => load((meta?.page ?? 1) + 1)} />`
+          : null
+      }
     </div>
   </div>`;
 }
@@ -362,26 +433,35 @@ function CommentForm({
       if (!hadIdentity && api.hasIdentity) identityChanged();
     }
   };
+  // Send is aria-disabled, not disabled, while the comment is sent: a disabled button drops focus to the page.
   return html`<form onSubmit=${submit}>
     <div>
       <label for=${id}>${label}</label>
       <textarea id=${id} maxlength="2000" required value=${content} onInput=${(event: Event) => setContent((event.target as HTMLTextAreaElement).value)}></textarea>
     </div>
     <${ErrorLine} error=${error} />
-    <div class="form-row"><button type="submit" class="primary" disabled=${busy}>${t.send}</button></div>
+    <div class="form-row"><button type="submit" class="primary" aria-disabled=${busy ? "true" : undefined}>${t.send}</button></div>
   </form>`;
 }
 
+/**
+ * One comment and its replies. `remove` takes it out of the list once deleted; `focusComment(id)`
+ * moves focus, after the next render, to comment `id`'s item (`tabindex="-1"`), or to the
+ * comments heading for null: a sent reply takes focus, a deleted reply hands it to the next
+ * reply, else the previous, else the comment it answered (docs/widget.md, "Accessibility").
+ */
 function CommentItem({
   comment,
   setComment,
   remove,
   reply,
+  focusComment,
 }: {
   comment: Comment;
   setComment: (c: Comment) => void;
   remove: () => void;
   reply: boolean;
+  focusComment: (id: number | null) => void;
 }): Node {
   const { api, doc, t, failed, locale, identityChanged } = useShared();
   const [error, setError] = useState<BoardError | null>(null);
@@ -407,7 +487,7 @@ function CommentItem({
       setError(failed(caught));
     }
   };
-  return html`<li>
+  return html`<li tabindex="-1" data-comment=${comment.id}>
     <p><strong>${comment.author_name}</strong>${comment.author_role ? html` <span class="tag">${t.team}</span>` : null}
       <span class="muted"> · ${formatDate(comment.created_at, locale)}</span></p>
     <p class="text">${comment.content}</p>
@@ -432,6 +512,7 @@ function CommentItem({
             onDone=${(created: Comment) => {
               setReplying(false);
               setComment({ ...comment, replies: [...comment.replies, created] });
+              focusComment(created.id);
             }}
           />`
         : null
@@ -445,7 +526,11 @@ function CommentItem({
                 comment=${child}
                 reply=${false}
                 setComment=${(changed: Comment) => setComment({ ...comment, replies: comment.replies.map((r) => (r.id === child.id ? changed : r)) })}
-                remove=${() => setComment({ ...comment, replies: comment.replies.filter((r) => r.id !== child.id) })}
+                remove=${() => {
+                  setComment({ ...comment, replies: comment.replies.filter((r) => r.id !== child.id) });
+                  focusComment(neighbour(comment.replies, child.id)?.id ?? comment.id);
+                }}
+                focusComment=${focusComment}
               />`,
             )}
           </ul>`
@@ -457,7 +542,8 @@ function CommentItem({
 /**
  * One feature with its comments. With `takeFocus` (opened by the voter, not by the `view`
  * attribute) its heading (tabindex -1) takes focus once the feature is drawn, or the back
- * control if the read is refused (docs/widget.md, "Focus").
+ * control if the read is refused. A deleted comment hands focus to the next comment, else the
+ * previous, else the comments heading (docs/widget.md, "Accessibility").
  */
 function FeatureView({ id, takeFocus }: { id: number; takeFocus: boolean }): Node {
   const { api, doc, t, tick, failed, back: goBack, featureChanged } = useShared();
@@ -469,13 +555,34 @@ function FeatureView({ id, takeFocus }: { id: number; takeFocus: boolean }): Nod
   const heading = useRef<HTMLHeadingElement>(null);
   const backButton = useRef<HTMLButtonElement>(null);
   const focused = useRef(!takeFocus);
+  const section = useRef<HTMLElement>(null);
+  const commentsHeading = useRef<HTMLHeadingElement>(null);
+  const [loadingComments, setLoadingComments] = useState(false);
+  const more = useShowMore();
+  const focusLater = useFocusLater();
+  const commentItem = (commentId: number) => section.current?.querySelector<HTMLElement>(`li[data-comment="${commentId}"]`);
+  const focusComment = (commentId: number | null) =>
+    focusLater(() => (commentId === null ? commentsHeading.current : commentItem(commentId)));
   const loadComments = async (page: number) => {
+    setLoadingComments(true);
     try {
       const answer = await api.read<Comment[]>(api.projectPath(`/features/${id}/comments`), { sort: "newest", page, per_page: PER_PAGE });
-      setComments((list) => (page === 1 ? answer.data : [...list, ...answer.data]));
+      // A comment written or deleted meanwhile shifts the pages: one already shown may come again.
+      setComments((list) =>
+        page === 1 ? answer.data : [...list, ...answer.data.filter((item) => !list.some((known) => known.id === item.id))],
+      );
       setMeta(answer.meta);
+      if (page > 1) {
+        const fresh = answer.data.find((item) => !comments.some((known) => known.id === item.id));
+        more.arrived(
+          () => (fresh ? commentItem(fresh.id) : null),
+          () => section.current?.querySelector<HTMLElement>("ul.comments > li:last-child"),
+        );
+      }
     } catch (caught) {
       setCommentsError(failed(caught));
+    } finally {
+      setLoadingComments(false);
     }
   };
   useEffect(() => {
@@ -495,8 +602,9 @@ function FeatureView({ id, takeFocus }: { id: number; takeFocus: boolean }): Nod
     (error ? backButton : heading).current?.focus();
   }, [feature, error]);
   const back = html`<button type="button" ref=${backButton} onClick=${goBack}>← ${t.back}</button>`;
-  if (error) return html`<div>${back}<${ErrorLine} error=${error} /></div>`;
-  if (!feature) return html`<div>${back}<p class="muted">${t.loading}</p></div>`;
+  // One wrapper in every state, so that a focused back control is kept when the feature arrives.
+  if (error) return html`<article class="feature">${back}<${ErrorLine} error=${error} /></article>`;
+  if (!feature) return html`<article class="feature">${back}<p class="muted">${t.loading}</p></article>`;
   const update = (patch: Partial<Feature>) => {
     setFeature((current) => (current ? { ...current, ...patch } : current));
     featureChanged(id, patch);
@@ -527,8 +635,8 @@ function FeatureView({ id, takeFocus }: { id: number; takeFocus: boolean }): Nod
     }
     ${
       feature.comment_count !== null
-        ? html`<section aria-labelledby="fb-comments">
-            <h4 id="fb-comments">${t.commentsTitle} (${feature.comment_count})</h4>
+        ? html`<section aria-labelledby="fb-comments" ref=${section}>
+            <h4 id="fb-comments" tabindex="-1" ref=${commentsHeading}>${t.commentsTitle} (${feature.comment_count})</h4>
             ${
               doc.capabilities.can_comment
                 ? html`<${CommentForm}
@@ -554,11 +662,13 @@ function FeatureView({ id, takeFocus }: { id: number; takeFocus: boolean }): Nod
                   remove=${() => {
                     setComments((list) => list.filter((item) => item.id !== comment.id));
                     update({ comment_count: Math.max(0, (feature.comment_count ?? 1) - 1 - comment.replies.length) });
+                    focusComment(neighbour(comments, comment.id)?.id ?? null);
                   }}
+                  focusComment=${focusComment}
                 />`,
               )}
             </ul>
-            ${meta?.has_more ? html`<button type="button" class="more" onClick=${() => loadComments(meta.page + 1)}>${t.more}</button>` : null}
+            ${meta?.has_more ? html`<${MoreButton} button=${more.button} busy=${loadingComments} onMore=${() => loadComments(meta.page + 1)} />` : null}
           </section>`
         : null
     }
@@ -620,6 +730,7 @@ function SuggestView({ onCreated }: { onCreated: (feature: Feature) => void }): 
       if (!hadIdentity && api.hasIdentity) identityChanged();
     }
   };
+  // Submit is aria-disabled, not disabled, while sending: a disabled button drops focus to the page.
   return html`<form onSubmit=${submit} aria-labelledby="fb-suggest-title">
     <h3 id="fb-suggest-title">${t.suggest}</h3>
     ${done ? html`<p class="notice" role="status" tabindex="-1" ref=${notice}>${t.awaitingReview}</p>` : null}
@@ -640,7 +751,7 @@ function SuggestView({ onCreated }: { onCreated: (feature: Feature) => void }): 
         : null
     }
     <${ErrorLine} error=${error} />
-    <div class="form-row"><button type="submit" class="primary" disabled=${busy}>${t.submit}</button></div>
+    <div class="form-row"><button type="submit" class="primary" aria-disabled=${busy ? "true" : undefined}>${t.submit}</button></div>
   </form>`;
 }
 
@@ -649,40 +760,59 @@ function ChangelogView(): Node {
   const [releases, setReleases] = useState<Release[]>([]);
   const [meta, setMeta] = useState<Meta | null>(null);
   const [error, setError] = useState<BoardError | null>(null);
-  const [loading, setLoading] = useState(true);
+  /** The page being read, null when none is. */
+  const [loading, setLoading] = useState<number | null>(1);
+  const section = useRef<HTMLElement>(null);
+  const more = useShowMore();
   const load = async (page: number) => {
-    setLoading(true);
+    setLoading(page);
     try {
       const answer = await api.read<Release[]>(api.projectPath("/changelog"), { page, per_page: 10 });
-      setReleases((list) => (page === 1 ? answer.data : [...list, ...answer.data]));
+      setReleases((list) =>
+        page === 1 ? answer.data : [...list, ...answer.data.filter((item) => !list.some((known) => known.id === item.id))],
+      );
       setMeta(answer.meta);
+      if (page > 1) {
+        const fresh = answer.data.find((item) => !releases.some((known) => known.id === item.id));
+        const name = (selector: string) => section.current?.querySelector<HTMLElement>(`${selector} > h3`);
+        more.arrived(
+          () => (fresh ? name(`article[data-release="${fresh.id}"]`) : null),
+          () => name("article.release:last-of-type"),
+        );
+      }
     } catch (caught) {
       setError(failed(caught));
     } finally {
-      setLoading(false);
+      setLoading(null);
     }
   };
   useEffect(() => {
     void load(1);
   }, [api, tick]);
-  return html`<section aria-labelledby="fb-changelog">
+  return html`<section aria-labelledby="fb-changelog" ref=${section}>
     <h3 id="fb-changelog" class="sr">${t.changelog}</h3>
     <${ErrorLine} error=${error} />
     ${releases.map(
-      (release) => html`<article class="release" key=${release.id}>
-        <h3>${release.name}</h3>
+      (release) => html`<article class="release" key=${release.id} data-release=${release.id}>
+        <h3 tabindex="-1">${release.name}</h3>
         <p class="muted">${release.is_featured ? `${t.featured} · ` : ""}${formatDate(release.published_at, locale)}</p>
         ${release.body_html ? html`<div class="html" dangerouslySetInnerHTML=${{ __html: release.body_html }}></div>` : null}
       </article>`,
     )}
-    ${loading ? html`<p class="muted">${t.loading}</p>` : null}
-    ${!loading && releases.length === 0 && !error ? html`<p class="muted">${t.empty}</p>` : null}
-    ${meta?.has_more && !loading ? html`<button type="button" class="more" onClick=${() => load(meta.page + 1)}>${t.more}</button>` : null}
+    ${loading === 1 ? html`<p class="muted">${t.loading}</p>` : null}
+    ${loading === null && releases.length === 0 && !error ? html`<p class="muted">${t.empty}</p>` : null}
+    ${meta?.has_more && loading !== 1 ? html`<${MoreButton} button=${more.button} busy=${loading !== null} onMore=${() => load(meta.page + 1)} />` : null}
   </section>`;
 }
 
+/**
+ * The notification bell: a disclosure button with the unread count; its panel lists the
+ * notifications. Escape in the panel closes it and returns focus to the bell; "Mark all read"
+ * (gone once nothing is unread) leaves focus on the bell (docs/widget.md, "Accessibility").
+ */
 function Bell(): Node {
   const { api, t, tick, failed, openFeature, announce } = useShared();
+  const bell = useRef<HTMLButtonElement>(null);
   const [unread, setUnread] = useState(0);
   const [expanded, setExpanded] = useState(false);
   const [items, setItems] = useState<Notification[]>([]);
@@ -705,18 +835,27 @@ function Bell(): Node {
       setError(failed(caught));
     }
   };
-  const markAll = async () => {
+  const markAll = async (event: Event) => {
+    const button = event.currentTarget as HTMLElement;
     try {
       await api.write("POST", api.projectPath("/notifications/read"), { all: true });
       setItems((list) => list.map((item) => ({ ...item, read: true })));
       setUnread(0);
       announce(t.unread(0));
+      // The button goes with the last unread notification: focus to the bell, which shows the count.
+      if (button.matches(":focus")) bell.current?.focus();
     } catch (caught) {
       setError(failed(caught));
     }
   };
-  return html`<div>
-    <button type="button" class="bell" aria-expanded=${expanded ? "true" : "false"} aria-controls="fb-notifications" onClick=${toggle}>
+  const onKey = (event: KeyboardEvent) => {
+    if (event.key !== "Escape" || !expanded) return;
+    event.preventDefault();
+    setExpanded(false);
+    bell.current?.focus();
+  };
+  return html`<div onKeyDown=${onKey}>
+    <button type="button" class="bell" ref=${bell} aria-expanded=${expanded ? "true" : "false"} aria-controls="fb-notifications" onClick=${toggle}>
       <svg class="bell-icon" aria-hidden="true" viewBox="0 0 24 24" width="16" height="16"><path fill="currentColor" d="M12 22a2.5 2.5 0 0 0 2.45-2h-4.9A2.5 2.5 0 0 0 12 22Zm7-6V11a7 7 0 0 0-5.5-6.84V3.5a1.5 1.5 0 0 0-3 0v.66A7 7 0 0 0 5 11v5l-2 2v1h18v-1Z"/></svg> ${t.notifications}<span class="badge" aria-label=${t.unread(unread)}>${unread}</span>
     </button>
     ${

@@ -17,7 +17,7 @@ ul,ol{padding:0;list-style:none}
 button,input,select,textarea{font:inherit;color:inherit}
 button{cursor:pointer;background:var(--fb-card);border:1px solid var(--fb-border);border-radius:var(--fb-radius);padding:6px 12px}
 button:hover{border-color:var(--fb-text-secondary)}
-button[disabled]{cursor:default;opacity:.7}
+button[disabled],button[aria-disabled=true]{cursor:default;opacity:.7}
 :focus-visible{outline:3px solid var(--fb-accent);outline-offset:2px}
 input,select,textarea{background:var(--fb-background);border:1px solid var(--fb-text-secondary);border-radius:var(--fb-radius);padding:6px 10px;width:100%}
 textarea{min-height:5em;resize:vertical}

@@ -34,6 +34,14 @@ let browser: Browser;
 let demo: ReturnType<typeof demoSnapshotForTest>;
 let hostile: ImportedProject;
 let listed: ImportedProject;
+/**
+ * A project with a discussion: the `ME` voter's three comments on one feature, 25 others' on
+ * another; and 12 releases (more than the changelog's page of 10).
+ */
+let discussed: ImportedProject;
+const ME = `anon-me-widget-focus-${Date.now()}`;
+const LONG_THREAD = 25;
+const RELEASES = 12;
 /** Features of `listed`: two headings with "calendar", two tagged Interface, 25 in all (more than a page of 20). */
 const LISTED_FEATURES = [
   { ref: "cal1", heading: "Calendar sync", tags: [] as string[] },
@@ -84,6 +92,41 @@ beforeAll(async () => {
     tags: [{ ref: "t-ui", name: "Interface" }],
     features: LISTED_FEATURES.map(({ ref, heading, tags }) => ({ ref, board: "roadmap", column: "c-open", heading, tags })),
   });
+  discussed = await ctx.importProject({
+    project: { allowed_origins: [base] },
+    voters: [
+      { ref: "me", kind: "anonymous", anon_token: ME },
+      { ref: "other", kind: "anonymous", anon_token: null },
+    ],
+    features: [
+      { ref: "talk", board: "roadmap", column: "c-open", heading: "Talked about" },
+      { ref: "long", board: "roadmap", column: "c-open", heading: "Long thread" },
+    ],
+    comments: [
+      ...["First", "Second", "Third"].map((word, i) => ({
+        ref: `mine${i}`,
+        feature: "talk",
+        voter: "me",
+        content: `${word} comment`,
+        created_at: `2026-01-0${i + 1}T00:00:00Z`,
+      })),
+      ...Array.from({ length: LONG_THREAD }, (_, i) => ({
+        ref: `long${i}`,
+        feature: "long",
+        voter: "other",
+        content: `Thread comment ${i + 1}`,
+        created_at: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
+      })),
+    ],
+    releases: Array.from({ length: RELEASES }, (_, i) => ({
+      ref: `rel${i}`,
+      name: `Release ${i + 1}`,
+      slug: `release-${i + 1}`,
+      body: `Notes of release ${i + 1}.`,
+      published_at: new Date(Date.UTC(2026, 0, i + 1)).toISOString(),
+      features: [],
+    })),
+  });
   browser = await launchChromium();
 });
 afterAll(async () => {
@@ -121,6 +164,64 @@ async function openPage(colorScheme: "light" | "dark" = "light"): Promise<Watche
 }
 
 const board = (page: Page) => page.locator("feedback-board");
+
+/**
+ * What has focus inside the widget's shadow root, or null when focus is outside it (fallen to the
+ * page's body): tag, id, class, text, aria-disabled, aria-expanded and, inside the feature view's
+ * comments, the text of the comment it belongs to.
+ */
+function activeInWidget(page: Page) {
+  return page.evaluate(() => {
+    const inner = document.querySelector("feedback-board")?.shadowRoot?.activeElement as HTMLElement | null | undefined;
+    if (!inner) return null;
+    const comment = inner.closest('[aria-labelledby="fb-comments"] li');
+    return {
+      tag: inner.tagName.toLowerCase(),
+      id: inner.id,
+      className: inner.className,
+      text: inner.textContent?.trim() ?? "",
+      ariaDisabled: inner.getAttribute("aria-disabled"),
+      expanded: inner.getAttribute("aria-expanded"),
+      comment: comment?.querySelector(":scope > p.text")?.textContent ?? null,
+    };
+  });
+}
+type Active = Awaited<ReturnType<typeof activeInWidget>>;
+
+/** Presses Tab until `until` holds for the focused element (at most `limit` times), and asserts it does. */
+async function tabTo(page: Page, until: (active: Active) => boolean, limit = 120): Promise<void> {
+  for (let i = 0; i < limit && !until(await activeInWidget(page)); i++) await page.keyboard.press("Tab");
+  expect(until(await activeInWidget(page)), `Tab reached the control, last focused: ${JSON.stringify(await activeInWidget(page))}`).toBe(
+    true,
+  );
+}
+
+/**
+ * A page at `base`/embed-page embedding the widget on `project` with `attributes` added, the
+ * voter's anonymous token `anon` stored beforehand when given; resolves once the project's name
+ * is drawn.
+ */
+async function openEmbedded(
+  project: ImportedProject,
+  { attributes = "", colorScheme = "light", anon }: { attributes?: string; colorScheme?: "light" | "dark"; anon?: string } = {},
+): Promise<Watched> {
+  const watched = await openPage(colorScheme);
+  const url = `${base}/embed-page`;
+  if (anon)
+    await watched.page.addInitScript(([slug, token]) => localStorage.setItem(`feedback-board:${slug}:anon`, token!), [project.slug, anon]);
+  await watched.page.route(url, (route) =>
+    route.fulfill({
+      status: 200,
+      contentType: "text/html",
+      body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Embed</title>
+<script type="module" src="${base}/api/v3/widget.js"></script></head>
+<body><feedback-board project="${project.slug}" key="${project.embedKey}" ${attributes}></feedback-board></body></html>`,
+    }),
+  );
+  await watched.page.goto(url, { waitUntil: "load" });
+  await board(watched.page).locator("h2").waitFor({ timeout: 30_000 });
+  return watched;
+}
 const voteButtons = (page: Page) => board(page).locator("button.vote");
 
 async function openDemo(colorScheme: "light" | "dark" = "light"): Promise<Watched> {
@@ -595,20 +696,9 @@ describe.skipIf(!available)("the board widget in a browser", () => {
 });
 
 describe.skipIf(!available)("the widget's list controls and theme", () => {
-  /** A page at `base`/list-page embedding the widget on `listed` with `attributes` added. */
+  /** The widget on `listed` with `attributes` added, once its first vote control is drawn. */
   async function openListed(attributes = "", colorScheme: "light" | "dark" = "light"): Promise<Watched> {
-    const watched = await openPage(colorScheme);
-    const url = `${base}/list-page`;
-    await watched.page.route(url, (route) =>
-      route.fulfill({
-        status: 200,
-        contentType: "text/html",
-        body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>List</title>
-<script type="module" src="${base}/api/v3/widget.js"></script></head>
-<body><feedback-board project="${listed.slug}" key="${listed.embedKey}" ${attributes}></feedback-board></body></html>`,
-      }),
-    );
-    await watched.page.goto(url, { waitUntil: "load" });
+    const watched = await openEmbedded(listed, { attributes, colorScheme });
     await voteButtons(watched.page).first().waitFor({ timeout: 30_000 });
     return watched;
   }
@@ -653,6 +743,36 @@ describe.skipIf(!available)("the widget's list controls and theme", () => {
     await page.close();
   }, 60_000);
 
+  it('"Show more" by keyboard keeps focus: the button stays, busy, while the page loads; then the first new feature has it', async () => {
+    const { page, requests } = await openListed();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The second page is held back, so that the loading state can be read.
+    await page.route(
+      (url) => url.pathname.endsWith("/features") && url.searchParams.get("page") === "2",
+      async (route) => {
+        await held;
+        await route.fallback();
+      },
+    );
+    await tabTo(page, (active) => active?.text === "Show more");
+    await page.keyboard.press("Enter");
+    await expect
+      .poll(() => activeInWidget(page))
+      .toMatchObject({ tag: "button", className: "more", text: "Loading more…", ariaDisabled: "true" });
+    expect(await board(page).locator("ul.list").getAttribute("aria-busy")).toBe("true");
+    // Pressed again while busy: no second request.
+    await page.keyboard.press("Enter");
+    release();
+    await expect.poll(async () => (await headings(page)).length, { timeout: 10_000 }).toBe(LISTED_FEATURES.length);
+    const twentyFirst = (await headings(page))[20];
+    await expect.poll(() => activeInWidget(page)).toMatchObject({ tag: "button", className: "title", text: twentyFirst });
+    expect(requests.filter((request) => /\/features\?(.*&)?page=2(&|$)/.test(request))).toHaveLength(1);
+    await page.close();
+  }, 60_000);
+
   it('theme="auto" follows prefers-color-scheme, also when it changes on an open page', async () => {
     const { page } = await openListed('theme="auto"', "dark");
     const background = () =>
@@ -673,4 +793,186 @@ describe.skipIf(!available)("the widget's list controls and theme", () => {
     expect(autoDark).not.toBe(autoLight);
     await page.close();
   }, 60_000);
+});
+
+describe.skipIf(!available)("the widget keeps focus inside when the focused control goes away (keyboard only)", () => {
+  const featureId = async (heading: string) =>
+    (await body(await ctx.get(`/api/v3/projects/${discussed.slug}/features?q=${encodeURIComponent(heading)}`, discussed.embedKey))).data[0]
+      .id as number;
+
+  it("a reply and deletions of one's own comments move focus to the new reply, the next, the previous, the heading", async () => {
+    const id = await featureId("Talked about");
+    const { page, pageErrors } = await openEmbedded(discussed, { attributes: `view="feature:${id}"`, anon: ME });
+    await board(page).locator("ul.comments > li").nth(2).waitFor({ timeout: 15_000 });
+    const onButton = (name: string, comment: string) => (active: Active) => active?.text === name && active.comment === comment;
+    const onComment = (comment: string) => ({ tag: "li", comment });
+
+    // A reply to the newest comment: the form closes, the new reply has focus.
+    await tabTo(page, onButton("Reply", "Third comment"));
+    await page.keyboard.press("Enter");
+    await tabTo(page, (active) => active?.tag === "textarea" && active.comment === "Third comment");
+    await page.keyboard.type("A reply typed with the keyboard");
+    await page.keyboard.press("Tab");
+    expect(await activeInWidget(page)).toMatchObject({ tag: "button", text: "Send" });
+    await page.keyboard.press("Enter");
+    await expect.poll(() => activeInWidget(page), { timeout: 10_000 }).toMatchObject(onComment("A reply typed with the keyboard"));
+    // Deleting that only reply: focus goes to the comment it answered.
+    await tabTo(page, onButton("Delete", "A reply typed with the keyboard"));
+    await page.keyboard.press("Enter");
+    await expect.poll(() => activeInWidget(page), { timeout: 10_000 }).toMatchObject(onComment("Third comment"));
+
+    // The middle comment: the next one takes focus; the last: the previous one; the only one: the heading.
+    await tabTo(page, onButton("Delete", "Second comment"));
+    await page.keyboard.press("Enter");
+    await expect.poll(() => activeInWidget(page), { timeout: 10_000 }).toMatchObject(onComment("First comment"));
+    await tabTo(page, onButton("Delete", "First comment"));
+    await page.keyboard.press("Enter");
+    await expect.poll(() => activeInWidget(page), { timeout: 10_000 }).toMatchObject(onComment("Third comment"));
+    await tabTo(page, onButton("Delete", "Third comment"));
+    await page.keyboard.press("Enter");
+    await expect
+      .poll(() => activeInWidget(page), { timeout: 10_000 })
+      .toMatchObject({ tag: "h4", id: "fb-comments", text: "Comments (0)" });
+
+    const left = await body(
+      await ctx.get(`/api/v3/projects/${discussed.slug}/features/${id}/comments`, discussed.embedKey, { "X-VF-Anon": ME }),
+    );
+    expect(left.data).toEqual([]);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it('the comments\' "Show more" stays, busy, while loading, then the first new comment has focus', async () => {
+    const id = await featureId("Long thread");
+    const { page } = await openEmbedded(discussed, { attributes: `view="feature:${id}"` });
+    await board(page).locator("ul.comments > li").nth(19).waitFor({ timeout: 15_000 });
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(
+      (url) => url.pathname.endsWith(`/features/${id}/comments`) && url.searchParams.get("page") === "2",
+      async (route) => {
+        await held;
+        await route.fallback();
+      },
+    );
+    await tabTo(page, (active) => active?.text === "Show more");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => activeInWidget(page)).toMatchObject({ className: "more", text: "Loading more…", ariaDisabled: "true" });
+    release();
+    await expect.poll(() => board(page).locator("ul.comments > li").count(), { timeout: 10_000 }).toBe(LONG_THREAD);
+    // Newest first: the 21st shown is the fifth written.
+    await expect.poll(() => activeInWidget(page)).toMatchObject({ tag: "li", comment: "Thread comment 5" });
+    expect(await board(page).getByRole("button", { name: "Show more" }).count()).toBe(0);
+    await page.close();
+  }, 120_000);
+
+  it("the changelog's \"Show more\" stays, busy, while loading, then the first new release's name has focus", async () => {
+    const { page } = await openEmbedded(discussed);
+    await tabTo(page, (active) => active?.text === "Changelog");
+    await page.keyboard.press("Enter");
+    await board(page).locator("article.release").nth(9).waitFor({ timeout: 15_000 });
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(
+      (url) => url.pathname.endsWith("/changelog") && url.searchParams.get("page") === "2",
+      async (route) => {
+        await held;
+        await route.fallback();
+      },
+    );
+    await tabTo(page, (active) => active?.text === "Show more");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => activeInWidget(page)).toMatchObject({ className: "more", text: "Loading more…", ariaDisabled: "true" });
+    release();
+    await expect.poll(() => board(page).locator("article.release").count(), { timeout: 10_000 }).toBe(RELEASES);
+    const eleventh = await board(page).locator("article.release h3").nth(10).textContent();
+    await expect.poll(() => activeInWidget(page)).toMatchObject({ tag: "h3", text: eleventh });
+    expect(await board(page).getByRole("button", { name: "Show more" }).count()).toBe(0);
+    await page.close();
+  }, 120_000);
+
+  it("a refused comment keeps focus on Send, with the message in place", async () => {
+    const id = await featureId("Talked about");
+    const { page } = await openEmbedded(discussed, { attributes: `view="feature:${id}"`, anon: ME });
+    await page.route(`**/features/${id}/comments`, (route) =>
+      route.request().method() === "POST"
+        ? route.fulfill({
+            status: 403,
+            contentType: "application/json",
+            body: JSON.stringify({
+              data: null,
+              meta: null,
+              error: { code: "voter_banned", field: null, message: "this voter may not comment" },
+            }),
+          })
+        : route.fallback(),
+    );
+    await tabTo(page, (active) => active?.tag === "textarea" && active.id === "fb-comment-top");
+    await page.keyboard.type("Refused comment");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await board(page).getByRole("alert").filter({ hasText: "this voter may not comment" }).waitFor();
+    expect(await activeInWidget(page)).toMatchObject({ tag: "button", text: "Send" });
+    await page.close();
+  }, 120_000);
+
+  it("the bell's panel: Escape closes it and returns focus to the bell; Mark all read leaves focus on the bell", async () => {
+    const { page } = await openEmbedded(discussed, { anon: ME });
+    // Two unread notifications and the mark-all answer, as engagement-api-v3.md shapes them.
+    let unread = 2;
+    const notification = (n: number) => ({
+      id: `ntf_${n}`,
+      type: "status_changed",
+      feature: { id: n, heading: `Notified feature ${n}`, slug: `notified-${n}` },
+      data: { from: "open", to: "planned" },
+      read: unread === 0,
+      created_at: "2026-01-01T00:00:00Z",
+    });
+    await page.route(
+      (url) => url.pathname.endsWith("/notifications"),
+      (route) => {
+        const list =
+          new URL(route.request().url()).searchParams.get("unread") === "true" && unread === 0 ? [] : [notification(1), notification(2)];
+        return route.fulfill({
+          status: 200,
+          contentType: "application/json",
+          body: JSON.stringify({ data: list, meta: { page: 1, per_page: 20, total: list.length, has_more: false }, error: null }),
+        });
+      },
+    );
+    await page.route(
+      (url) => url.pathname.endsWith("/notifications/read"),
+      (route) => {
+        unread = 0;
+        return route.fulfill({
+          status: 200,
+          contentType: "application/json",
+          body: JSON.stringify({ data: { updated: 2 }, meta: null, error: null }),
+        });
+      },
+    );
+    await page.evaluate(() => (document.querySelector("feedback-board") as HTMLElement & { refresh(): void }).refresh());
+    const bell = board(page).locator("button.bell");
+    await expect.poll(() => bell.locator(".badge").textContent()).toBe("2");
+    const onBell = (active: Active) => active?.className === "bell";
+
+    await tabTo(page, onBell);
+    await page.keyboard.press("Enter");
+    await board(page).locator("#fb-notifications").waitFor();
+    await tabTo(page, (active) => active?.text.includes("Notified feature 1") === true, 5);
+    await page.keyboard.press("Escape");
+    await expect.poll(() => activeInWidget(page)).toMatchObject({ className: "bell", expanded: "false" });
+    expect(await board(page).locator("#fb-notifications").count()).toBe(0);
+
+    await page.keyboard.press("Enter");
+    await tabTo(page, (active) => active?.text === "Mark all read", 5);
+    await page.keyboard.press("Enter");
+    await expect.poll(() => bell.locator(".badge").textContent()).toBe("0");
+    await expect.poll(() => activeInWidget(page)).toMatchObject({ className: "bell", expanded: "true" });
+    await page.close();
+  }, 120_000);
 });
