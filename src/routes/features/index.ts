@@ -41,3 +41,7 @@ export { AdminFeatureObject, SimilarAdminFeatureObject, SimilarAdminFeaturesQuer
 export { SimilarFeaturesQuery } from "./features.schemas.ts";
 export { findSimilarAdminFeatures } from "./features.similar.ts";
 export { findVisibleFeature, publiclyListed, visibilityShapeKey, visibleFeatureQuery, visibleTo } from "./features.visibility.ts";
+// What an import (src/routes/imports/writer/) runs inside its own transaction: the owner's merge
+// core (no events: its handler records them) and the counters recomputed from rows.
+export { recountFeatures, recountVoters } from "./features.counters.repository.ts";
+export { type MergeOutcome, mergeFeature } from "./features.merge.repository.ts";
