@@ -167,8 +167,6 @@ export interface VotersTable {
   vote_count: Generated<number>;
   /** Unsubscribed from the project's emails (engagement-api-v3.md, "Unsubscribe"). */
   email_unsubscribed: Generated<boolean>;
-  /** Made by an import (migration 2026-12-07T20-00-00): claimable by an SSO token's email while sso_id is null. */
-  imported: Generated<boolean>;
   created_at: TimestampDefault;
   updated_at: TimestampDefault;
 }
@@ -537,7 +535,8 @@ export type ImportSourceKind = "board" | "tag" | "voter" | "feature" | "vote" | 
 /**
  * What an import made, by the source's own id (migration 2026-12-07T20-00-00): target_id the row
  * made (a vote: its feature, target_voter_id its voter). Kept when the target is deleted: the
- * tombstone that keeps a re-run from bringing it back.
+ * tombstone that keeps a re-run from bringing it back. Voters have a row only when an import
+ * made them (what makes them claimable by an SSO token's email).
  */
 export interface ImportSourcesTable {
   project_id: number;

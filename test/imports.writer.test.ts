@@ -5,8 +5,11 @@
  * second run that creates nothing, deleted and withdrawn records not brought back, a rolled-back
  * run that leaves every table as it was, and no event, notification or email.
  */
+import { SignJWT } from "jose";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { exportSnapshot, portableSnapshot } from "../src/admin/snapshot-export.ts";
+import { importSnapshot, SnapshotValidationError } from "../src/admin/snapshot-import.ts";
 import type {
   ImportComment,
   ImportData,
@@ -197,7 +200,12 @@ async function featureIdOf(projectId: number, sourceId: string, source = "canny"
   return row.target_id;
 }
 
+/** The voter of a source person: remembered when the import made it, else matched by SSO id or email. */
 async function voterIdOf(projectId: number, sourceId: string): Promise<number> {
+  const matched: Record<string, { sso_id: string }> = { "u-bob": { sso_id: "cust-bob" }, "u-cat": { sso_id: "cat-1" } };
+  if (matched[sourceId]) {
+    return (await ctx.db.selectFrom("voters").select("id").where("project_id", "=", projectId).where("sso_id", "=", matched[sourceId].sso_id).executeTakeFirstOrThrow()).id;
+  }
   const row = await ctx.db
     .selectFrom("import_sources")
     .select("target_id")
@@ -322,9 +330,13 @@ describe("writeImport: mapping", () => {
     // Voters: matched by SSO id and by email (case-insensitive), created otherwise.
     const voters = await ctx.db.selectFrom("voters").selectAll().where("project_id", "=", p.id).execute();
     const byId = new Map(voters.map((v) => [v.id, v]));
-    expect(byId.get(await voterIdOf(p.id, "u-bob"))).toMatchObject({ sso_id: "cust-bob", display_name: "Bob", imported: false });
+    expect(byId.get(await voterIdOf(p.id, "u-bob"))).toMatchObject({ sso_id: "cust-bob", display_name: "Bob" });
+    // Matched voters are not remembered as made by the import (nor claimable).
+    const madeVoters = await ctx.db.selectFrom("import_sources").select("target_id").where("project_id", "=", p.id).where("kind", "=", "voter").execute();
+    expect(madeVoters.map((m) => m.target_id)).not.toContain(await voterIdOf(p.id, "u-bob"));
+    expect(madeVoters.map((m) => m.target_id)).not.toContain(await voterIdOf(p.id, "u-cat"));
     expect(byId.get(await voterIdOf(p.id, "u-cat"))).toMatchObject({ sso_id: "cat-1", display_name: "Cat" });
-    expect(byId.get(await voterIdOf(p.id, "u-nobody"))).toMatchObject({ kind: "sso", sso_id: null, display_name: "Imported user", email: null, imported: true });
+    expect(byId.get(await voterIdOf(p.id, "u-nobody"))).toMatchObject({ kind: "sso", sso_id: null, display_name: "Imported user", email: null });
     expect(byId.get(await voterIdOf(p.id, "u-gone"))).toMatchObject({ display_name: "Imported user", email: null });
     expect(byId.get(await voterIdOf(p.id, "u-admin"))).toMatchObject({ role: "editor", company: "Acme", email: "admin@example.com" });
     expect(byId.get(await voterIdOf(p.id, "u-mail"))).toMatchObject({ display_name: "mailonly", email: "mailonly@example.com" });
@@ -571,5 +583,108 @@ describe("writeImport: mapping", () => {
     const x = await featureIdOf(p.id, "x");
     const merges = await ctx.db.selectFrom("feature_merges").select("target_id").where("project_id", "=", p.id).execute();
     expect(merges.map((m) => m.target_id)).toEqual([x, x]);
+  });
+});
+
+const SSO_SECRET = "sso-secret-for-import-claims-0123456789";
+
+function ssoToken(sub: string, email: string | null): Promise<string> {
+  return new SignJWT(email === null ? { name: "Signed In" } : { name: "Signed In", email })
+    .setProtectedHeader({ alg: "HS256" })
+    .setSubject(sub)
+    .setIssuedAt()
+    .setExpirationTime("10m")
+    .sign(new TextEncoder().encode(SSO_SECRET));
+}
+
+describe("claiming imported voters by SSO email (imports-v3.md, Mapping, Voters)", () => {
+  it("the first valid token with the voter's email takes it, votes included; a voter not made by an import is not claimable", async () => {
+    const p = await project({ project: { sso_secret: SSO_SECRET } });
+    await run(
+      p.id,
+      importData({
+        people: [person("u-dana", { name: "Dana", email: "Dana@Example.com" })],
+        features: [feature("f1")],
+        votes: [vote("f1", "u-dana")],
+      }),
+    );
+    const dana = await voterIdOf(p.id, "u-dana");
+    const identity = await ctx.send("POST", `/api/v3/projects/${p.slug}/identity`, p.secretKey, undefined, {
+      "X-VF-Token": await ssoToken("dana-sub", "dana@example.COM"),
+    });
+    expect(identity.status).toBe(200);
+    const claimed = await ctx.db.selectFrom("voters").select(["id", "sso_id", "vote_count"]).where("id", "=", dana).executeTakeFirstOrThrow();
+    expect(claimed).toEqual({ id: dana, sso_id: "dana-sub", vote_count: 1 });
+    // Claimed once: another sub with the same email gets a voter of its own.
+    const other = await ctx.send("POST", `/api/v3/projects/${p.slug}/identity`, p.secretKey, undefined, {
+      "X-VF-Token": await ssoToken("dana-other", "dana@example.com"),
+    });
+    expect(other.status).toBe(201);
+    // A project voter with an email that no import made (none here without sso_id): cat keeps hers.
+    await ctx.db.updateTable("voters").set({ sso_id: null }).where("project_id", "=", p.id).where("sso_id", "=", "cat-1").execute();
+    const cat = await ctx.send("POST", `/api/v3/projects/${p.slug}/identity`, p.secretKey, undefined, {
+      "X-VF-Token": await ssoToken("cat-new", "cat@example.com"),
+    });
+    expect(cat.status).toBe(201);
+  });
+
+  it("two tokens claiming one voter at once: exactly one wins", async () => {
+    const p = await project({ project: { sso_secret: SSO_SECRET } });
+    await run(p.id, importData({ people: [person("u-eve", { email: "eve@example.com" })] }));
+    const eve = await voterIdOf(p.id, "u-eve");
+    const answers = await Promise.all(
+      ["eve-a", "eve-b", "eve-c"].map(async (sub) =>
+        ctx.send("POST", `/api/v3/projects/${p.slug}/identity`, p.secretKey, undefined, { "X-VF-Token": await ssoToken(sub, "EVE@example.com") }),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 201, 201]);
+    const owner = await ctx.db.selectFrom("voters").select("sso_id").where("id", "=", eve).executeTakeFirstOrThrow();
+    expect(["eve-a", "eve-b", "eve-c"]).toContain(owner.sso_id);
+    const withEmail = await ctx.db.selectFrom("voters").select("sso_id").where("project_id", "=", p.id).where(sql`lower(email)`, "=", "eve@example.com").execute();
+    expect(withEmail.map((v) => v.sso_id).sort()).toEqual(["eve-a", "eve-b", "eve-c"]);
+  });
+});
+
+describe("snapshot round trip keeps import_source (project-snapshot.md)", () => {
+  it("exports each imported record's source and id, and a restore into a new project keeps re-runs exact", async () => {
+    const p = await project();
+    await run(p.id, richExport());
+    const doc = await exportSnapshot(ctx.db, p.slug);
+    expect(doc.features.find((f) => f.import_source?.id === "p-open")?.import_source).toEqual({ source: "canny", id: "p-open" });
+    expect(doc.tags.filter((t) => t.import_source !== null)).toHaveLength(3);
+    expect(doc.voters.find((v) => v.import_source?.id === "u-admin")).toMatchObject({ email: "admin@example.com" });
+    expect(doc.votes.filter((v) => v.import_source !== null).length).toBeGreaterThan(10);
+    expect(doc.comments.find((c) => c.import_source?.id === "k1")?.content).toBe("Comment k1");
+    expect(doc.releases.map((r) => r.import_source?.id)).toEqual(["e1", "e2"]);
+
+    const copy = portableSnapshot(doc);
+    const slug = `${p.slug}-copy`;
+    await importSnapshot(ctx.db, { ...copy, project: { ...copy.project, slug }, keys: [{ kind: "secret", key: `sk_${slug}_0123456789abcdef` }] }, {});
+    const restored = await projectIdOf(ctx.db, slug);
+    const before = await rowCounts(restored);
+    const again = await run(restored, richExport());
+    for (const [kind, count] of Object.entries(again.counts)) expect([kind, count.created]).toEqual([kind, 0]);
+    // Every record as it was; only a vote mapping two source votes onto one (bob voted on a
+    // duplicate and its original; a snapshot vote names one source) is remembered anew.
+    const { import_sources: mappingsAfter, ...after } = await rowCounts(restored);
+    const { import_sources: mappingsBefore, ...rest } = before;
+    expect(after).toEqual(rest);
+    expect(mappingsAfter! - mappingsBefore!).toBe(1);
+    const reexported = await exportSnapshot(ctx.db, slug);
+    const sources = (d: typeof doc) => [d.features, d.tags, d.voters, d.comments, d.releases, d.votes].map((list) => list.map((r) => r.import_source).filter(Boolean).length);
+    expect(sources(reexported)).toEqual(sources(doc));
+  });
+
+  it("refuses two records of one kind naming the same source id", async () => {
+    const error = await ctx
+      .importProject({
+        tags: [
+          { ref: "a", name: "A", import_source: { source: "csv", id: "x" } },
+          { ref: "b", name: "B", import_source: { source: "csv", id: "x" } },
+        ],
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SnapshotValidationError);
+    expect((error as SnapshotValidationError).issues).toEqual([{ path: "tags[1].import_source", message: "already given by tags[0]" }]);
   });
 });

@@ -6,8 +6,9 @@
  * finds. Rows are never deleted with their target: a mapping whose target is gone (a feature
  * deleted, a vote withdrawn) is the tombstone that keeps the record from being brought back.
  *
- * The partial index on voters serves SSO claiming (imports-v3.md, "Claiming"): only voters an
- * import made, still without sso_id, are looked up by lower(email).
+ * A voter has a row here only when an import made it (a voter matched by SSO id or email is
+ * matched again on every run), so the row is also what makes a voter claimable (imports-v3.md,
+ * "Claiming"); the partial index on voters finds those still without sso_id by lower(email).
  * Frozen once shipped; add a new migration.
  */
 import { type Kysely, sql } from "kysely";
@@ -24,13 +25,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   )`.execute(db);
   // Finding the source of a row (snapshot export, claiming): by kind and target.
   await sql`CREATE INDEX import_sources_target_idx ON import_sources (project_id, kind, target_id)`.execute(db);
-  await sql`ALTER TABLE voters ADD COLUMN imported boolean NOT NULL DEFAULT false`.execute(db);
-  await sql`CREATE INDEX voters_claimable_idx ON voters (project_id, lower(email))
-    WHERE imported AND sso_id IS NULL AND email IS NOT NULL`.execute(db);
+  await sql`CREATE INDEX voters_unclaimed_email_idx ON voters (project_id, lower(email))
+    WHERE sso_id IS NULL AND email IS NOT NULL`.execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await sql`DROP INDEX IF EXISTS voters_claimable_idx`.execute(db);
-  await sql`ALTER TABLE voters DROP COLUMN IF EXISTS imported`.execute(db);
+  await sql`DROP INDEX IF EXISTS voters_unclaimed_email_idx`.execute(db);
   await sql`DROP TABLE IF EXISTS import_sources`.execute(db);
 }

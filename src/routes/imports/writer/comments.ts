@@ -1,7 +1,8 @@
 /**
  * Source comments -> comments (imports-v3.md, "Mapping", Comments): author and time kept; a
  * reply to a reply hangs under its top-level comment (replies are one level deep); comments on
- * unknown posts are skipped with a warning; likes start at 0. A re-run updates the content of
+ * unknown posts are skipped with a warning; likes start at 0; content is cut to the board's 2000
+ * characters with a warning. A re-run updates the content of
  * comments an earlier run made; one deleted since is not re-created. A comment whose source
  * names no author (or an unknown one) is written by the placeholder voter `Imported user`.
  *
@@ -10,8 +11,11 @@
  */
 import { sql } from "kysely";
 import type { ImportComment } from "../import-data.ts";
-import { BATCH, existingIds, parseTime, type WriteContext } from "./context.ts";
+import { BATCH, cutText, existingIds, parseTime, type WriteContext } from "./context.ts";
 import type { WrittenFeature } from "./features.ts";
+
+/** The board's limit of a comment (feedback-board-api-v3.md, "Limits"). */
+export const CONTENT_MAX = 2000;
 
 /** A comment this run inserted, for subscriptions. */
 export interface WrittenComment {
@@ -83,10 +87,12 @@ export async function writeComments(
       }
       seen.add(comment.sourceId);
     }
+    const content = cutText(comment.content, CONTENT_MAX);
+    if (content.cut) ctx.warn(comment.path, `content cut to ${CONTENT_MAX} characters (the board's limit)`);
     const m = comment.sourceId === null ? undefined : ctx.mapped.comment.get(comment.sourceId);
     if (m) {
       if (alive.has(m.target)) {
-        updates.push({ id: m.target, content: comment.content });
+        updates.push({ id: m.target, content: content.text });
         ids.set(comment, m.target);
         ctx.counts.comments.updated += 1;
       } else {
@@ -134,7 +140,7 @@ export async function writeComments(
     }
     rows.push({
       comment,
-      values: { project_id: ctx.projectId, feature_id: feature.id, parent_id: parentId, voter_id: author, content: comment.content, created_at: at },
+      values: { project_id: ctx.projectId, feature_id: feature.id, parent_id: parentId, voter_id: author, content: content.text, created_at: at },
     });
     written.push({ featureId: feature.id, voterId: author });
     ctx.counts.comments.created += 1;

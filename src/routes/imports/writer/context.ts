@@ -147,3 +147,13 @@ export async function existingIds(
   }
   return found;
 }
+
+/**
+ * `text` cut to `max` characters (code points, as the contract's limits count them, so no
+ * surrogate pair is split); `cut` tells whether anything was dropped.
+ */
+export function cutText(text: string, max: number): { text: string; cut: boolean } {
+  if (text.length <= max) return { text, cut: false };
+  const points = Array.from(text);
+  return points.length <= max ? { text, cut: false } : { text: points.slice(0, max).join(""), cut: true };
+}

@@ -1,6 +1,7 @@
 /**
  * Source posts -> features (imports-v3.md, "Mapping", Features; owner-api-v3.md Rule 1 for
- * where a feature sits). Heading cut to 254 characters (warning), description as written,
+ * where a feature sits). Heading cut to 254 characters (warning), description as written (cut
+ * to the board's 2000 characters, warning),
  * created_at kept, status by mapSourceStatus (unknown: open, warning). `boards: roadmap`: the
  * roadmap, in the first column with the feature's status (a status no column has gets a column
  * added last, named after it); `boards: custom`: the first column of its source board's custom
@@ -17,9 +18,11 @@ import { insertColumn } from "../../board/index.ts";
 import type { ImportFeature } from "../import-data.ts";
 import { type FeatureStatusName, mapSourceStatus } from "../status-map.ts";
 import { boardTagId, type CustomBoard } from "./catalog.ts";
-import { BATCH, existingIds, parseTime, type WriteContext } from "./context.ts";
+import { BATCH, cutText, existingIds, parseTime, type WriteContext } from "./context.ts";
 
 export const HEADING_MAX = 254;
+/** The board's limit of a description (feedback-board-api-v3.md, "Limits"). */
+export const DESCRIPTION_MAX = 2000;
 
 const STATUS_WORDS: Record<FeatureStatusName, string> = {
   open: "Open",
@@ -223,14 +226,13 @@ export async function writeFeatures(
       ctx.warn(feature.path, `created_at "${feature.createdAt}" does not parse: skipped`);
       continue;
     }
-    let heading = title;
-    if (heading.length > HEADING_MAX) {
-      heading = heading.slice(0, HEADING_MAX);
-      ctx.warn(feature.path, `title cut to ${HEADING_MAX} characters`);
-    }
+    const { text: heading, cut } = cutText(title, HEADING_MAX);
+    if (cut) ctx.warn(feature.path, `title cut to ${HEADING_MAX} characters`);
+    const long = cutText(feature.description, DESCRIPTION_MAX);
+    if (long.cut) ctx.warn(feature.path, `description cut to ${DESCRIPTION_MAX} characters (the board's limit)`);
     const status = statusOf(ctx, feature);
     const tagIds = tagIdsOf(ctx, feature, deps.tags);
-    const description = feature.description === "" ? null : feature.description;
+    const description = long.text === "" ? null : long.text;
     const m = feature.sourceId === null ? undefined : ctx.mapped.feature.get(feature.sourceId);
 
     if (m) {

@@ -106,6 +106,11 @@ export async function writeImport(
     votes.map((v) => v.voterId),
   );
   await ctx.flushMappings();
+  // A merge moved its duplicate's votes to the original: their mappings follow them there (what
+  // the snapshot's import_source on a vote names).
+  await sql`UPDATE import_sources s SET target_id = m.target_id
+    FROM feature_merges m
+    WHERE s.project_id = ${projectId} AND s.kind = 'vote' AND m.project_id = ${projectId} AND s.target_id = m.source_id`.execute(trx);
   ctx.finish();
   return { counts: ctx.counts, warnings: ctx.warnings, warningCount: ctx.warningCount() };
 }

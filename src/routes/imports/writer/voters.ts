@@ -2,8 +2,9 @@
  * Source people -> voters (imports-v3.md, "Mapping", Voters). Matched in order to the voter an
  * earlier import of the same source mapped (import_sources), a project voter whose sso_id is the
  * person's ssoId, a voter with the same email (case-insensitive, lowest id first); otherwise a
- * voter of kind `sso` is created (imported true: claimable by an SSO token's email while its
- * sso_id is null). A re-run updates name and email of mapped voters an import made.
+ * voter of kind `sso` is created. Only created voters are remembered in import_sources (a matched
+ * voter is matched again on every run): a re-run updates name and email of those, and they alone
+ * are claimable by an SSO token's email while their sso_id is null (imports-v3.md, "Claiming").
  */
 import { sql } from "kysely";
 import { generateVoterId } from "../../../lib/rules/secrets.ts";
@@ -67,13 +68,13 @@ export async function writeVoters(ctx: WriteContext, people: ImportPerson[]): Pr
     }
     ctx.tick();
   }
-  // Only voters an import made take the source's name and email (a matched voter keeps its own).
+  // Mapped voters are voters an import made: they take the source's name and email again.
   for (let i = 0; i < updates.length; i += BATCH) {
     const batch = updates.slice(i, i + BATCH);
     await sql`UPDATE voters SET display_name = u.name, email = u.email, updated_at = ${ctx.now}
       FROM unnest(${batch.map((u) => u.id)}::int[], ${batch.map((u) => u.name)}::text[], ${batch.map((u) => u.email)}::text[])
         AS u(id, name, email)
-      WHERE voters.id = u.id AND voters.imported AND voters.project_id = ${projectId}
+      WHERE voters.id = u.id AND voters.project_id = ${projectId}
         AND (voters.display_name, voters.email) IS DISTINCT FROM (u.name, u.email)`.execute(trx);
   }
 
@@ -108,7 +109,6 @@ export async function writeVoters(ctx: WriteContext, people: ImportPerson[]): Pr
     if (matched !== undefined) {
       result.set(person.sourceId, matched);
       ctx.counts.voters.updated += 1;
-      ctx.remember("voter", person.sourceId, matched);
       ctx.tick();
       continue;
     }
@@ -143,7 +143,6 @@ export async function writeVoters(ctx: WriteContext, people: ImportPerson[]): Pr
           subscription_id: null,
           subscription_status: null,
           churn_source: null,
-          imported: true,
           created_at: ctx.now,
           updated_at: ctx.now,
         })),
@@ -196,7 +195,6 @@ export async function placeholderVoter(ctx: WriteContext): Promise<number | unde
       subscription_id: null,
       subscription_status: null,
       churn_source: null,
-      imported: true,
       created_at: ctx.now,
       updated_at: ctx.now,
     })

@@ -11,8 +11,8 @@ import type { ImportVote } from "../import-data.ts";
 import { BATCH, parseTime, type WriteContext } from "./context.ts";
 import type { WrittenFeature } from "./features.ts";
 
-/** The mapping key of a vote: it has no id of its own in any source. */
-export const voteKey = (vote: { featureSourceId: string; personSourceId: string }) => `${vote.featureSourceId}\u001f${vote.personSourceId}`;
+/** The mapping key of a vote, which has no id of its own in any source: `["<post id>","<person id>"]`. */
+export const voteKey = (vote: { featureSourceId: string; personSourceId: string }) => JSON.stringify([vote.featureSourceId, vote.personSourceId]);
 
 /** A vote this run inserted, for subscriptions. */
 export interface WrittenVote {
