@@ -35,7 +35,17 @@ const NOW = new Date("2026-12-01T12:00:00Z");
 const ROADMAP = { boards: "roadmap", statusMap: {} } satisfies ImportOptions;
 
 function person(sourceId: string, fields: Partial<ImportPerson> = {}): ImportPerson {
-  return { sourceId, ssoId: null, name: sourceId, email: null, role: "voter", company: null, deleted: false, path: `users.json[${sourceId}]`, ...fields };
+  return {
+    sourceId,
+    ssoId: null,
+    name: sourceId,
+    email: null,
+    role: "voter",
+    company: null,
+    deleted: false,
+    path: `users.json[${sourceId}]`,
+    ...fields,
+  };
 }
 function feature(sourceId: string, fields: Partial<ImportFeature> = {}): ImportFeature {
   return {
@@ -59,7 +69,12 @@ function feature(sourceId: string, fields: Partial<ImportFeature> = {}): ImportF
 function vote(featureSourceId: string, personSourceId: string, createdAt = "2026-10-05T10:00:00Z"): ImportVote {
   return { featureSourceId, personSourceId, createdAt, path: `votes.json[${featureSourceId}/${personSourceId}]` };
 }
-function comment(sourceId: string, featureSourceId: string, personSourceId: string | null, fields: Partial<ImportComment> = {}): ImportComment {
+function comment(
+  sourceId: string,
+  featureSourceId: string,
+  personSourceId: string | null,
+  fields: Partial<ImportComment> = {},
+): ImportComment {
   return {
     sourceId,
     featureSourceId,
@@ -114,9 +129,11 @@ async function project(overrides: SnapshotParts = {}) {
 }
 
 function run(projectId: number, data: ImportData, options: ImportOptions = ROADMAP, progress?: (done: number, total: number) => void) {
-  return ctx.db.transaction().execute((trx) =>
-    writeImport(trx, { projectId, source: data.source, data, options, now: NOW, ...(progress ? { onProgress: progress } : {}) }),
-  );
+  return ctx.db
+    .transaction()
+    .execute((trx) =>
+      writeImport(trx, { projectId, source: data.source, data, options, now: NOW, ...(progress ? { onProgress: progress } : {}) }),
+    );
 }
 
 /** Runs the import and rolls its transaction back (a dry run as the job runner makes it). */
@@ -158,7 +175,9 @@ async function rowCounts(projectId: number): Promise<Record<string, number>> {
   ];
   const counts: Record<string, number> = {};
   for (const table of direct) {
-    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(table)} WHERE project_id = ${projectId}`.execute(ctx.db);
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(table)} WHERE project_id = ${projectId}`.execute(
+      ctx.db,
+    );
     counts[table] = rows[0]!.n;
   }
   const through = {
@@ -170,7 +189,9 @@ async function rowCounts(projectId: number): Promise<Record<string, number>> {
   for (const [table, query] of Object.entries(through)) counts[table] = ((await query.execute(ctx.db)).rows[0] as { n: number }).n;
   // Stored counters too: a rolled-back run must leave them as they were.
   const { rows } = await sql<{ s: string }>`SELECT coalesce(sum(vote_count + weighted_score + comment_count + vote_milestone), 0)::text
-      || '/' || round(coalesce(sum(trending_score), 0)::numeric, 6)::text AS s FROM features WHERE project_id = ${projectId}`.execute(ctx.db);
+      || '/' || round(coalesce(sum(trending_score), 0)::numeric, 6)::text AS s FROM features WHERE project_id = ${projectId}`.execute(
+    ctx.db,
+  );
   counts[`feature counters ${rows[0]!.s}`] = 1;
   return counts;
 }
@@ -204,7 +225,14 @@ async function featureIdOf(projectId: number, sourceId: string, source = "canny"
 async function voterIdOf(projectId: number, sourceId: string): Promise<number> {
   const matched: Record<string, { sso_id: string }> = { "u-bob": { sso_id: "cust-bob" }, "u-cat": { sso_id: "cat-1" } };
   if (matched[sourceId]) {
-    return (await ctx.db.selectFrom("voters").select("id").where("project_id", "=", projectId).where("sso_id", "=", matched[sourceId].sso_id).executeTakeFirstOrThrow()).id;
+    return (
+      await ctx.db
+        .selectFrom("voters")
+        .select("id")
+        .where("project_id", "=", projectId)
+        .where("sso_id", "=", matched[sourceId].sso_id)
+        .executeTakeFirstOrThrow()
+    ).id;
   }
   const row = await ctx.db
     .selectFrom("import_sources")
@@ -332,11 +360,21 @@ describe("writeImport: mapping", () => {
     const byId = new Map(voters.map((v) => [v.id, v]));
     expect(byId.get(await voterIdOf(p.id, "u-bob"))).toMatchObject({ sso_id: "cust-bob", display_name: "Bob" });
     // Matched voters are not remembered as made by the import (nor claimable).
-    const madeVoters = await ctx.db.selectFrom("import_sources").select("target_id").where("project_id", "=", p.id).where("kind", "=", "voter").execute();
+    const madeVoters = await ctx.db
+      .selectFrom("import_sources")
+      .select("target_id")
+      .where("project_id", "=", p.id)
+      .where("kind", "=", "voter")
+      .execute();
     expect(madeVoters.map((m) => m.target_id)).not.toContain(await voterIdOf(p.id, "u-bob"));
     expect(madeVoters.map((m) => m.target_id)).not.toContain(await voterIdOf(p.id, "u-cat"));
     expect(byId.get(await voterIdOf(p.id, "u-cat"))).toMatchObject({ sso_id: "cat-1", display_name: "Cat" });
-    expect(byId.get(await voterIdOf(p.id, "u-nobody"))).toMatchObject({ kind: "sso", sso_id: null, display_name: "Imported user", email: null });
+    expect(byId.get(await voterIdOf(p.id, "u-nobody"))).toMatchObject({
+      kind: "sso",
+      sso_id: null,
+      display_name: "Imported user",
+      email: null,
+    });
     expect(byId.get(await voterIdOf(p.id, "u-gone"))).toMatchObject({ display_name: "Imported user", email: null });
     expect(byId.get(await voterIdOf(p.id, "u-admin"))).toMatchObject({ role: "editor", company: "Acme", email: "admin@example.com" });
     expect(byId.get(await voterIdOf(p.id, "u-mail"))).toMatchObject({ display_name: "mailonly", email: "mailonly@example.com" });
@@ -360,7 +398,11 @@ describe("writeImport: mapping", () => {
     const open = await featureBySource(p.id, "p-open");
     expect(open).toMatchObject({ status: "open", column_name: "Suggestions", is_approved: true, description: "About p-open" });
     expect(open!.created_at.toISOString()).toBe("2026-10-01T10:00:00.000Z");
-    expect(await featureBySource(p.id, "p-planned")).toMatchObject({ status: "planned", column_name: "Planned", developer_response: "Soon" });
+    expect(await featureBySource(p.id, "p-planned")).toMatchObject({
+      status: "planned",
+      column_name: "Planned",
+      developer_response: "Soon",
+    });
     expect((await featureBySource(p.id, "p-planned"))!.target_date!.toISOString()).toBe("2027-01-15T00:00:00.000Z");
     const progressFeature = await featureBySource(p.id, "p-progress");
     expect(progressFeature).toMatchObject({ status: "in_progress", column_name: "In progress" });
@@ -384,8 +426,18 @@ describe("writeImport: mapping", () => {
     expect(tags.map((t) => t.name)).toEqual(["API", "Feature Requests", "UI"]);
 
     // Comments: a reply to a reply hangs under the top-level comment; no author: Imported user.
-    const k1 = await ctx.db.selectFrom("import_sources").select("target_id").where("project_id", "=", p.id).where("source_id", "=", "k1").executeTakeFirstOrThrow();
-    const thread = await ctx.db.selectFrom("comments").select(["content", "parent_id", "like_count", "created_at"]).where("feature_id", "=", open!.id).orderBy("id").execute();
+    const k1 = await ctx.db
+      .selectFrom("import_sources")
+      .select("target_id")
+      .where("project_id", "=", p.id)
+      .where("source_id", "=", "k1")
+      .executeTakeFirstOrThrow();
+    const thread = await ctx.db
+      .selectFrom("comments")
+      .select(["content", "parent_id", "like_count", "created_at"])
+      .where("feature_id", "=", open!.id)
+      .orderBy("id")
+      .execute();
     expect(thread.map((c) => [c.content, c.parent_id])).toEqual([
       ["Comment k1", null],
       ["Comment k2", k1.target_id],
@@ -402,16 +454,31 @@ describe("writeImport: mapping", () => {
 
     // Merge chain a -> b -> c: both into c, votes moved, bob's duplicate vote dropped (earlier one kept).
     const [a, b, c] = [await featureIdOf(p.id, "p-a"), await featureIdOf(p.id, "p-b"), await featureIdOf(p.id, "p-c")];
-    const merges = await ctx.db.selectFrom("feature_merges").select(["source_id", "target_id"]).where("project_id", "=", p.id).orderBy("source_id").execute();
+    const merges = await ctx.db
+      .selectFrom("feature_merges")
+      .select(["source_id", "target_id"])
+      .where("project_id", "=", p.id)
+      .orderBy("source_id")
+      .execute();
     expect(merges).toEqual([
       { source_id: a, target_id: c },
       { source_id: b, target_id: c },
     ]);
-    const cVotes = await ctx.db.selectFrom("votes").select(["voter_id", "created_at"]).where("feature_id", "=", c).orderBy("voter_id").execute();
+    const cVotes = await ctx.db
+      .selectFrom("votes")
+      .select(["voter_id", "created_at"])
+      .where("feature_id", "=", c)
+      .orderBy("voter_id")
+      .execute();
     expect(cVotes).toHaveLength(3);
     const bob = await voterIdOf(p.id, "u-bob");
     expect(cVotes.find((v) => v.voter_id === bob)!.created_at.toISOString()).toBe("2026-09-01T00:00:00.000Z");
-    const archived = await ctx.db.selectFrom("features").select(["id", "status", "linked_feature_id"]).where("id", "in", [a, b]).orderBy("id").execute();
+    const archived = await ctx.db
+      .selectFrom("features")
+      .select(["id", "status", "linked_feature_id"])
+      .where("id", "in", [a, b])
+      .orderBy("id")
+      .execute();
     expect(archived).toEqual([
       { id: a, status: "archived", linked_feature_id: c },
       { id: b, status: "archived", linked_feature_id: c },
@@ -445,7 +512,12 @@ describe("writeImport: mapping", () => {
     );
     expect(subs).toHaveLength(3);
     // The merge moved a's and b's subscribers to c (reason merge).
-    const onC = await ctx.db.selectFrom("subscriptions").select(["voter_id", "reason"]).where("feature_id", "=", c).orderBy("voter_id").execute();
+    const onC = await ctx.db
+      .selectFrom("subscriptions")
+      .select(["voter_id", "reason"])
+      .where("feature_id", "=", c)
+      .orderBy("voter_id")
+      .execute();
     expect(onC.map((s) => s.voter_id).sort()).toEqual([bob, cat, admin].sort());
 
     // Counters exact as if cast; p-planned's ten votes reached the 10 milestone, announced by no event.
@@ -480,12 +552,53 @@ describe("writeImport: mapping", () => {
     expect(result.counts.comments).toEqual({ created: 0, updated: 4, skipped: 2 });
     const open = await featureBySource(p.id, "p-open");
     expect(open).toMatchObject({ heading: "Renamed", status: "planned", column_name: "Planned" });
-    const tags = await ctx.db.selectFrom("feature_tags").innerJoin("tags", "tags.id", "feature_tags.tag_id").select("tags.name").where("feature_id", "=", open!.id).orderBy("tags.name").execute();
+    const tags = await ctx.db
+      .selectFrom("feature_tags")
+      .innerJoin("tags", "tags.id", "feature_tags.tag_id")
+      .select("tags.name")
+      .where("feature_id", "=", open!.id)
+      .orderBy("tags.name")
+      .execute();
     expect(tags.map((t) => t.name)).toEqual(["API", "Feature Requests"]);
-    expect((await ctx.db.selectFrom("comments").select("content").where("id", "=", (await ctx.db.selectFrom("import_sources").select("target_id").where("project_id", "=", p.id).where("source_id", "=", "k1").executeTakeFirstOrThrow()).target_id).executeTakeFirstOrThrow()).content).toBe("Edited");
-    expect((await ctx.db.selectFrom("voters").select("display_name").where("id", "=", await voterIdOf(p.id, "u-admin")).executeTakeFirstOrThrow()).display_name).toBe("Admin Renamed");
+    expect(
+      (
+        await ctx.db
+          .selectFrom("comments")
+          .select("content")
+          .where(
+            "id",
+            "=",
+            (
+              await ctx.db
+                .selectFrom("import_sources")
+                .select("target_id")
+                .where("project_id", "=", p.id)
+                .where("source_id", "=", "k1")
+                .executeTakeFirstOrThrow()
+            ).target_id,
+          )
+          .executeTakeFirstOrThrow()
+      ).content,
+    ).toBe("Edited");
+    expect(
+      (
+        await ctx.db
+          .selectFrom("voters")
+          .select("display_name")
+          .where("id", "=", await voterIdOf(p.id, "u-admin"))
+          .executeTakeFirstOrThrow()
+      ).display_name,
+    ).toBe("Admin Renamed");
     // A matched voter keeps its own name.
-    expect((await ctx.db.selectFrom("voters").select("display_name").where("id", "=", await voterIdOf(p.id, "u-bob")).executeTakeFirstOrThrow()).display_name).toBe("Bob");
+    expect(
+      (
+        await ctx.db
+          .selectFrom("voters")
+          .select("display_name")
+          .where("id", "=", await voterIdOf(p.id, "u-bob"))
+          .executeTakeFirstOrThrow()
+      ).display_name,
+    ).toBe("Bob");
     expect(await counterProblems(ctx.db, p.id)).toEqual([]);
   });
 
@@ -498,12 +611,17 @@ describe("writeImport: mapping", () => {
     const planned = await featureIdOf(p.id, "p-planned");
     const { settings } = await ctx.db.selectFrom("projects").select("settings").where("id", "=", p.id).executeTakeFirstOrThrow();
     expect((await withdrawVote(ctx.db, settings, { projectId: p.id, featureId: planned, voterId: fan })).kind).toBe("changed");
-    const withoutCounters = (counts: Record<string, number>) => Object.fromEntries(Object.entries(counts).filter(([k]) => !k.startsWith("feature counters")));
+    const withoutCounters = (counts: Record<string, number>) =>
+      Object.fromEntries(Object.entries(counts).filter(([k]) => !k.startsWith("feature counters")));
     const before = withoutCounters(await rowCounts(p.id));
     const result = await run(p.id, richExport());
     expect(result.counts.features).toEqual({ created: 0, updated: 9, skipped: 1 });
-    expect(result.warnings.map((w) => w.message)).toContain("the feature an earlier import made of this post was deleted since; not re-created");
-    expect(await ctx.db.selectFrom("votes").select("voter_id").where("feature_id", "=", planned).where("voter_id", "=", fan).executeTakeFirst()).toBeUndefined();
+    expect(result.warnings.map((w) => w.message)).toContain(
+      "the feature an earlier import made of this post was deleted since; not re-created",
+    );
+    expect(
+      await ctx.db.selectFrom("votes").select("voter_id").where("feature_id", "=", planned).where("voter_id", "=", fan).executeTakeFirst(),
+    ).toBeUndefined();
     expect(withoutCounters(await rowCounts(p.id))).toEqual(before);
     // The counters of the feature the vote left are its rows' again.
     expect(await counterProblems(ctx.db, p.id)).toEqual([]);
@@ -523,16 +641,33 @@ describe("writeImport: mapping", () => {
     const p = await project();
     const data = importData({
       source: "fider",
-      features: [feature("1", { status: "Someday maybe" }), feature("2", { status: "started" }), feature("3", { status: "declined" }), feature("4", { status: "completed" })],
+      features: [
+        feature("1", { status: "Someday maybe" }),
+        feature("2", { status: "started" }),
+        feature("3", { status: "declined" }),
+        feature("4", { status: "completed" }),
+      ],
     });
     const mapped = await run(p.id, data, { boards: "roadmap", statusMap: { "Someday maybe": "planned", started: "done" } });
     expect(mapped.warnings).toEqual([]);
     const statuses = async (source: string) =>
-      (await ctx.db.selectFrom("import_sources").innerJoin("features", "features.id", "import_sources.target_id").select(["import_sources.source_id", "features.status"]).where("import_sources.project_id", "=", p.id).where("import_sources.source", "=", source as "fider").where("kind", "=", "feature").orderBy("import_sources.source_id").execute()).map((r) => r.status);
+      (
+        await ctx.db
+          .selectFrom("import_sources")
+          .innerJoin("features", "features.id", "import_sources.target_id")
+          .select(["import_sources.source_id", "features.status"])
+          .where("import_sources.project_id", "=", p.id)
+          .where("import_sources.source", "=", source as "fider")
+          .where("kind", "=", "feature")
+          .orderBy("import_sources.source_id")
+          .execute()
+      ).map((r) => r.status);
     expect(await statuses("fider")).toEqual(["planned", "done", "denied", "done"]);
     const q = await project();
     const plain = await run(q.id, data);
-    expect(plain.warnings).toEqual([{ path: "posts.json[1]", message: 'unknown status "Someday maybe": imported as open (status_map can name it)' }]);
+    expect(plain.warnings).toEqual([
+      { path: "posts.json[1]", message: 'unknown status "Someday maybe": imported as open (status_map can name it)' },
+    ]);
     const rows = await ctx.db.selectFrom("features").select("status").where("project_id", "=", q.id).orderBy("id").execute();
     expect(rows.map((r) => r.status)).toEqual(["open", "in_progress", "denied", "done"]);
   });
@@ -575,7 +710,11 @@ describe("writeImport: mapping", () => {
   it("breaks a merge cycle with a warning and merges the rest", async () => {
     const p = await project();
     const data = importData({
-      features: [feature("x", { mergedIntoSourceId: "y" }), feature("y", { mergedIntoSourceId: "x" }), feature("z", { mergedIntoSourceId: "x" })],
+      features: [
+        feature("x", { mergedIntoSourceId: "y" }),
+        feature("y", { mergedIntoSourceId: "x" }),
+        feature("z", { mergedIntoSourceId: "x" }),
+      ],
     });
     const result = await run(p.id, data);
     expect(result.counts.merges).toEqual({ created: 2, updated: 0, skipped: 0 });
@@ -613,7 +752,11 @@ describe("claiming imported voters by SSO email (imports-v3.md, Mapping, Voters)
       "X-VF-Token": await ssoToken("dana-sub", "dana@example.COM"),
     });
     expect(identity.status).toBe(200);
-    const claimed = await ctx.db.selectFrom("voters").select(["id", "sso_id", "vote_count"]).where("id", "=", dana).executeTakeFirstOrThrow();
+    const claimed = await ctx.db
+      .selectFrom("voters")
+      .select(["id", "sso_id", "vote_count"])
+      .where("id", "=", dana)
+      .executeTakeFirstOrThrow();
     expect(claimed).toEqual({ id: dana, sso_id: "dana-sub", vote_count: 1 });
     // Claimed once: another sub with the same email gets a voter of its own.
     const other = await ctx.send("POST", `/api/v3/projects/${p.slug}/identity`, p.secretKey, undefined, {
@@ -634,13 +777,20 @@ describe("claiming imported voters by SSO email (imports-v3.md, Mapping, Voters)
     const eve = await voterIdOf(p.id, "u-eve");
     const answers = await Promise.all(
       ["eve-a", "eve-b", "eve-c"].map(async (sub) =>
-        ctx.send("POST", `/api/v3/projects/${p.slug}/identity`, p.secretKey, undefined, { "X-VF-Token": await ssoToken(sub, "EVE@example.com") }),
+        ctx.send("POST", `/api/v3/projects/${p.slug}/identity`, p.secretKey, undefined, {
+          "X-VF-Token": await ssoToken(sub, "EVE@example.com"),
+        }),
       ),
     );
     expect(answers.map((a) => a.status).sort()).toEqual([200, 201, 201]);
     const owner = await ctx.db.selectFrom("voters").select("sso_id").where("id", "=", eve).executeTakeFirstOrThrow();
     expect(["eve-a", "eve-b", "eve-c"]).toContain(owner.sso_id);
-    const withEmail = await ctx.db.selectFrom("voters").select("sso_id").where("project_id", "=", p.id).where(sql`lower(email)`, "=", "eve@example.com").execute();
+    const withEmail = await ctx.db
+      .selectFrom("voters")
+      .select("sso_id")
+      .where("project_id", "=", p.id)
+      .where(sql`lower(email)`, "=", "eve@example.com")
+      .execute();
     expect(withEmail.map((v) => v.sso_id).sort()).toEqual(["eve-a", "eve-b", "eve-c"]);
   });
 });
@@ -659,7 +809,11 @@ describe("snapshot round trip keeps import_source (project-snapshot.md)", () => 
 
     const copy = portableSnapshot(doc);
     const slug = `${p.slug}-copy`;
-    await importSnapshot(ctx.db, { ...copy, project: { ...copy.project, slug }, keys: [{ kind: "secret", key: `sk_${slug}_0123456789abcdef` }] }, {});
+    await importSnapshot(
+      ctx.db,
+      { ...copy, project: { ...copy.project, slug }, keys: [{ kind: "secret", key: `sk_${slug}_0123456789abcdef` }] },
+      {},
+    );
     const restored = await projectIdOf(ctx.db, slug);
     const before = await rowCounts(restored);
     const again = await run(restored, richExport());
@@ -671,7 +825,10 @@ describe("snapshot round trip keeps import_source (project-snapshot.md)", () => 
     expect(after).toEqual(rest);
     expect(mappingsAfter! - mappingsBefore!).toBe(1);
     const reexported = await exportSnapshot(ctx.db, slug);
-    const sources = (d: typeof doc) => [d.features, d.tags, d.voters, d.comments, d.releases, d.votes].map((list) => list.map((r) => r.import_source).filter(Boolean).length);
+    const sources = (d: typeof doc) =>
+      [d.features, d.tags, d.voters, d.comments, d.releases, d.votes].map(
+        (list) => list.map((r) => r.import_source).filter(Boolean).length,
+      );
     expect(sources(reexported)).toEqual(sources(doc));
   });
 

@@ -57,7 +57,8 @@ async function readProject(db: Transaction<Database>, slug: string): Promise<Sna
     const key = `${row.kind}:${row.target_id}:${row.target_voter_id ?? ""}`;
     if (!importSources.has(key)) importSources.set(key, { source: row.source, id: row.source_id });
   }
-  const importSource = (kind: ImportSourceKind, id: number, voterId?: number) => importSources.get(`${kind}:${id}:${voterId ?? ""}`) ?? null;
+  const importSource = (kind: ImportSourceKind, id: number, voterId?: number) =>
+    importSources.get(`${kind}:${id}:${voterId ?? ""}`) ?? null;
   const featureTags = await db
     .selectFrom("feature_tags")
     .innerJoin("features", "features.id", "feature_tags.feature_id")

@@ -5,11 +5,11 @@
  * computed in SQL at the end.
  */
 import { sql } from "kysely";
+import type { ImportSourceKind } from "../../db/schema.ts";
 import { generateWebhookSecret } from "../events/signing.ts";
 import { generateHandle } from "../lib/rules/handles.ts";
 import { renderMarkdown } from "../lib/rules/markdown.ts";
 import { generateVoterId, keyHint } from "../lib/rules/secrets.ts";
-import type { ImportSourceKind } from "../../db/schema.ts";
 import type { IdMap, SnapshotDocument } from "./snapshot.schema.ts";
 import { chunks, insertByRef, insertInChunks, insertUnnest, need, type ProgressSink, type Trx } from "./snapshot-chunks.ts";
 import { computeCounters } from "./snapshot-counters.ts";
@@ -386,10 +386,24 @@ export async function writeProject(
 
   // Imports' source ids (imports-v3.md, "How an import runs" rule 4): a restored project is
   // still safe to import into again.
-  const sourceOf = (kind: ImportSourceKind, record: { import_source: { source: "canny" | "fider" | "csv"; id: string } | null }, target: number, voter: number | null = null) =>
+  const sourceOf = (
+    kind: ImportSourceKind,
+    record: { import_source: { source: "canny" | "fider" | "csv"; id: string } | null },
+    target: number,
+    voter: number | null = null,
+  ) =>
     record.import_source === null
       ? []
-      : [{ project_id: projectId, source: record.import_source.source, kind, source_id: record.import_source.id, target_id: target, target_voter_id: voter }];
+      : [
+          {
+            project_id: projectId,
+            source: record.import_source.source,
+            kind,
+            source_id: record.import_source.id,
+            target_id: target,
+            target_voter_id: voter,
+          },
+        ];
   await insertUnnest(
     trx,
     "import_sources",

@@ -185,7 +185,11 @@ const keySchema = z
  * Where an import got the record from (imports-v3.md, "How an import runs" rule 4): the source
  * and the source's own id, so a restored project is still safe to import into again.
  */
-const importSourceSchema = z.object({ source: z.enum(["canny", "fider", "csv"]), id: text.min(1) }).strict().nullable().default(null);
+const importSourceSchema = z
+  .object({ source: z.enum(["canny", "fider", "csv"]), id: text.min(1) })
+  .strict()
+  .nullable()
+  .default(null);
 
 const tagSchema = z.object({ ref, id: rowId, name: text.min(1), import_source: importSourceSchema });
 

@@ -63,9 +63,20 @@ const TABLES: Record<ImportSourceName, Record<string, FeatureStatusName | "merge
  */
 export function mapSourceStatus(source: ImportSourceName, name: string | null, statusMap: ImportOptions["statusMap"]): MappedStatus {
   if (name === null || name.trim() === "") return { status: "open", known: true };
-  const key = name.trim().toLowerCase().replace(/[\s_-]+/g, " ");
+  const key = name
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_-]+/g, " ");
   const mapped =
-    statusMap[name] ?? statusMap[name.trim()] ?? Object.entries(statusMap).find(([k]) => k.trim().toLowerCase().replace(/[\s_-]+/g, " ") === key)?.[1];
+    statusMap[name] ??
+    statusMap[name.trim()] ??
+    Object.entries(statusMap).find(
+      ([k]) =>
+        k
+          .trim()
+          .toLowerCase()
+          .replace(/[\s_-]+/g, " ") === key,
+    )?.[1];
   if (mapped !== undefined) return { status: mapped, known: true };
   const table = TABLES[source];
   const found = Object.hasOwn(table, key) ? table[key] : undefined;

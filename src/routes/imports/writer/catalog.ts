@@ -100,7 +100,14 @@ async function firstColumn(ctx: WriteContext, boardId: number): Promise<number> 
 }
 
 function ideasColumn(ctx: WriteContext, boardId: number): Promise<number> {
-  return insertColumn(ctx.trx, { project_id: ctx.projectId, board_id: boardId, name: "Ideas", color: null, is_votable: true, status: null });
+  return insertColumn(ctx.trx, {
+    project_id: ctx.projectId,
+    board_id: boardId,
+    name: "Ideas",
+    color: null,
+    is_votable: true,
+    status: null,
+  });
 }
 
 /** `boards: custom`: source board id -> the custom board its features go to. */

@@ -61,7 +61,10 @@ export async function writeComments(
   const ids = new Map<ImportComment, number>();
   const written: WrittenComment[] = [];
   const updates: { id: number; content: string }[] = [];
-  let rows: { comment: ImportComment; values: { project_id: number; feature_id: number; parent_id: number | null; voter_id: number; content: string; created_at: Date } }[] = [];
+  let rows: {
+    comment: ImportComment;
+    values: { project_id: number; feature_id: number; parent_id: number | null; voter_id: number; content: string; created_at: Date };
+  }[] = [];
   const flush = async () => {
     if (rows.length === 0) return;
     const batch = rows;
@@ -74,7 +77,10 @@ export async function writeComments(
       if (row.comment.sourceId !== null) ctx.remember("comment", row.comment.sourceId, id);
       return { id, ...row.values };
     });
-    await trx.insertInto("comments").values(values as never).execute();
+    await trx
+      .insertInto("comments")
+      .values(values as never)
+      .execute();
   };
   const seen = new Set<string>();
   for (const comment of ordered) {
@@ -140,7 +146,14 @@ export async function writeComments(
     }
     rows.push({
       comment,
-      values: { project_id: ctx.projectId, feature_id: feature.id, parent_id: parentId, voter_id: author, content: content.text, created_at: at },
+      values: {
+        project_id: ctx.projectId,
+        feature_id: feature.id,
+        parent_id: parentId,
+        voter_id: author,
+        content: content.text,
+        created_at: at,
+      },
     });
     written.push({ featureId: feature.id, voterId: author });
     ctx.counts.comments.created += 1;

@@ -5,13 +5,7 @@
  */
 import { sql, type Transaction } from "kysely";
 import type { Database, ImportSourceKind } from "../../../../db/schema.ts";
-import {
-  IMPORT_COUNT_KINDS,
-  type ImportCountKind,
-  type ImportOptions,
-  type ImportSourceName,
-  type ImportWarning,
-} from "../import-data.ts";
+import { IMPORT_COUNT_KINDS, type ImportCountKind, type ImportOptions, type ImportSourceName, type ImportWarning } from "../import-data.ts";
 
 /** Warnings kept in full (ImportObject.warnings); the rest are only counted (warning_count). */
 export const WARNINGS_KEPT = 1000;

@@ -173,7 +173,9 @@ export async function writeFeatures(
   const nextPosition = async (boardId: number) => {
     let p = positions.get(boardId);
     if (p === undefined) {
-      const row = await sql<{ p: number }>`SELECT coalesce(max(position), -1)::int AS p FROM features WHERE board_id = ${boardId}`.execute(trx);
+      const row = await sql<{ p: number }>`SELECT coalesce(max(position), -1)::int AS p FROM features WHERE board_id = ${boardId}`.execute(
+        trx,
+      );
       p = row.rows[0]!.p;
     }
     positions.set(boardId, p + 1);
@@ -197,7 +199,11 @@ export async function writeFeatures(
       .values(batch.map((row) => ({ id: row.id, ...row.values }) as never))
       .execute();
     const links = batch.flatMap((row) => row.tagIds.map((tag_id) => ({ feature_id: row.id, tag_id })));
-    for (let i = 0; i < links.length; i += BATCH) await trx.insertInto("feature_tags").values(links.slice(i, i + BATCH)).execute();
+    for (let i = 0; i < links.length; i += BATCH)
+      await trx
+        .insertInto("feature_tags")
+        .values(links.slice(i, i + BATCH))
+        .execute();
     for (const row of batch) {
       if (row.written.feature.sourceId !== null) ctx.remember("feature", row.written.feature.sourceId, row.id);
     }

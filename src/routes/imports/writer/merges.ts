@@ -45,11 +45,7 @@ export function resolveChains(ctx: WriteContext, features: ImportFeature[]): Map
 }
 
 /** Applies the merges; returns the ids of originals that took votes (for counters). */
-export async function writeMerges(
-  ctx: WriteContext,
-  features: ImportFeature[],
-  written: Map<string, WrittenFeature>,
-): Promise<number[]> {
+export async function writeMerges(ctx: WriteContext, features: ImportFeature[], written: Map<string, WrittenFeature>): Promise<number[]> {
   const finals = resolveChains(ctx, features);
   const targets: number[] = [];
   const paths = new Map(features.flatMap((f) => (f.sourceId === null ? [] : [[f.sourceId, f.path] as const])));

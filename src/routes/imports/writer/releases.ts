@@ -72,7 +72,8 @@ export async function writeReleases(ctx: WriteContext, releases: ImportRelease[]
     for (const sourceId of release.featureSourceIds) {
       const feature = features.get(sourceId);
       if (!feature) ctx.warn(release.path, `unknown post "${sourceId}": not linked`);
-      else if (!linked.some((l) => l.feature_id === feature.id)) linked.push({ feature_id: feature.id, changelog_type: release.changelogType ?? "new" });
+      else if (!linked.some((l) => l.feature_id === feature.id))
+        linked.push({ feature_id: feature.id, changelog_type: release.changelogType ?? "new" });
     }
     await replaceReleaseFeatures(ctx.trx, id, linked);
     ctx.remember("release", release.sourceId, id);

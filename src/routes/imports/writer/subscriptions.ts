@@ -69,7 +69,10 @@ export async function writeSubscriptions(
   });
   for (let i = 0; i < unique.length; i += BATCH) {
     const batch = unique.slice(i, i + BATCH);
-    const result = await sql<{ feature_id: number; voter_id: number }>`INSERT INTO subscriptions (feature_id, voter_id, project_id, reason, opted_out, created_at)
+    const result = await sql<{
+      feature_id: number;
+      voter_id: number;
+    }>`INSERT INTO subscriptions (feature_id, voter_id, project_id, reason, opted_out, created_at)
       SELECT s.feature_id, s.voter_id, ${ctx.projectId}::int, s.reason, s.opted_out = 1, ${ctx.now}::timestamptz
       FROM unnest(${batch.map((r) => r.featureId)}::int[], ${batch.map((r) => r.voterId)}::int[], ${batch.map((r) => r.reason)}::text[],
         ${batch.map((r) => (r.optedOut ? 1 : 0))}::int[]) AS s(feature_id, voter_id, reason, opted_out)

@@ -12,7 +12,8 @@ import { BATCH, parseTime, type WriteContext } from "./context.ts";
 import type { WrittenFeature } from "./features.ts";
 
 /** The mapping key of a vote, which has no id of its own in any source: `["<post id>","<person id>"]`. */
-export const voteKey = (vote: { featureSourceId: string; personSourceId: string }) => JSON.stringify([vote.featureSourceId, vote.personSourceId]);
+export const voteKey = (vote: { featureSourceId: string; personSourceId: string }) =>
+  JSON.stringify([vote.featureSourceId, vote.personSourceId]);
 
 /** A vote this run inserted, for subscriptions. */
 export interface WrittenVote {
@@ -37,7 +38,10 @@ export async function writeVotes(
     if (batch.length === 0) return;
     const rows = batch;
     batch = [];
-    const result = await sql<{ feature_id: number; voter_id: number }>`INSERT INTO votes (feature_id, voter_id, project_id, weight, created_at)
+    const result = await sql<{
+      feature_id: number;
+      voter_id: number;
+    }>`INSERT INTO votes (feature_id, voter_id, project_id, weight, created_at)
       SELECT v.feature_id, v.voter_id, ${ctx.projectId}::int, coalesce(t.multiplier, 1), v.at
       FROM unnest(${rows.map((r) => r.featureId)}::int[], ${rows.map((r) => r.voterId)}::int[], ${rows.map((r) => r.at.toISOString())}::timestamptz[])
         AS v(feature_id, voter_id, at)
