@@ -19,7 +19,7 @@ import type {
   ImportVote,
 } from "../src/routes/imports/import-data.ts";
 import { writeImport } from "../src/routes/imports/writer/index.ts";
-import { withdrawVote } from "../src/routes/votes/votes.repository.ts";
+import { castVote, withdrawVote } from "../src/routes/votes/votes.repository.ts";
 import { counterProblems, projectIdOf } from "./support/counters.invariants.ts";
 import { createTestContext, type SnapshotParts, type TestContext } from "./support/harness.ts";
 
@@ -843,5 +843,39 @@ describe("snapshot round trip keeps import_source (project-snapshot.md)", () => 
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SnapshotValidationError);
     expect((error as SnapshotValidationError).issues).toEqual([{ path: "tags[1].import_source", message: "already given by tags[0]" }]);
+  });
+});
+
+describe("counters under live votes during an import (imports-v3.md, Mapping, Votes)", () => {
+  it("a vote cast while the import's transaction is open is counted once, on top of the import's", async () => {
+    const p = await project();
+    await run(p.id, richExport());
+    const { settings } = await ctx.db.selectFrom("projects").select("settings").where("id", "=", p.id).executeTakeFirstOrThrow();
+    const open = await featureIdOf(p.id, "p-open");
+    const done = await featureIdOf(p.id, "p-weird");
+    const fan = await voterIdOf(p.id, "fan0");
+    const other = await voterIdOf(p.id, "fan2");
+    const more = richExport();
+    more.votes.push(vote("p-open", "fan0"), vote("p-open", "fan1"));
+    let live: Promise<unknown> | undefined;
+    await ctx.db.transaction().execute(async (trx) => {
+      await writeImport(trx, { projectId: p.id, source: "canny", data: more, options: ROADMAP, now: NOW });
+      // The same voter on another feature, and another voter on a feature the import wrote to.
+      live = Promise.all([
+        castVote(ctx.db, settings, { projectId: p.id, featureId: done, voterId: fan }, NOW),
+        castVote(ctx.db, settings, { projectId: p.id, featureId: open, voterId: other }, NOW),
+      ]);
+      let settled = false;
+      void live.then(() => {
+        settled = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Both wait for the import (its feature locks, or the one embedded connection).
+      expect(settled).toBe(false);
+    });
+    expect(await live).toEqual([expect.objectContaining({ kind: "changed" }), expect.objectContaining({ kind: "changed" })]);
+    expect(await counterProblems(ctx.db, p.id)).toEqual([]);
+    const counts = await ctx.db.selectFrom("voters").select("vote_count").where("id", "=", fan).executeTakeFirstOrThrow();
+    expect(counts.vote_count).toBe(3);
   });
 });
