@@ -529,6 +529,24 @@ export interface ServiceSecretsTable {
   secret: string;
 }
 
+/** The record kinds an import remembers by source id (imports-v3.md, "How an import runs" rule 4). */
+export type ImportSourceKind = "board" | "tag" | "voter" | "feature" | "vote" | "comment" | "release";
+
+/**
+ * What an import made, by the source's own id (migration 2026-12-07T20-00-00): target_id the row
+ * made (a vote: its feature, target_voter_id its voter). Kept when the target is deleted: the
+ * tombstone that keeps a re-run from bringing it back. Voters have a row only when an import
+ * made them (what makes them claimable by an SSO token's email).
+ */
+export interface ImportSourcesTable {
+  project_id: number;
+  source: "canny" | "fider" | "csv";
+  kind: ImportSourceKind;
+  source_id: string;
+  target_id: number;
+  target_voter_id: number | null;
+}
+
 export interface Database {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -564,4 +582,5 @@ export interface Database {
   notification_cursor: NotificationCursorTable;
   emails: EmailsTable;
   service_secrets: ServiceSecretsTable;
+  import_sources: ImportSourcesTable;
 }

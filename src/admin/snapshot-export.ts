@@ -12,7 +12,7 @@
  * imported next to it.
  */
 import { type Kysely, sql, type Transaction } from "kysely";
-import type { Database } from "../../db/schema.ts";
+import type { Database, ImportSourceKind } from "../../db/schema.ts";
 import { SNAPSHOT_FORMAT, type SnapshotDocument, type SnapshotMerge } from "./snapshot.schema.ts";
 
 const stamp = (value: Date): string => new Date(value).toISOString();
@@ -43,6 +43,22 @@ async function readProject(db: Transaction<Database>, slug: string): Promise<Sna
   const columns = await db.selectFrom("columns").selectAll().where("project_id", "=", pid).orderBy("position").orderBy("id").execute();
   const voters = await db.selectFrom("voters").selectAll().where("project_id", "=", pid).orderBy("id").execute();
   const features = await db.selectFrom("features").selectAll().where("project_id", "=", pid).orderBy("id").execute();
+  // What imports made, by kind and row (a vote by feature and voter); one source per row, the
+  // first by source name when two imports name the same row.
+  const importRows = await db
+    .selectFrom("import_sources")
+    .select(["source", "kind", "source_id", "target_id", "target_voter_id"])
+    .where("project_id", "=", pid)
+    .orderBy("source")
+    .orderBy("source_id")
+    .execute();
+  const importSources = new Map<string, { source: "canny" | "fider" | "csv"; id: string }>();
+  for (const row of importRows) {
+    const key = `${row.kind}:${row.target_id}:${row.target_voter_id ?? ""}`;
+    if (!importSources.has(key)) importSources.set(key, { source: row.source, id: row.source_id });
+  }
+  const importSource = (kind: ImportSourceKind, id: number, voterId?: number) =>
+    importSources.get(`${kind}:${id}:${voterId ?? ""}`) ?? null;
   const featureTags = await db
     .selectFrom("feature_tags")
     .innerJoin("features", "features.id", "feature_tags.feature_id")
@@ -173,7 +189,7 @@ async function readProject(db: Transaction<Database>, slug: string): Promise<Sna
       notifications: { ...project.notification_settings, changelog_url: project.notification_settings.changelog_url ?? null },
     },
     keys: keys.map((k) => ({ kind: k.kind, key_sha256: k.key_hash })),
-    tags: tags.map((t) => ({ ref: tagRef(t.id), id: t.id, name: t.name })),
+    tags: tags.map((t) => ({ ref: tagRef(t.id), id: t.id, name: t.name, import_source: importSource("tag", t.id) })),
     tiers: tiers.map((t) => ({
       ref: tierRef(t.id),
       id: t.id,
@@ -200,6 +216,7 @@ async function readProject(db: Transaction<Database>, slug: string): Promise<Sna
           is_votable: c.is_votable,
           status: c.status,
         })),
+      import_source: importSource("board", b.id),
     })),
     voters: voters.map((v) => ({
       ref: voterRef(v.id),
@@ -228,6 +245,7 @@ async function readProject(db: Transaction<Database>, slug: string): Promise<Sna
       churn_source: v.churn_source,
       email_unsubscribed: v.email_unsubscribed,
       created_at: stamp(v.created_at),
+      import_source: importSource("voter", v.id),
     })),
     features: features.map((f) => {
       const archived = f.status === "archived";
@@ -257,9 +275,15 @@ async function readProject(db: Transaction<Database>, slug: string): Promise<Sna
         created_at: stamp(f.created_at),
         updated_at: stamp(f.updated_at),
         merge: mergeOf.has(f.id) ? toMerge(mergeOf.get(f.id)!) : null,
+        import_source: importSource("feature", f.id),
       };
     }),
-    votes: votes.map((v) => ({ voter: voterRef(v.voter_id), feature: featureRef(v.feature_id), created_at: stamp(v.created_at) })),
+    votes: votes.map((v) => ({
+      voter: voterRef(v.voter_id),
+      feature: featureRef(v.feature_id),
+      created_at: stamp(v.created_at),
+      import_source: importSource("vote", v.feature_id, v.voter_id),
+    })),
     comments: comments.map((c) => ({
       ref: commentRef(c.id),
       id: c.id,
@@ -268,6 +292,7 @@ async function readProject(db: Transaction<Database>, slug: string): Promise<Sna
       parent: c.parent_id === null ? null : commentRef(c.parent_id),
       content: c.content,
       created_at: stamp(c.created_at),
+      import_source: importSource("comment", c.id),
     })),
     likes: likes.map((l) => ({ voter: voterRef(l.voter_id), comment: commentRef(l.comment_id) })),
     releases: releases.map((r) => ({
@@ -280,6 +305,7 @@ async function readProject(db: Transaction<Database>, slug: string): Promise<Sna
       published_at: iso(r.published_at),
       view_count: r.view_count,
       features: (entriesOf.get(r.id) ?? []).map((e) => ({ feature: featureRef(e.feature_id), changelog_type: e.changelog_type })),
+      import_source: importSource("release", r.id),
     })),
     messages: messages.map((m) => ({
       ref: messageRef(m.id),

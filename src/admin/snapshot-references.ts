@@ -10,6 +10,7 @@ import { checkMerges, checkWebhooks } from "./snapshot-integration-rules.ts";
 import {
   checkBoards,
   checkIds,
+  checkImportSources,
   checkMessages,
   checkVoters,
   checkWeightedScores,
@@ -173,6 +174,7 @@ export function checkReferences(doc: SnapshotDocument, options: ReferenceOptions
   });
 
   checkMessages(doc, fault);
+  checkImportSources(doc, fault);
   checkLinks("dismissals", doc.dismissals, "message", messages);
   checkWebhooks(doc, options.allowPrivateWebhookUrls === true, fault);
   checkLinks("subscriptions", doc.subscriptions, "feature", features);

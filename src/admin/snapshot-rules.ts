@@ -110,7 +110,9 @@ export function checkVoters(doc: SnapshotDocument, tiers: Map<string, number>, r
     }
     const token = anonTokenDigest(voter);
     if (voter.kind === "sso") {
-      if (voter.sso_id === null) fault(`${path}.sso_id`, "required for an sso voter");
+      // An imported voter waits without one until an SSO token's email claims it (imports-v3.md).
+      if (voter.sso_id === null && voter.import_source === null)
+        fault(`${path}.sso_id`, "required for an sso voter (not made by an import)");
       if (token !== null) fault(`${path}.${token.field}`, "an sso voter has no anonymous token");
     } else if (voter.sso_id !== null) {
       fault(`${path}.sso_id`, "only an sso voter has an sso_id");
@@ -203,4 +205,28 @@ export function checkMessages(doc: SnapshotDocument, fault: Fault) {
       fault(`${path}.ends_at`, "is before starts_at");
     }
   });
+}
+
+/**
+ * No two records of one kind name the same import source and source id (imports-v3.md, "How an
+ * import runs" rule 4: one record per source id, so a later import updates that record).
+ */
+export function checkImportSources(doc: SnapshotDocument, fault: Fault) {
+  const kinds = {
+    boards: doc.boards,
+    tags: doc.tags,
+    voters: doc.voters,
+    features: doc.features,
+    votes: doc.votes,
+    comments: doc.comments,
+    releases: doc.releases,
+  };
+  for (const [list, records] of Object.entries(kinds)) {
+    const seen = new FirstSeen<string>();
+    (records as ReadonlyArray<{ import_source: { source: string; id: string } | null }>).forEach((record, index) => {
+      if (record.import_source === null) return;
+      const first = seen.add(`${record.import_source.source}\n${record.import_source.id}`, index);
+      if (first !== undefined) fault(`${list}[${index}].import_source`, `already given by ${list}[${first}]`);
+    });
+  }
 }

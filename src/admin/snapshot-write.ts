@@ -5,6 +5,7 @@
  * computed in SQL at the end.
  */
 import { sql } from "kysely";
+import type { ImportSourceKind } from "../../db/schema.ts";
 import { generateWebhookSecret } from "../events/signing.ts";
 import { generateHandle } from "../lib/rules/handles.ts";
 import { renderMarkdown } from "../lib/rules/markdown.ts";
@@ -381,6 +382,42 @@ export async function writeProject(
         .execute()
         .then(() => chunk),
     (done) => progress("subscriptions", done, doc.subscriptions.length),
+  );
+
+  // Imports' source ids (imports-v3.md, "How an import runs" rule 4): a restored project is
+  // still safe to import into again.
+  const sourceOf = (
+    kind: ImportSourceKind,
+    record: { import_source: { source: "canny" | "fider" | "csv"; id: string } | null },
+    target: number,
+    voter: number | null = null,
+  ) =>
+    record.import_source === null
+      ? []
+      : [
+          {
+            project_id: projectId,
+            source: record.import_source.source,
+            kind,
+            source_id: record.import_source.id,
+            target_id: target,
+            target_voter_id: voter,
+          },
+        ];
+  await insertUnnest(
+    trx,
+    "import_sources",
+    { project_id: "int", source: "text", kind: "text", source_id: "text", target_id: "int", target_voter_id: "int" },
+    [
+      ...doc.boards.flatMap((b) => sourceOf("board", b, need(boardIds, b.ref).id)),
+      ...doc.tags.flatMap((t) => sourceOf("tag", t, need(tagIds, t.ref).id)),
+      ...doc.voters.flatMap((v) => sourceOf("voter", v, need(voterIds, v.ref).id)),
+      ...doc.features.flatMap((f) => sourceOf("feature", f, need(featureIds, f.ref).id)),
+      ...doc.votes.flatMap((v) => sourceOf("vote", v, need(featureIds, v.feature).id, need(voterIds, v.voter).id)),
+      ...doc.comments.flatMap((c) => sourceOf("comment", c, need(commentIds, c.ref).id)),
+      ...doc.releases.flatMap((r) => sourceOf("release", r, need(releaseIds, r.ref).id)),
+    ],
+    progress,
   );
 
   progress("counters", 0, 1);

@@ -181,7 +181,17 @@ const keySchema = z
     }
   });
 
-const tagSchema = z.object({ ref, id: rowId, name: text.min(1) });
+/**
+ * Where an import got the record from (imports-v3.md, "How an import runs" rule 4): the source
+ * and the source's own id, so a restored project is still safe to import into again.
+ */
+const importSourceSchema = z
+  .object({ source: z.enum(["canny", "fider", "csv"]), id: text.min(1) })
+  .strict()
+  .nullable()
+  .default(null);
+
+const tagSchema = z.object({ ref, id: rowId, name: text.min(1), import_source: importSourceSchema });
 
 const tierSchema = z.object({
   ref,
@@ -217,6 +227,7 @@ const boardSchema = z.object({
   /** Default: "roadmap" for the roadmap, the board's ref for a custom board. */
   slug: text.min(1).nullable().default(null),
   columns: z.array(columnSchema).default([]),
+  import_source: importSourceSchema,
 });
 
 const voterSchema = z.object({
@@ -249,6 +260,7 @@ const voterSchema = z.object({
   /** Unsubscribed from the project's emails (engagement-api-v3.md, "Unsubscribe"). */
   email_unsubscribed: z.boolean().default(false),
   created_at: optionalTimestamp,
+  import_source: importSourceSchema,
 });
 
 /**
@@ -304,9 +316,10 @@ const featureSchema = z.object({
   updated_at: optionalTimestamp,
   /** Set on a merged duplicate (spec, "Webhooks, merges and engagement"). */
   merge: mergeSchema.nullable().default(null),
+  import_source: importSourceSchema,
 });
 
-const voteSchema = z.object({ voter: ref, feature: ref, created_at: optionalTimestamp });
+const voteSchema = z.object({ voter: ref, feature: ref, created_at: optionalTimestamp, import_source: importSourceSchema });
 
 const commentSchema = z.object({
   ref,
@@ -316,6 +329,7 @@ const commentSchema = z.object({
   parent: ref.nullable().default(null),
   content: text.min(1),
   created_at: optionalTimestamp,
+  import_source: importSourceSchema,
 });
 
 const likeSchema = z.object({ voter: ref, comment: ref });
@@ -331,6 +345,7 @@ const releaseSchema = z.object({
   published_at: optionalTimestamp,
   view_count: count.default(0),
   features: z.array(z.object({ feature: ref, changelog_type: z.enum(CHANGELOG_TYPES).default("new") })).default([]),
+  import_source: importSourceSchema,
 });
 
 const messageSchema = z.object({

@@ -110,10 +110,34 @@ export async function findSsoVoter(db: Db, projectId: number, ssoId: string): Pr
 }
 
 /**
+ * Claiming (imports-v3.md, "Mapping", Voters): a token whose `email` equals, case-insensitively,
+ * the email of a voter an import made (a voter row of import_sources) that has no sso_id yet
+ * takes that voter: `sub` becomes its sso_id, so a migrated voter keeps its votes on first
+ * sign-in. Not when a voter with this `sub` exists already. The lowest such voter id first.
+ *
+ * Race-safe: the UPDATE's own `sso_id IS NULL` is re-checked on the row once a concurrent
+ * claimer's lock is released, so of two tokens claiming one voter exactly one wins (the other
+ * updates nothing and goes on to the ordinary insert); two claims with the same `sub` end on the
+ * one voter through the unique (project_id, sso_id) index. Runs in the caller's transaction.
+ */
+async function claimImportedVoter(trx: Db, projectId: number, claims: SsoClaims): Promise<void> {
+  if (!claims.email) return;
+  await sql`UPDATE voters SET sso_id = ${claims.sub}, updated_at = now()
+    WHERE id = (
+      SELECT v.id FROM voters v
+      WHERE v.project_id = ${projectId} AND v.sso_id IS NULL AND v.email IS NOT NULL AND lower(v.email) = lower(${claims.email})
+        AND EXISTS (SELECT 1 FROM import_sources s WHERE s.project_id = ${projectId} AND s.kind = 'voter' AND s.target_id = v.id)
+        AND NOT EXISTS (SELECT 1 FROM voters o WHERE o.project_id = ${projectId} AND o.sso_id = ${claims.sub})
+      ORDER BY v.id LIMIT 1)
+    AND sso_id IS NULL`.execute(trx);
+}
+
+/**
  * The voter an SSO user maps to, created on first sight (race-safe through the unique
- * (project_id, sso_id) index). `refreshProfile` also stores the token's name and email, as the
- * identity route does on every exchange. Returns the voter and whether it was created. Like every
- * write, holds the project's write lock (src/lib/data/project-write-lock.ts).
+ * (project_id, sso_id) index), or an imported voter the token's email claims (claimImportedVoter).
+ * `refreshProfile` also stores the token's name and email, as the identity route does on every
+ * exchange. Returns the voter and whether it was created. Like every write, holds the project's
+ * write lock (src/lib/data/project-write-lock.ts).
  */
 export async function upsertSsoVoter(
   db: Db,
@@ -121,8 +145,9 @@ export async function upsertSsoVoter(
   claims: SsoClaims,
   refreshProfile: boolean,
 ): Promise<VoterContext & { created: boolean }> {
-  const row = await withProjectWriteLock(db, projectId, (trx) =>
-    trx
+  const row = await withProjectWriteLock(db, projectId, async (trx) => {
+    await claimImportedVoter(trx, projectId, claims);
+    return trx
       .insertInto("voters")
       .values({
         public_id: generateVoterId(),
@@ -149,8 +174,8 @@ export async function upsertSsoVoter(
           ),
       )
       .returning([...voterColumns, sql<boolean>`(xmax = 0)`.as("created")])
-      .executeTakeFirstOrThrow(),
-  );
+      .executeTakeFirstOrThrow();
+  });
   return row;
 }
 

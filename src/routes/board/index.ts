@@ -17,3 +17,5 @@ export function createBoardRouter() {
   router.openapi(ownerRoutes.adminDeleteColumn, ownerHandlers.adminDeleteColumn);
   return router;
 }
+// The inserts an import reuses for its boards and columns (src/routes/imports/writer/).
+export { insertColumn, insertCustomBoard } from "./board.owner.repository.ts";

@@ -17,6 +17,9 @@ export function createChangelogRouter() {
   return router;
 }
 
+// The release inserts and default slug an import reuses (src/routes/imports/writer/).
+export { defaultReleaseSlug } from "./changelog.owner.handlers.ts";
+export { findReleaseBySlug, insertRelease, replaceReleaseFeatures } from "./changelog.owner.repository.ts";
 // Route definitions the MCP tool publish_release wraps.
 export { adminGetRelease, adminUpdateRelease } from "./changelog.owner.routes.ts";
 // What other areas may use: the owner's view of a release (events carry it).

@@ -23,10 +23,14 @@ export function createFeaturesRouter() {
   return router;
 }
 
+// What an import (src/routes/imports/writer/) runs inside its own transaction: the owner's merge
+// core (no events: its handler records them) and the counters recomputed from rows.
+export { recountFeatures, recountVoters } from "./features.counters.repository.ts";
 // What other areas may use: a feature's visibility to the public, its score, and the owner's
 // view of it in SQL (for events recorded by a vote's own statement).
 export { adminFeatureJsonSql } from "./features.events.ts";
 export { scoreOf } from "./features.mapper.ts";
+export { type MergeOutcome, mergeFeature } from "./features.merge.repository.ts";
 // Route definitions the MCP tools wrap (their request schemas are the tools' arguments).
 export {
   adminGetFeature,

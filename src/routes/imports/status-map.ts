@@ -1,14 +1,21 @@
 /**
- * A source's status name as one of the board's six statuses (imports-v3.md, "Mapping",
- * Features, and each source's table under "Sources"). The import's `status_map` wins; then the
- * source's table; a name neither knows is `open` with `known: false`, for the caller's warning.
+ * A source's status name -> one of the six feature statuses (imports-v3.md, "Sources": the
+ * per-source tables). `status_map` (ImportOptions.statusMap) wins over the table; its keys are
+ * matched as written, then trimmed and lower-cased. A name neither knows is `open` with
+ * `known: false` (the writer warns, "Mapping", Features).
  */
+import { FEATURE_STATUSES } from "../../contract/enums.ts";
 import type { ImportOptions, ImportSourceName } from "./import-data.ts";
 
-export type ImportStatus = ImportOptions["statusMap"][string];
+export type FeatureStatusName = (typeof FEATURE_STATUSES)[number];
 
-/** Canny's default statuses (imports-v3.md, "Sources", Canny). */
-const CANNY: Record<string, ImportStatus> = {
+/** What a source status maps to: a status, or `merged` (Fider `duplicate`: merged into its original). */
+export interface MappedStatus {
+  status: FeatureStatusName | "merged";
+  known: boolean;
+}
+
+const CANNY: Record<string, FeatureStatusName> = {
   open: "open",
   "under review": "open",
   planned: "planned",
@@ -17,57 +24,62 @@ const CANNY: Record<string, ImportStatus> = {
   closed: "denied",
 };
 
-/** Fider's status names, as the backup's integers are read and as its CSV writes them. */
-const FIDER: Record<string, ImportStatus> = {
+const FIDER: Record<string, FeatureStatusName | "merged"> = {
   open: "open",
   started: "in_progress",
   completed: "done",
   declined: "denied",
   planned: "planned",
+  duplicate: "merged",
+  // The backup's integers, should a reader pass them through.
+  "0": "open",
+  "1": "in_progress",
+  "2": "done",
+  "3": "denied",
+  "4": "planned",
+  "5": "merged",
 };
 
-/**
- * CSV: the six values themselves and the names spreadsheets and other tools use for them,
- * compared lower-cased with spaces and hyphens as `_` ("In progress", "in-progress").
- */
-const CSV: Record<string, ImportStatus> = {
-  open: "open",
+/** CSV: a status value, or a name as boards show it ("In progress", "Complete", "Declined"). */
+const CSV: Record<string, FeatureStatusName> = {
+  ...Object.fromEntries(FEATURE_STATUSES.map((s) => [s, s])),
+  "under review": "open",
   new: "open",
-  under_review: "open",
-  planned: "planned",
-  in_progress: "in_progress",
+  "in progress": "in_progress",
   started: "in_progress",
-  done: "done",
   complete: "done",
   completed: "done",
   shipped: "done",
   released: "done",
-  denied: "denied",
-  declined: "denied",
   closed: "denied",
+  declined: "denied",
   rejected: "denied",
-  archived: "archived",
 };
 
+const TABLES: Record<ImportSourceName, Record<string, FeatureStatusName | "merged">> = { canny: CANNY, fider: FIDER, csv: CSV };
+
 /**
- * Maps `name` (the source's status as ImportFeature.status carries it; null: the source gives
- * none, which is `open`) for `source`. `statusMap` keys match as written, then ignoring case and
- * surrounding spaces.
+ * Maps the source's status `name` (null: none given, which is `open` and known) for `source`,
+ * `statusMap` first. Never throws.
  */
-export function mapSourceStatus(
-  source: ImportSourceName,
-  name: string | null,
-  statusMap: ImportOptions["statusMap"] = {},
-): { status: ImportStatus; known: boolean } {
+export function mapSourceStatus(source: ImportSourceName, name: string | null, statusMap: ImportOptions["statusMap"] = {}): MappedStatus {
   if (name === null || name.trim() === "") return { status: "open", known: true };
-  const exact = statusMap[name];
-  if (exact !== undefined) return { status: exact, known: true };
-  const lower = name.trim().toLowerCase();
-  for (const [key, status] of Object.entries(statusMap)) {
-    if (key.trim().toLowerCase() === lower) return { status, known: true };
-  }
-  const table = source === "canny" ? CANNY : source === "fider" ? FIDER : CSV;
-  const key = source === "csv" ? lower.replace(/[\s-]+/g, "_") : lower;
-  const status = Object.hasOwn(table, key) ? table[key] : undefined;
-  return status === undefined ? { status: "open", known: false } : { status, known: true };
+  const key = name
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_-]+/g, " ");
+  const mapped =
+    statusMap[name] ??
+    statusMap[name.trim()] ??
+    Object.entries(statusMap).find(
+      ([k]) =>
+        k
+          .trim()
+          .toLowerCase()
+          .replace(/[\s_-]+/g, " ") === key,
+    )?.[1];
+  if (mapped !== undefined) return { status: mapped, known: true };
+  const table = TABLES[source];
+  const found = Object.hasOwn(table, key) ? table[key] : undefined;
+  return found === undefined ? { status: "open", known: false } : { status: found, known: true };
 }

@@ -11,3 +11,5 @@ export function createTagsRouter() {
   router.openapi(ownerRoutes.adminDeleteTag, ownerHandlers.adminDeleteTag);
   return router;
 }
+// The lookup and insert an import reuses for its tags (src/routes/imports/writer/).
+export { findTagByName, insertTag } from "./tags.owner.repository.ts";
