@@ -4,7 +4,8 @@
  * and keyed within that by the key; the claim is atomic (one Redis script / in-process map) and its lock
  * expires after LOCK_SECONDS so a crashed request never blocks its retries for long. The finished
  * response (status, content type, exact body) is kept RETENTION_SECONDS and replayed with
- * Idempotent-Replay: true. The fingerprint is method + path + body digest: the same key on
+ * Idempotent-Replay: true. The fingerprint is method + path + body digest (a multipart body's
+ * exact bytes, so a retried upload of the same file matches and another file does not): the same key on
  * another route, or with another body, answers 409 idempotency_mismatch; a replay while the
  * first request runs answers 409 idempotency_in_progress with Retry-After. 5xx responses are
  * not recorded, so a failed request may be retried with the same key. A request with no
@@ -51,7 +52,10 @@ export function idempotencyMiddleware(): MiddlewareHandler<AppEnv> {
       return;
     }
     const store = c.get("deps").idempotencyStore;
-    const body = await c.req.text();
+    // A multipart body (an import's upload) is binary: its exact bytes are fingerprinted, and
+    // stay where the handler reads them (c.req caches the body once read).
+    const multipart = /^multipart\//i.test(c.req.header("Content-Type") ?? "");
+    const body = multipart ? new Uint8Array(await c.req.arrayBuffer()) : await c.req.text();
     const fingerprint = `${c.req.method} ${c.req.path} ${hash("sha256", body, "hex")}`;
     const recordKey = `${idempotencyRecordScope(c.get("project").id, c.get("idempotencyScope"))}:${hash("sha256", key, "hex")}`;
 
