@@ -220,12 +220,18 @@ async function retireCachedAnswers(deps: ImportJobDeps, projectId: number): Prom
 }
 
 /**
- * Claims and runs job `importId` in this process (the command line), waiting while an older
- * import of its project runs; returns the row at its end. Throws when the job does not exist.
+ * Claims and runs job `importId` in this process (the command line; `heldToken`: the lease it was
+ * created under), waiting while an older import of its project runs; returns the row at its end.
+ * Throws when the job does not exist.
  */
-export async function runImportJob(deps: ImportJobDeps, importId: string, onProgress?: ProgressListener): Promise<ImportRow> {
+export async function runImportJob(
+  deps: ImportJobDeps,
+  importId: string,
+  onProgress?: ProgressListener,
+  heldToken?: string,
+): Promise<ImportRow> {
   for (;;) {
-    const token = generateLeaseToken();
+    const token = heldToken ?? generateLeaseToken();
     const job = await claimImport(deps.db, token, deps.config.IMPORT_LEASE_SECONDS, importId);
     if (job) {
       const ended = await runClaimedImport(deps, job, token, onProgress);

@@ -131,7 +131,8 @@ export function findImportById(db: Kysely<Database>, importId: string): Promise<
  * Claims one job under lease `token` for `leaseSeconds` (imports-v3.md, rule 1): the oldest
  * unfinished import of a project, when no lease on it is in force, and only when no older import
  * of its project is unfinished, so a project's imports run one at a time in order of creation.
- * `onlyId` restricts the claim to one job (the command line runs its own). The claim adds one
+ * `onlyId` restricts the claim to one job (the command line runs its own, created under a lease
+ * with `token` so that no server's runner takes it first). The claim adds one
  * attempt and marks the job running; it commits before the work begins, so a runner that dies
  * leaves a job whose lease runs out.
  */
@@ -142,11 +143,12 @@ export async function claimImport(
   onlyId?: string,
 ): Promise<(ImportRow & { has_file: boolean }) | undefined> {
   const only = onlyId === undefined ? sql`` : sql`AND i.id = ${onlyId}`;
+  // A job created under lease `token` (the command line's own) is claimed by its creator at once.
   const { rows } = await sql<ImportRow & { has_file: boolean }>`
     WITH candidate AS (
       SELECT i.id FROM imports i
       WHERE i.status IN ('queued', 'running')
-        AND (i.lease_until IS NULL OR i.lease_until < now())
+        AND (i.lease_until IS NULL OR i.lease_until < now() OR i.lease_owner = ${token})
         AND NOT EXISTS (
           SELECT 1 FROM imports o
           WHERE o.project_id = i.project_id AND o.status IN ('queued', 'running') AND o.seq < i.seq

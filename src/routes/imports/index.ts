@@ -18,4 +18,4 @@ export { toImport } from "./imports.mapper.ts";
 export { parseStatusMap } from "./imports.owner.handlers.ts";
 export { IMPORT_BODY_LIMIT } from "./imports.owner.routes.ts";
 export { ImportObject } from "./imports.owner.schemas.ts";
-export { insertImport } from "./imports.repository.ts";
+export { generateLeaseToken, insertImport } from "./imports.repository.ts";
