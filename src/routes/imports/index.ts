@@ -13,9 +13,9 @@ export function createImportsRouter() {
 
 // What other areas, the server and the command line use.
 export { IMPORT_SOURCES } from "./import-data.ts";
-export { type ImportJobDeps, ImportWorker, runImportJob, startImportWorker } from "./imports.job.ts";
+export { type ImportJobDeps, ImportWorker, runClaimedImport, runImportJob, startImportWorker } from "./imports.job.ts";
 export { toImport } from "./imports.mapper.ts";
 export { parseStatusMap } from "./imports.owner.handlers.ts";
 export { IMPORT_BODY_LIMIT } from "./imports.owner.routes.ts";
 export { ImportObject } from "./imports.owner.schemas.ts";
-export { generateLeaseToken, insertImport } from "./imports.repository.ts";
+export { claimImport, generateLeaseToken, insertImport, MAX_IMPORT_ATTEMPTS } from "./imports.repository.ts";
