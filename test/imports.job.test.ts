@@ -128,7 +128,7 @@ describe("the claim", () => {
       .where("type", "=", "import.completed")
       .where("project_id", "=", await projectId(project))
       .execute();
-    const dryEvent = stored.filter((event) => (event.data as { object: { id: string } }).object.id === job.id);
+    const dryEvent = stored.filter((event) => (event.data.object as { id?: string }).id === job.id);
     expect(dryEvent).toHaveLength(0);
   });
 });

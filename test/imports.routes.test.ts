@@ -28,7 +28,7 @@ const csv = "title,description\nDark mode,Please\n";
 function form(fields: Record<string, string>, file: string | Uint8Array | null = csv, fileName = "features.csv"): FormData {
   const data = new FormData();
   for (const [name, value] of Object.entries(fields)) data.set(name, value);
-  if (file !== null) data.set("file", new Blob([file]), fileName);
+  if (file !== null) data.set("file", new Blob([typeof file === "string" ? file : Buffer.from(file)]), fileName);
   return data;
 }
 
