@@ -23,7 +23,7 @@ import type { AppCaches } from "../../lib/data/app-caches.ts";
 import { notifyCacheInvalidation } from "../../lib/data/app-caches.ts";
 import { withProjectWriteLock } from "../../lib/data/project-write-lock.ts";
 import type { ContentRevisions } from "../../store/store.types.ts";
-import { ImportFileError, type ImportOptions, type ImportSourceName } from "./import-data.ts";
+import { type ImportData, ImportFileError, type ImportOptions, type ImportSourceName } from "./import-data.ts";
 import { toImport } from "./imports.mapper.ts";
 import {
   claimImport,
@@ -39,6 +39,23 @@ import {
 } from "./imports.repository.ts";
 import { readImportFile } from "./readers/index.ts";
 import { writeImport } from "./writer/index.ts";
+
+/** Source records one import may hold (imports-v3.md, rule 6 "Bounded"). */
+export const MAX_IMPORT_RECORDS = 200_000;
+
+/** The source records of `data`: what progress counts and rule 6 bounds. */
+export function sourceRecordCount(data: ImportData): number {
+  return (
+    data.people.length +
+    data.boards.length +
+    data.tags.length +
+    data.features.length +
+    data.votes.length +
+    data.comments.length +
+    data.releases.length +
+    data.subscriptions.length
+  );
+}
 
 /** Milliseconds between two progress writes of one job. */
 export const PROGRESS_INTERVAL_MS = 500;
@@ -152,6 +169,12 @@ export async function runClaimedImport(
       if (!(error instanceof ImportFileError)) throw error;
       return await endJob(deps, job, token, failure("validation_failed", "file", `file: ${error.message}`));
     }
+    const records = sourceRecordCount(data);
+    if (records > MAX_IMPORT_RECORDS) {
+      const message = `file: ${records.toLocaleString("en-US")} records; an import takes at most ${MAX_IMPORT_RECORDS.toLocaleString("en-US")}`;
+      return await endJob(deps, job, token, failure("validation_failed", "file", message));
+    }
+    report(0, records);
     const now = deps.now?.() ?? new Date();
     let ended: ImportRow | undefined;
     try {
@@ -165,7 +188,7 @@ export async function runClaimedImport(
           warnings: result.warnings,
           warningCount: result.warningCount,
           error: null,
-          progress: { done: progress.total ?? progress.done, total: progress.total ?? progress.done },
+          progress: { done: records, total: records },
         };
         if (job.dry_run) throw new DryRunDone(outcome);
         if (lost) throw new LeaseLost();

@@ -131,7 +131,9 @@ export const adminCreateImport: AppRouteHandler<typeof routes.adminCreateImport>
       options: { boards: request.boards, status_map: request.statusMap },
       file,
     });
+    // Nothing of the board changes until the job commits (which retires cached answers itself).
     c.set("contentUnchanged", true);
+    c.set("lookupsUnchanged", true);
     return c.json(success(toImport(row)), 202);
   }
   const parsed = ImportCreateBody.safeParse(await c.req.json().catch(() => undefined));
@@ -158,6 +160,7 @@ export const adminCreateImport: AppRouteHandler<typeof routes.adminCreateImport>
   // After the answer: the export is fetched with the key, stored, and the key dropped.
   fetchCannyInBackground(deps, row, token, body.api_key);
   c.set("contentUnchanged", true);
+  c.set("lookupsUnchanged", true);
   return c.json(success(toImport(row)), 202);
 };
 
