@@ -71,6 +71,11 @@ export interface ImportJobDeps {
   now?: () => Date;
   /** Progress of the jobs this process runs, by import id (read by the routes on the embedded database). */
   liveProgress?: Map<string, { done: number; total: number | null }>;
+  /**
+   * The reading and writing steps (default: readers/ and writer/); tests put steps of their own
+   * in to check the job's rules (one transaction, dry run, attempts) apart from the mapping.
+   */
+  steps?: { read: typeof readImportFile; write: typeof writeImport };
 }
 
 /** A run's observer: the command line's progress bar. */
@@ -164,7 +169,7 @@ export async function runClaimedImport(
     };
     let data: Awaited<ReturnType<typeof readImportFile>>;
     try {
-      data = await readImportFile({ source, file: file.bytes, fileName: file.file_name });
+      data = await (deps.steps?.read ?? readImportFile)({ source, file: file.bytes, fileName: file.file_name });
     } catch (error) {
       if (!(error instanceof ImportFileError)) throw error;
       return await endJob(deps, job, token, failure("validation_failed", "file", `file: ${error.message}`));
@@ -181,7 +186,7 @@ export async function runClaimedImport(
       ended = await withProjectWriteLock(db, job.project_id, async (trx) => {
         // One transaction for the whole import: its statements are not bound by the request limits.
         await sql`SELECT set_config('statement_timeout', '0', true), set_config('lock_timeout', '0', true)`.execute(trx);
-        const result = await writeImport(trx, { projectId: job.project_id, source, data, options, now, onProgress: report });
+        const result = await (deps.steps?.write ?? writeImport)(trx, { projectId: job.project_id, source, data, options, now, onProgress: report });
         const outcome: ImportOutcome = {
           status: "succeeded",
           counts: result.counts,
