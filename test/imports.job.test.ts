@@ -131,6 +131,20 @@ describe("the claim", () => {
     const dryEvent = stored.filter((event) => (event.data.object as { id?: string }).id === job.id);
     expect(dryEvent).toHaveLength(0);
   });
+  it("import.completed is delivered to a webhook receiver", async () => {
+    const project = await importContentProject(ctx);
+    const hook = await owner(ctx, project, "POST", "/webhooks", {
+      url: `${receiver.url}/imports-${project.slug}`,
+      events: ["import.completed"],
+    });
+    expect(hook.status).toBe(201);
+    // A failed import records its event too (one that needs no reader or writer: its export never arrived).
+    const ended = await runImportJob(jobDeps(), (await queued(project, { file: null })).id);
+    await receiver.waitFor((received) => received.some((r) => r.path === `/imports-${project.slug}`), 10_000);
+    const delivered = receiver.on(`/imports-${project.slug}`);
+    expect(delivered).toHaveLength(1);
+    expect(delivered[0]?.payload).toMatchObject({ type: "import.completed", data: { object: { id: ended.id, status: "failed" } } });
+  });
 });
 
 describe("with the readers and the writer", () => {
@@ -167,19 +181,5 @@ describe("with the readers and the writer", () => {
     expect(ended.status).toBe("failed");
     expect(ended.error).toMatchObject({ code: "validation_failed", field: "file" });
     expect(await featureCount(project)).toBe(before);
-  });
-
-  it("import.completed is delivered to a webhook receiver", async () => {
-    const project = await importContentProject(ctx);
-    const hook = await owner(ctx, project, "POST", "/webhooks", {
-      url: `${receiver.url}/imports-${project.slug}`,
-      events: ["import.completed"],
-    });
-    expect(hook.status).toBe(201);
-    const ended = await runImportJob(jobDeps(), (await queued(project, { file: csvFile(features) })).id);
-    await receiver.waitFor((received) => received.some((r) => r.path === `/imports-${project.slug}`), 10_000);
-    const delivered = receiver.on(`/imports-${project.slug}`);
-    expect(delivered).toHaveLength(1);
-    expect(delivered[0]?.payload).toMatchObject({ type: "import.completed", data: { object: { id: ended.id, status: "succeeded" } } });
   });
 });
