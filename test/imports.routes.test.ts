@@ -14,7 +14,8 @@ let other: ImportedProject;
 
 beforeAll(async () => {
   // No runner here (the routes are tested in process): the jobs stay queued.
-  ctx = await createTestContext();
+  // Canny's API at an address the guard refuses: a JSON-form import fails without leaving the machine.
+  ctx = await createTestContext({ CANNY_API_URL: "http://127.0.0.1:9/api" });
   p = await importContentProject(ctx);
   other = await importContentProject(ctx);
 });
@@ -130,6 +131,16 @@ describe("POST /admin/imports", () => {
     expect(JSON.stringify(result.body)).not.toContain(key);
     const row = await ctx.db.selectFrom("imports").selectAll().where("id", "=", result.body.data.id).executeTakeFirstOrThrow();
     expect(JSON.stringify(row)).not.toContain(key);
+    // The fetch after the answer fails (the address is refused): the job ends failed naming api_key.
+    let ended = row;
+    for (let i = 0; i < 100 && ended.status === "queued"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      ended = await ctx.db.selectFrom("imports").selectAll().where("id", "=", row.id).executeTakeFirstOrThrow();
+    }
+    expect(ended).toMatchObject({ status: "failed", error: { code: "validation_failed", field: "api_key" } });
+    expect(JSON.stringify(ended)).not.toContain(key);
+    const file = await ctx.db.selectFrom("import_files").select("import_id").where("import_id", "=", row.id).executeTakeFirst();
+    expect(file).toBeUndefined();
   });
 
   it("413 too_large above 50 MB on this route, refused without reading the body", async () => {
