@@ -5,11 +5,13 @@
  * - SIGKILL of the server running an import leaves the board as it was (its transaction never
  *   committed); after the lease runs out another server runs it to the end, as attempt 2;
  * - the admin command line: exit 2 for bad arguments, 0 with the ImportObject on stdout for a
- *   succeeded import, 1 for a failed one.
+ *   succeeded import, 1 for a failed one;
+ * - a chunked upload past 50 MB is answered 413 too_large (counted as it arrives, never held).
  * The tests that import a real CSV need the readers and the writer (src/routes/imports/readers,
  * writer); the argument checks do not.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
+import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -189,4 +191,38 @@ describe("two server processes", () => {
       await third.stop();
     }
   }, 300_000);
+});
+
+describe("the upload limit over HTTP", () => {
+  it("answers a chunked body past 50 MB with 413 too_large and keeps serving", async () => {
+    const project = await stack.seeder.importProject();
+    const chunk = Buffer.alloc(1024 * 1024, 97);
+    const limit = 51 * 1024 * 1024;
+    let sent = 0;
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = http.request(`${stack.server.origin}/api/v3/projects/${project.slug}/admin/imports`, {
+        method: "POST",
+        headers: { "X-API-Key": project.secretKey, "Content-Type": "multipart/form-data; boundary=x", "Transfer-Encoding": "chunked" },
+      });
+      request.on("response", (response) => {
+        let body = "";
+        response.setEncoding("utf8").on("data", (part: string) => (body += part));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+      request.on("error", (error) => (sent >= limit ? reject(error) : undefined));
+      const pump = () => {
+        while (sent < limit) {
+          sent += chunk.length;
+          if (!request.write(chunk)) return void request.once("drain", pump);
+        }
+        request.end();
+      };
+      pump();
+    });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body).error.code).toBe("too_large");
+    // The server is still serving.
+    const health = await send(stack.server.origin, { path: "/api/v3/health" });
+    expect(health.status).toBe(200);
+  }, 120_000);
 });
