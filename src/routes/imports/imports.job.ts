@@ -186,7 +186,14 @@ export async function runClaimedImport(
       ended = await withProjectWriteLock(db, job.project_id, async (trx) => {
         // One transaction for the whole import: its statements are not bound by the request limits.
         await sql`SELECT set_config('statement_timeout', '0', true), set_config('lock_timeout', '0', true)`.execute(trx);
-        const result = await (deps.steps?.write ?? writeImport)(trx, { projectId: job.project_id, source, data, options, now, onProgress: report });
+        const result = await (deps.steps?.write ?? writeImport)(trx, {
+          projectId: job.project_id,
+          source,
+          data,
+          options,
+          now,
+          onProgress: report,
+        });
         const outcome: ImportOutcome = {
           status: "succeeded",
           counts: result.counts,
