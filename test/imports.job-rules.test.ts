@@ -12,7 +12,7 @@ import type { Transaction } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../db/schema.ts";
 import { type ImportData, ImportFileError } from "../src/routes/imports/import-data.ts";
-import { insertImport, runImportJob } from "../src/routes/imports/index.ts";
+import { generateLeaseToken, insertImport, runImportJob } from "../src/routes/imports/index.ts";
 import { allEvents } from "./support/events.fixture.ts";
 import { createTestContext, type ImportedProject, type TestContext } from "./support/harness.ts";
 import { importContentProject, owner, publicRead } from "./support/owner-content.fixture.ts";
@@ -73,6 +73,9 @@ const steps = (read: () => Promise<ImportData>, write = writeTags) => ({
   steps: { read: async () => read(), write: write as never },
 });
 
+/** The lease every job here is created and run under: no runner of another test file takes them. */
+const held = generateLeaseToken();
+
 async function newJob(project: ImportedProject, dryRun = false) {
   const row = await ctx.db.selectFrom("projects").select("id").where("slug", "=", project.slug).executeTakeFirstOrThrow();
   return insertImport(ctx.db, {
@@ -81,6 +84,7 @@ async function newJob(project: ImportedProject, dryRun = false) {
     dryRun,
     options: { boards: "roadmap", status_map: {} },
     file: { name: "features.csv", bytes: new TextEncoder().encode("title\nx\n") },
+    lease: { token: held, seconds: 60 },
   });
 }
 
@@ -95,6 +99,8 @@ describe("the import job", () => {
     const ended = await runImportJob(
       steps(async () => data(["Imported tag A", "Imported tag B"])),
       (await newJob(project)).id,
+      undefined,
+      held,
     );
     expect(ended).toMatchObject({ status: "succeeded", attempts: 1, error: null, warning_count: 1 });
     expect(ended.counts?.tags).toEqual({ created: 2, updated: 0, skipped: 0 });
@@ -112,11 +118,11 @@ describe("the import job", () => {
   it("a dry run writes nothing, reports the counts the real run reports, and records no event", async () => {
     const project = await importContentProject(ctx);
     const read = async () => data(["Dry tag"]);
-    const dry = await runImportJob(steps(read), (await newJob(project, true)).id);
+    const dry = await runImportJob(steps(read), (await newJob(project, true)).id, undefined, held);
     expect(dry.status).toBe("succeeded");
     expect(await tagNames(project)).not.toContain("Dry tag");
     expect(await allEvents(ctx, project, 0, "type=import.completed")).toHaveLength(0);
-    const real = await runImportJob(steps(read), (await newJob(project)).id);
+    const real = await runImportJob(steps(read), (await newJob(project)).id, undefined, held);
     expect(real.counts).toEqual(dry.counts);
     expect(real.warning_count).toBe(dry.warning_count);
     expect(await tagNames(project)).toContain("Dry tag");
@@ -129,6 +135,8 @@ describe("the import job", () => {
         throw new ImportFileError("features.csv: no title column");
       }),
       (await newJob(project)).id,
+      undefined,
+      held,
     );
     expect(ended).toMatchObject({ status: "failed", attempts: 1, error: { code: "validation_failed", field: "file" } });
     expect(ended.error?.message).toContain("no title column");
@@ -142,6 +150,8 @@ describe("the import job", () => {
     const ended = await runImportJob(
       steps(async () => data(["Too many"], 200_000)),
       (await newJob(project)).id,
+      undefined,
+      held,
     );
     expect(ended).toMatchObject({ status: "failed", error: { code: "validation_failed", field: "file" } });
     expect(await tagNames(project)).not.toContain("Too many");
@@ -158,6 +168,8 @@ describe("the import job", () => {
     const ended = await runImportJob(
       steps(async () => data(["Half written"]), failing as never),
       (await newJob(project)).id,
+      undefined,
+      held,
     );
     expect(attempts).toBe(3);
     expect(ended).toMatchObject({ status: "failed", attempts: 3, error: { code: "internal" } });
@@ -178,6 +190,8 @@ describe("the import job", () => {
     const running = runImportJob(
       steps(async () => data(["P1", "P2", "P3"]), slow as never),
       job.id,
+      undefined,
+      held,
     );
     let seen: { status: string; progress: { done: number; total: number | null } } | undefined;
     for (let i = 0; i < 100; i++) {

@@ -37,6 +37,10 @@ afterAll(async () => {
 });
 
 const jobDeps = () => ({ ...ctx.deps, liveProgress: new Map() });
+/** The lease every job of this file is created under unless a test names its own. */
+const held = generateLeaseToken();
+/** Runs job `id` as the command line does, under the lease it was created with. */
+const run = (id: string) => runImportJob(jobDeps(), id, undefined, held);
 const options = { boards: "roadmap" as const, status_map: {} };
 const csvFile = (text: string) => ({ name: "features.csv", bytes: new TextEncoder().encode(text) });
 
@@ -45,8 +49,16 @@ async function projectId(project: ImportedProject): Promise<number> {
   return row.id;
 }
 
-async function queued(project: ImportedProject, extra: { dryRun?: boolean; file?: { name: string; bytes: Uint8Array } | null } = {}) {
+/**
+ * A new import of `project`, held under lease `token` (default `held`) for a minute, so that a
+ * runner of another test file sharing the database cannot take it first.
+ */
+async function queued(
+  project: ImportedProject,
+  extra: { dryRun?: boolean; file?: { name: string; bytes: Uint8Array } | null; token?: string } = {},
+) {
   return insertImport(ctx.db, {
+    lease: { token: extra.token ?? held, seconds: 60 },
     projectId: await projectId(project),
     source: "csv",
     dryRun: extra.dryRun ?? false,
@@ -58,8 +70,9 @@ async function queued(project: ImportedProject, extra: { dryRun?: boolean; file?
 describe("the claim", () => {
   it("one runner holds a job under its lease; another gets it only after the lease ran out, as a new attempt", async () => {
     const project = await importContentProject(ctx);
-    const job = await queued(project);
-    const first = await claimImport(ctx.db, generateLeaseToken(), 2, job.id);
+    const mine = generateLeaseToken();
+    const job = await queued(project, { token: mine });
+    const first = await claimImport(ctx.db, mine, 2, job.id);
     expect(first).toMatchObject({ id: job.id, status: "running", attempts: 1 });
     expect(await claimImport(ctx.db, generateLeaseToken(), 2, job.id)).toBeUndefined();
     await ctx.db
@@ -73,19 +86,20 @@ describe("the claim", () => {
 
   it("claims a project's imports one at a time, in order of creation", async () => {
     const project = await importContentProject(ctx);
-    const older = await queued(project);
-    const newer = await queued(project);
-    expect(await claimImport(ctx.db, generateLeaseToken(), 30, newer.id)).toBeUndefined();
     const token = generateLeaseToken();
+    const older = await queued(project, { token });
+    const newer = await queued(project, { token });
+    // The creator's own lease lets it claim, but not the newer one while the older is unfinished.
+    expect(await claimImport(ctx.db, token, 30, newer.id)).toBeUndefined();
     expect(await claimImport(ctx.db, token, 30, older.id)).toMatchObject({ id: older.id });
     // The older one running: still not the newer one.
-    expect(await claimImport(ctx.db, generateLeaseToken(), 30, newer.id)).toBeUndefined();
+    expect(await claimImport(ctx.db, token, 30, newer.id)).toBeUndefined();
     await ctx.db
       .updateTable("imports")
       .set({ status: "failed", lease_owner: null, lease_until: null })
       .where("id", "=", older.id)
       .execute();
-    expect(await claimImport(ctx.db, generateLeaseToken(), 30, newer.id)).toMatchObject({ id: newer.id });
+    expect(await claimImport(ctx.db, token, 30, newer.id)).toMatchObject({ id: newer.id });
   });
 
   it("a job stopped three times is failed on its next claim, with one import.completed", async () => {
@@ -96,7 +110,7 @@ describe("the claim", () => {
       .set({ attempts: 3, status: "running", lease_owner: "gone", lease_until: new Date(Date.now() - 1000) })
       .where("id", "=", job.id)
       .execute();
-    const ended = await runImportJob(jobDeps(), job.id);
+    const ended = await run(job.id);
     expect(ended).toMatchObject({ status: "failed", attempts: 4 });
     expect(ended.error).toMatchObject({ code: "internal" });
     expect(ended.error?.message).toMatch(/3 times/);
@@ -111,7 +125,7 @@ describe("the claim", () => {
   it("a Canny import whose export was never stored (the receiving process died) fails saying to send it again", async () => {
     const project = await importContentProject(ctx);
     const job = await queued(project, { file: null });
-    const ended = await runImportJob(jobDeps(), job.id);
+    const ended = await run(job.id);
     expect(ended.status).toBe("failed");
     expect(ended.error?.message).toMatch(/send the request again/);
     const got = await owner(ctx, project, "GET", `/imports/${job.id}`);
@@ -121,7 +135,7 @@ describe("the claim", () => {
   it("a failed dry run records no event", async () => {
     const project = await importContentProject(ctx);
     const job = await queued(project, { dryRun: true, file: null });
-    expect((await runImportJob(jobDeps(), job.id)).status).toBe("failed");
+    expect((await run(job.id)).status).toBe("failed");
     const stored = await ctx.db
       .selectFrom("events")
       .select("data")
@@ -139,7 +153,7 @@ describe("the claim", () => {
     });
     expect(hook.status).toBe(201);
     // A failed import records its event too (one that needs no reader or writer: its export never arrived).
-    const ended = await runImportJob(jobDeps(), (await queued(project, { file: null })).id);
+    const ended = await run((await queued(project, { file: null })).id);
     await receiver.waitFor((received) => received.some((r) => r.path === `/imports-${project.slug}`), 10_000);
     const delivered = receiver.on(`/imports-${project.slug}`);
     expect(delivered).toHaveLength(1);
@@ -158,10 +172,10 @@ describe("with the readers and the writer", () => {
   it("a dry run writes nothing and reports the counts the real run then reports", async () => {
     const project = await importContentProject(ctx);
     const before = await featureCount(project);
-    const dry = await runImportJob(jobDeps(), (await queued(project, { dryRun: true, file: csvFile(features) })).id);
+    const dry = await run((await queued(project, { dryRun: true, file: csvFile(features) })).id);
     expect(dry.status, JSON.stringify(dry.error)).toBe("succeeded");
     expect(await featureCount(project)).toBe(before);
-    const real = await runImportJob(jobDeps(), (await queued(project, { file: csvFile(features) })).id);
+    const real = await run((await queued(project, { file: csvFile(features) })).id);
     expect(real.status).toBe("succeeded");
     expect(real.counts).toEqual(dry.counts);
     expect(real.counts?.features?.created).toBe(2);
@@ -177,7 +191,7 @@ describe("with the readers and the writer", () => {
   it("a bad file fails with validation_failed naming file, and writes nothing", async () => {
     const project = await importContentProject(ctx);
     const before = await featureCount(project);
-    const ended = await runImportJob(jobDeps(), (await queued(project, { file: csvFile("description\nno title column\n") })).id);
+    const ended = await run((await queued(project, { file: csvFile("description\nno title column\n") })).id);
     expect(ended.status).toBe("failed");
     expect(ended.error).toMatchObject({ code: "validation_failed", field: "file" });
     expect(await featureCount(project)).toBe(before);

@@ -217,7 +217,9 @@ describe("GET /admin/imports", () => {
     const created = await upload(p, form({ source: "csv" }));
     const got = await owner(ctx, p, "GET", `/imports/${created.body.data.id}`);
     expect(got.status).toBe(200);
-    expect(got.body.data).toEqual(created.body.data);
+    // A runner of another test file sharing the database may have claimed it since: compare what stays.
+    const { id, source, dry_run, options, created_at } = created.body.data;
+    expect(got.body.data).toMatchObject({ id, source, dry_run, options, created_at });
     expect((await owner(ctx, p, "GET", "/imports/imp_nope")).body.error.code).toBe("not_found");
     expect((await owner(ctx, other, "GET", `/imports/${created.body.data.id}`)).status).toBe(404);
   });
