@@ -284,7 +284,6 @@ export class ImportWorker {
   private stopping = false;
   private loop: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
-  private current: Promise<unknown> | undefined;
 
   constructor(private readonly deps: ImportJobDeps) {}
 
@@ -314,8 +313,7 @@ export class ImportWorker {
         const job = await claimImport(this.deps.db, token, this.deps.config.IMPORT_LEASE_SECONDS);
         if (job) {
           ran = true;
-          this.current = runClaimedImport(this.deps, job, token);
-          await this.current;
+          await runClaimedImport(this.deps, job, token);
         }
       } catch (error) {
         if (this.stopping) break;

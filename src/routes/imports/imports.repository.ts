@@ -246,11 +246,3 @@ export async function finishImport(
   if (row) await trx.deleteFrom("import_files").where("import_id", "=", importId).execute();
   return row;
 }
-
-/**
- * Jobs whose creator was to fetch the export (Canny's API) and died before storing it: no file,
- * no lease in force. They can never run (the key was not kept).
- */
-export function isOrphanedFetch(row: { has_file: boolean }): boolean {
-  return !row.has_file;
-}
