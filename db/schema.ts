@@ -583,4 +583,48 @@ export interface Database {
   emails: EmailsTable;
   service_secrets: ServiceSecretsTable;
   import_sources: ImportSourcesTable;
+  imports: ImportsTable;
+  import_files: ImportFilesTable;
+}
+
+/** An import job (imports-v3.md, ImportObject); see db/migrations/2026-12-07T21-00-00-imports.ts. */
+export interface ImportsTable {
+  /** Public id: `imp_` + 16 random bytes in base64url. */
+  id: string;
+  project_id: number;
+  source: string;
+  dry_run: boolean;
+  status: ColumnType<ImportStatus, ImportStatus | undefined, ImportStatus>;
+  /** `{boards, status_map}` as in force. */
+  options: ColumnType<{ boards: "roadmap" | "custom"; status_map: Record<string, string> }, string, string>;
+  progress_done: Generated<number>;
+  progress_total: number | null;
+  /** Per kind `{created, updated, skipped}`; null until the job ends. */
+  counts: ColumnType<
+    Record<string, { created: number; updated: number; skipped: number }> | null,
+    string | null | undefined,
+    string | null
+  >;
+  /** The first 1,000 `{path, message}`. */
+  warnings: ColumnType<Array<{ path: string; message: string }>, string | undefined, string>;
+  warning_count: Generated<number>;
+  /** The Error object `{code, field, message}` of a failed job. */
+  error: ColumnType<{ code: string; field: string | null; message: string } | null, string | null | undefined, string | null>;
+  attempts: Generated<number>;
+  lease_owner: string | null;
+  lease_until: NullableTimestamp;
+  created_at: TimestampDefault;
+  started_at: NullableTimestamp;
+  finished_at: NullableTimestamp;
+  /** bigint, as a decimal string: creation order. */
+  seq: Generated<string>;
+}
+
+export type ImportStatus = "queued" | "running" | "succeeded" | "failed";
+
+/** The export of an import until the job ends. */
+export interface ImportFilesTable {
+  import_id: string;
+  file_name: string | null;
+  bytes: Uint8Array;
 }

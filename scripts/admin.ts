@@ -7,6 +7,9 @@
  *   npm run --silent admin -- keys create SLUG --kind secret|embed
  *   npm run --silent admin -- keys regenerate SLUG --kind secret|embed
  *   npm run --silent admin -- demo                        (re)loads the bundled demo project
+ *   npm run --silent admin -- import-from SOURCE [FILE] --project SLUG [--dry-run] [--boards custom] [--status-map JSON]
+ *                                                         runs an import (imports-v3.md, "Command line"):
+ *                                                         prints the ImportObject (JSON); exit 0 succeeded, 1 failed
  *
  * Uses DATABASE_URL (or PGlite in PGLITE_DIR, default ./data) exactly as the server does and
  * applies pending migrations first. Results go to stdout, faults to stderr; exit status 1 on
@@ -18,12 +21,16 @@
  * line with the totals when any was printed.
  */
 import { readFile } from "node:fs/promises";
+import cliProgress from "cli-progress";
 import { type Db, migrateToLatest, openDatabase } from "../db/connect.ts";
 import { DEMO_ANON_TOKEN, DEMO_EMBED_KEY, DEMO_SECRET_KEY, DEMO_SLUG, loadDemoSnapshot } from "../src/admin/demo.ts";
 import { exportSnapshot } from "../src/admin/snapshot-export.ts";
 import { importSnapshot, SnapshotValidationError } from "../src/admin/snapshot-import.ts";
 import { parseConfig } from "../src/config.ts";
 import { createLogger } from "../src/deps.ts";
+import { guardedFetch } from "../src/routes/imports/imports.canny.ts";
+import { generateLeaseToken, IMPORT_SOURCES, insertImport, parseStatusMap, runImportJob, toImport } from "../src/routes/imports/index.ts";
+import { fetchCannyExport } from "../src/routes/imports/readers/index.ts";
 import { createKey, type KeyKind, regenerateKey } from "../src/routes/keys/index.ts";
 import { connectRedis, RedisRateLimiter } from "../src/store/redis.ts";
 
@@ -34,7 +41,11 @@ const USAGE = `usage: npm run --silent admin -- <command>
   export SLUG                               print a project as a snapshot
   keys create SLUG --kind secret|embed      add a key and print it once
   keys regenerate SLUG --kind secret|embed  replace the keys of that kind and print the new one
-  demo                                      (re)load the bundled demo project "${DEMO_SLUG}"`;
+  demo                                      (re)load the bundled demo project "${DEMO_SLUG}"
+  import-from SOURCE [FILE] --project SLUG [--dry-run] [--boards custom] [--status-map JSON]
+                                            import a Canny, Fider or CSV export (canny without FILE:
+                                            Canny's API, key in CANNY_API_KEY); prints the ImportObject;
+                                            exit 0 succeeded, 1 failed, 2 bad arguments`;
 
 class UsageError extends Error {}
 
@@ -115,12 +126,85 @@ async function retireContentRevision(db: Db, slug: string): Promise<void> {
   }
 }
 
+/**
+ * `import-from` (imports-v3.md, "Command line"): checks the arguments (UsageError: exit 2),
+ * creates the import row, runs the job in this process (the same runner as the servers') and
+ * prints the ImportObject. A progress bar goes to stderr when it is a terminal. Exit status 0
+ * when the import succeeded, 1 when it failed.
+ */
+async function importFrom(db: Db, rest: string[]): Promise<number> {
+  const valued = new Set(["--project", "--boards", "--status-map"]);
+  const positional = rest.filter((a, i) => !a.startsWith("--") && !valued.has(rest[i - 1] ?? ""));
+  const [source, file, extra] = positional;
+  if (!source || !(IMPORT_SOURCES as readonly string[]).includes(source)) {
+    throw new UsageError(`import-from: SOURCE must be one of ${IMPORT_SOURCES.join(", ")}`);
+  }
+  if (extra !== undefined) throw new UsageError(`import-from: unexpected argument "${extra}"`);
+  const slug = optionValue(rest, "--project");
+  if (!slug) throw new UsageError("import-from: --project SLUG is required");
+  const boards = optionValue(rest, "--boards") ?? "roadmap";
+  if (boards !== "roadmap" && boards !== "custom") throw new UsageError("import-from: --boards must be roadmap or custom");
+  let statusMap: Record<string, string>;
+  try {
+    statusMap = parseStatusMap(optionValue(rest, "--status-map"));
+  } catch (error) {
+    throw new UsageError(`import-from: --status-map: ${(error as Error).message}`);
+  }
+  const project = await db.selectFrom("projects").select(["id", "slug"]).where("slug", "=", slug).executeTakeFirst();
+  if (!project) throw new UsageError(`import-from: no project "${slug}"`);
+  const config = parseConfig(process.env);
+  let bytes: Uint8Array;
+  if (file !== undefined) {
+    try {
+      bytes = new Uint8Array(await readFile(file));
+    } catch (error) {
+      throw new UsageError(`import-from: cannot read ${file}: ${(error as Error).message}`);
+    }
+  } else {
+    if (source !== "canny") throw new UsageError(`import-from: name the ${source} export FILE`);
+    const apiKey = process.env.CANNY_API_KEY;
+    if (!apiKey) throw new UsageError("import-from: without FILE, Canny's API is read with the key in CANNY_API_KEY, which is not set");
+    // The key is used for these requests only (imports-v3.md, rule 8).
+    bytes = await fetchCannyExport({ apiKey, baseUrl: config.CANNY_API_URL, fetch: guardedFetch(config.WEBHOOK_ALLOW_PRIVATE_URLS) });
+  }
+  const token = generateLeaseToken();
+  const created = await insertImport(db, {
+    projectId: project.id,
+    source,
+    dryRun: rest.includes("--dry-run"),
+    options: { boards, status_map: statusMap },
+    file: { name: file ?? null, bytes },
+    lease: { token, seconds: config.IMPORT_LEASE_SECONDS },
+  });
+  const bar = process.stderr.isTTY
+    ? new cliProgress.SingleBar(
+        { stream: process.stderr, format: "import {bar} {value}/{total} records" },
+        cliProgress.Presets.shades_classic,
+      )
+    : undefined;
+  let started = false;
+  const ended = await runImportJob({ db, config, logger: createLogger("silent") }, created.id, (done, total) => {
+    if (!bar) return;
+    if (!started) {
+      bar.start(total ?? 0, done);
+      started = true;
+    }
+    if (total !== null) bar.setTotal(total);
+    bar.update(done);
+  });
+  bar?.stop();
+  if (ended.status === "succeeded" && !ended.dry_run) await retireContentRevision(db, project.slug);
+  print(toImport(ended));
+  return ended.status === "succeeded" ? 0 : 1;
+}
+
 function print(value: unknown) {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-async function run(db: Db, args: string[]): Promise<void> {
+async function run(db: Db, args: string[]): Promise<number> {
   const [command, ...rest] = args;
+  if (command === "import-from") return importFrom(db, rest);
   const positional = rest.filter((a, i) => !a.startsWith("--") && rest[i - 1] !== "--kind" && rest[i - 1] !== "--progress-interval");
   switch (command) {
     case "import": {
@@ -146,13 +230,13 @@ async function run(db: Db, args: string[]): Promise<void> {
       progress.done();
       await retireContentRevision(db, ids.project.slug);
       print(ids);
-      return;
+      return 0;
     }
     case "export": {
       const slug = positional[0];
       if (!slug) throw new UsageError("export: name a project SLUG");
       print(await exportSnapshot(db, slug));
-      return;
+      return 0;
     }
     case "keys": {
       const [action, slug] = positional;
@@ -162,7 +246,7 @@ async function run(db: Db, args: string[]): Promise<void> {
       const kind = kindOption(rest);
       const key = action === "create" ? await createKey(db, slug, kind) : await regenerateKey(db, slug, kind);
       process.stdout.write(`${key}\n`);
-      return;
+      return 0;
     }
     case "demo": {
       await importSnapshot(db, loadDemoSnapshot(), { replace: true });
@@ -175,7 +259,7 @@ async function run(db: Db, args: string[]): Promise<void> {
           "",
         ].join("\n"),
       );
-      return;
+      return 0;
     }
     default:
       throw new UsageError(command ? `unknown command "${command}"` : "no command given");
@@ -208,7 +292,7 @@ async function main() {
       },
     });
     await migrateToLatest(handle.db);
-    await run(handle.db, args);
+    code = await run(handle.db, args);
   } catch (error) {
     if (error instanceof SnapshotValidationError) {
       for (const issue of error.issues) process.stderr.write(`${issue.path}: ${issue.message}\n`);

@@ -37,6 +37,7 @@ import { benchEmailDigest, EMAIL_DIGEST_ROUTE } from "./bench/email.ts";
 import { type Fixtures, loadFixtures } from "./bench/fixtures.ts";
 import { generateProject, settleVisibility } from "./bench/generate.ts";
 import { hitsSection } from "./bench/hits.ts";
+import { benchImport, IMPORT_ROUTE } from "./bench/imports.ts";
 import { freePort, RssSampler, runLoad, startChild } from "./bench/load.ts";
 import { mixedLoadSection } from "./bench/mixed.ts";
 import { benchNotifications, NOTIFICATION_ROUTES } from "./bench/notifications.ts";
@@ -646,6 +647,20 @@ async function main(): Promise<void> {
       } finally {
         await admin.end();
       }
+    }
+    if (only(IMPORT_ROUTE)) {
+      // Reads of another project (the small one's features page) while the import runs beside them.
+      const reader = targets.find((target) => target.project === "small") ?? targets[0]!;
+      rows.push(
+        await benchImport({
+          databaseUrl,
+          base,
+          serverPid: server.pid,
+          readPath: `/api/v3/projects/${reader.fx.slug}/features?sort=top`,
+          readKey: benchKeys(reader.fx.slug).secret,
+          log,
+        }),
+      );
     }
     await measureCeiling();
     ceilingReqPerSec = mean(ceilingRuns.map((run) => run.reqPerSec));

@@ -1,7 +1,7 @@
 /**
  * `npm run worker`: the webhook dispatcher and delivery worker alone (with the periodic tasks of
- * src/background-tasks.ts: scheduled releases, the notification consumer; and the email worker
- * when SMTP_URL is set), without the HTTP server,
+ * src/background-tasks.ts: scheduled releases, the notification consumer; the import runner; and
+ * the email worker when SMTP_URL is set), without the HTTP server,
  * for deployments that run it apart (then set WEBHOOK_WORKER=off on the servers). Same
  * configuration as the server (DATABASE_URL, WEBHOOK_*); stops on SIGTERM/SIGINT after the
  * attempts under way finish (at most SHUTDOWN_GRACE_SECONDS, then their claims are given back).
@@ -12,6 +12,7 @@ import { type Config, parseConfig } from "../src/config.ts";
 import { createLogger, openDeps } from "../src/deps.ts";
 import { startEmailWorker } from "../src/events/email/email-worker.ts";
 import { startWebhookWorker } from "../src/events/webhook-worker.ts";
+import { startImportWorker } from "../src/routes/imports/index.ts";
 
 let config: Config;
 try {
@@ -36,6 +37,8 @@ const worker = await startWebhookWorker(deps, { tasks: BACKGROUND_TASKS });
 logger.info({ concurrency: config.WEBHOOK_CONCURRENCY }, "webhook worker started");
 // The email digests and sending (docs/email.md), when SMTP_URL is set.
 const emailWorker = startEmailWorker(deps);
+// The import runner (imports-v3.md, "How an import runs").
+const importWorker = startImportWorker(deps);
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
@@ -43,7 +46,7 @@ async function shutdown(signal: string): Promise<void> {
   stopping = true;
   logger.info({ signal }, "webhook worker stopping");
   const graceMs = Math.max(0, config.SHUTDOWN_GRACE_SECONDS * 1000 - 1000);
-  await Promise.all([worker.stop(graceMs), emailWorker?.stop(graceMs)]);
+  await Promise.all([worker.stop(graceMs), emailWorker?.stop(graceMs), importWorker.stop(graceMs)]);
   await deps.close();
   logger.info("webhook worker stopped");
   process.exit(0);

@@ -26,6 +26,7 @@ import { cachedReadHitMiddleware, contentRevisionMiddleware } from "./middleware
 import { apiStaticHeaders, staticHeadersMiddleware } from "./middleware/static-headers.ts";
 import { voterMiddleware } from "./middleware/voter.ts";
 import { FEED_PATHS } from "./routes/feeds/index.ts";
+import { IMPORT_BODY_LIMIT } from "./routes/imports/index.ts";
 import { registerApiRouters } from "./routes/index.ts";
 import { createMcpMethodCheck, createMcpRequestChain, MCP_PATH } from "./routes/mcp/index.ts";
 import { createServiceRouter, registerDemoPage, widgetBundleCache } from "./routes/service/index.ts";
@@ -56,7 +57,8 @@ export function createApp(deps: AppDeps) {
   // The MCP endpoint's 405 carries the rate headers when the request carries a key of the project.
   app.use(`${API_PREFIX}${MCP_PATH}`, createMcpMethodCheck());
   app.use(methodCheckMiddleware(app));
-  app.use(bodyLimitMiddleware());
+  // POST /imports declares its own limit (imports-v3.md: 50 MB); every other route keeps one megabyte.
+  app.use(bodyLimitMiddleware(undefined, [IMPORT_BODY_LIMIT]));
   app.use(`${API_PREFIX}/*`, readCacheMiddleware());
   // Owner routes, the identity route and the feeds share the keyed chain; the mark tells its steps
   // whose rules apply (owner-api-v3.md "Common rules"; the identity route resolves its own voter;

@@ -125,6 +125,15 @@ const configSchema = z.object({
    * (scheduled releases, the notification consumer); `npm run worker` runs them alone.
    */
   WEBHOOK_WORKER: z.enum(["on", "off"]).default("on"),
+  /** Where an import reads Canny's API (imports-v3.md, "Sources"): requests pass the webhook address guard. */
+  CANNY_API_URL: z.string().url().default("https://canny.io/api"),
+  /**
+   * Seconds an import runner's claim lasts (imports-v3.md, "How an import runs"); renewed every
+   * third of it while the job runs, so a runner that dies frees its job within this time.
+   */
+  IMPORT_LEASE_SECONDS: z.coerce.number().int().min(2).max(3600).default(60),
+  /** Milliseconds between an idle import runner's looks for a queued import. */
+  IMPORT_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(600_000).default(1000),
   /** Webhook requests one process makes at a time. */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /**

@@ -107,6 +107,7 @@ export async function openDeps(
     ...(stores.sharedAnswers ? { sharedAnswers: stores.sharedAnswers } : {}),
     caches,
     now,
+    importProgress: new Map(),
     readiness: new Readiness({ database: () => sql`select 1`.execute(database.db), redis: stores.ping }),
     async close() {
       await stores.close();

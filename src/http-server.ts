@@ -1,5 +1,6 @@
 /**
- * createServer(deps): the app served over Node HTTP with the webhook worker beside it, as one
+ * createServer(deps): the app served over Node HTTP with the webhook worker (and the import
+ * runner) beside it, as one
  * object that starts and stops, so start-up and graceful shutdown are tested in process
  * (test/http-server.test.ts) and the entry point (src/server.ts) only adds configuration, the
  * demo and signals. In front of the app's Node listener sits the hit path before the app
@@ -20,6 +21,7 @@ import { type EmailWorker, startEmailWorker } from "./events/email/email-worker.
 import { startWebhookWorker, type WebhookWorker } from "./events/webhook-worker.ts";
 import { httpServerOptions } from "./lib/runtime/node-http.ts";
 import { earlyHitListener } from "./middleware/early-hit.ts";
+import { type ImportWorker, startImportWorker } from "./routes/imports/index.ts";
 
 export interface BoardServer {
   /** The application (createApp(deps)); requests can also be made in process with app.request. */
@@ -55,6 +57,7 @@ export function createServer(deps: OpenedDeps, options: BoardServerOptions = {})
   let server: HttpServer | undefined;
   let worker: WebhookWorker | undefined;
   let emailWorker: EmailWorker | undefined;
+  let importWorker: ImportWorker | undefined;
   let stopping: Promise<{ graceful: boolean }> | undefined;
   let closing = false;
 
@@ -62,6 +65,8 @@ export function createServer(deps: OpenedDeps, options: BoardServerOptions = {})
     worker = config.WEBHOOK_WORKER === "on" ? await startWebhookWorker(deps, { tasks: BACKGROUND_TASKS }) : undefined;
     // Beside the webhook worker: the email digests and sending (docs/email.md), when SMTP_URL is set.
     emailWorker = config.WEBHOOK_WORKER === "on" ? startEmailWorker(deps) : undefined;
+    // And the import runner (imports-v3.md, "How an import runs"): any instance may claim a job.
+    importWorker = config.WEBHOOK_WORKER === "on" ? startImportWorker({ ...deps, liveProgress: deps.importProgress }) : undefined;
     return new Promise<AddressInfo>((resolve, reject) => {
       // serve() is typed for HTTP/2 too; this server is always HTTP/1.1 (node:http's createServer).
       const listening = serve(
@@ -117,6 +122,7 @@ export function createServer(deps: OpenedDeps, options: BoardServerOptions = {})
     const workerStopped = Promise.all([
       worker?.stop(Math.min(5000, config.SHUTDOWN_GRACE_SECONDS * 500)),
       emailWorker?.stop(Math.min(5000, config.SHUTDOWN_GRACE_SECONDS * 500)),
+      importWorker?.stop(Math.min(5000, config.SHUTDOWN_GRACE_SECONDS * 500)),
     ]);
     if (server) {
       const closed = server;

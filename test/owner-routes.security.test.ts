@@ -101,6 +101,17 @@ async function seed(plan?: string): Promise<SeededProject> {
     .values({ webhook_id: webhook.id, event_id: "evt_matrix", event_type: "vote.created", event_seq: null, status: "failed", attempts: 1 })
     .returning("id")
     .executeTakeFirstOrThrow();
+  const importRow = await ctx.db
+    .insertInto("imports")
+    .values({
+      id: `imp_matrix_${projectRow.id}`,
+      project_id: projectRow.id,
+      source: "csv",
+      dry_run: true,
+      options: JSON.stringify({ boards: "roadmap", status_map: {} }),
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
   return {
     slug: demo.slug,
     secretKey: demo.secretKey,
@@ -117,6 +128,7 @@ async function seed(plan?: string): Promise<SeededProject> {
       messages: first(ids.messages),
       webhooks: String(webhook.id),
       deliveries: String(delivery.id),
+      imports: importRow.id,
     },
   };
 }

@@ -22,6 +22,7 @@ import * as trendingRecomputeFunction from "./2026-11-27T20-00-00-trending-recom
 import * as featureTagIdsFunction from "./2026-11-27T23-00-00-feature-tag-ids-function.ts";
 import * as similarityProjectKeys from "./2026-11-28T04-00-00-similarity-project-keys.ts";
 import * as importSources from "./2026-12-07T20-00-00-import-sources.ts";
+import * as imports from "./2026-12-07T21-00-00-imports.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026-11-22T19-00-00-initial-schema": initialSchema,
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-27T23-00-00-feature-tag-ids-function": featureTagIdsFunction,
   "2026-11-28T04-00-00-similarity-project-keys": similarityProjectKeys,
   "2026-12-07T20-00-00-import-sources": importSources,
+  "2026-12-07T21-00-00-imports": imports,
 };

@@ -1,7 +1,7 @@
 /**
  * The closed and extensible value sets the contracts name: feature statuses and changelog types
  * (feedback-board-api-v3.md, "Resources and their fields"; project-snapshot.md), message kinds,
- * presentations and platforms, and the event types (owner-api-v3.md, "Events").
+ * presentations and platforms, and the event types (owner-api-v3.md, "Events"; imports-v3.md adds import.completed).
  */
 
 export const FEATURE_STATUSES = ["open", "planned", "in_progress", "done", "denied", "archived"] as const;
@@ -30,6 +30,7 @@ export const EVENT_TYPES = [
   "voter.unbanned",
   "voter.deleted",
   "voter.billing_changed",
+  "import.completed",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

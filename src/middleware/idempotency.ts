@@ -4,7 +4,9 @@
  * and keyed within that by the key; the claim is atomic (one Redis script / in-process map) and its lock
  * expires after LOCK_SECONDS so a crashed request never blocks its retries for long. The finished
  * response (status, content type, exact body) is kept RETENTION_SECONDS and replayed with
- * Idempotent-Replay: true. The fingerprint is method + path + body digest: the same key on
+ * Idempotent-Replay: true. The fingerprint is method + path + body digest (a multipart body's
+ * bytes without its boundary, so a retried upload of the same fields and file matches and another
+ * file does not): the same key on
  * another route, or with another body, answers 409 idempotency_mismatch; a replay while the
  * first request runs answers 409 idempotency_in_progress with Retry-After. 5xx responses are
  * not recorded, so a failed request may be retried with the same key. A request with no
@@ -51,8 +53,7 @@ export function idempotencyMiddleware(): MiddlewareHandler<AppEnv> {
       return;
     }
     const store = c.get("deps").idempotencyStore;
-    const body = await c.req.text();
-    const fingerprint = `${c.req.method} ${c.req.path} ${hash("sha256", body, "hex")}`;
+    const fingerprint = `${c.req.method} ${c.req.path} ${await bodyDigest(c.req)}`;
     const recordKey = `${idempotencyRecordScope(c.get("project").id, c.get("idempotencyScope"))}:${hash("sha256", key, "hex")}`;
 
     let claim: ClaimResult;
@@ -117,6 +118,25 @@ export async function forgetVoterIdempotency(
   let deleted = await store.forgetScope(idempotencyRecordScope(projectId, voter.publicId));
   if (voter.anonTokenHash !== null) deleted += await store.forgetScope(idempotencyRecordScope(projectId, `token:${voter.anonTokenHash}`));
   return deleted;
+}
+
+/**
+ * SHA-256 of the body as the fingerprint sees it. A multipart body (an import's upload) is
+ * binary: its bytes are hashed with its boundary taken out, since every client draws a new
+ * boundary per request and a retry of the same fields and file must match; the bytes stay where
+ * the handler reads them (the request caches its body once read).
+ */
+async function bodyDigest(request: {
+  header(name: string): string | undefined;
+  text(): Promise<string>;
+  arrayBuffer(): Promise<ArrayBuffer>;
+}) {
+  const contentType = request.header("Content-Type") ?? "";
+  if (!/^multipart\//i.test(contentType)) return hash("sha256", await request.text(), "hex");
+  const boundary = /boundary="?([^";]+)"?/i.exec(contentType)?.[1];
+  // latin1 maps each byte to one character and back, so nothing of the body is lost.
+  const bytes = Buffer.from(await request.arrayBuffer()).toString("latin1");
+  return hash("sha256", boundary ? bytes.replaceAll(boundary, "") : bytes, "hex");
 }
 
 function inProgress(): ApiError {

@@ -16,23 +16,45 @@ import { nodeRequest, requestBodyBytes } from "../lib/runtime/runtime-adapter.ts
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-function tooLarge(): ApiError {
-  return new ApiError("too_large", "the request body is over one megabyte", { headers: { Connection: "close" } });
+function tooLarge(what = "one megabyte"): ApiError {
+  return new ApiError("too_large", `the request body is over ${what}`, { headers: { Connection: "close" } });
 }
 
 /**
- * 413 too_large past `maxBytes`: a Content-Length over it at once, a chunked body once it passes
- * it (hono's bodyLimit counts it as it arrives).
+ * A route's own body limit instead of MAX_BYTES, declared by the route's area (imports-v3.md:
+ * POST /imports takes 50 MB): requests of `method` whose path matches `path`.
  */
-export function bodyLimitMiddleware(maxBytes = MAX_BODY_BYTES): MiddlewareHandler<AppEnv> {
-  const limitBody = bodyLimit({
-    maxSize: maxBytes,
-    onError: () => {
-      throw tooLarge();
-    },
-  });
+export interface BodyLimitException {
+  method: string;
+  path: RegExp;
+  maxBytes: number;
+  /** The limit in words for the 413's message ("50 MB"). */
+  what: string;
+}
+
+/**
+ * 413 too_large past `maxBytes` (or the limit of the first of `exceptions` the request matches):
+ * a Content-Length over it at once, a chunked body once it passes it (hono's bodyLimit counts it
+ * as it arrives, so a longer body is refused without being held).
+ */
+export function bodyLimitMiddleware(
+  defaultMaxBytes = MAX_BODY_BYTES,
+  exceptions: readonly BodyLimitException[] = [],
+): MiddlewareHandler<AppEnv> {
+  const limiter = (maxSize: number, what?: string) =>
+    bodyLimit({
+      maxSize,
+      onError: () => {
+        throw tooLarge(what);
+      },
+    });
+  const defaultLimit = { maxBytes: defaultMaxBytes, limitBody: limiter(defaultMaxBytes), what: undefined as string | undefined };
+  const special = exceptions.map((e) => ({ ...e, limitBody: limiter(e.maxBytes, e.what) }));
   return async (c, next) => {
     if (c.req.method === "GET" || c.req.method === "HEAD") return next();
+    const method = c.req.method;
+    const path = c.req.path;
+    const { maxBytes, limitBody, what } = special.find((e) => e.method === method && e.path.test(path)) ?? defaultLimit;
     const incoming = nodeRequest(c);
     // In-process requests, without node's message, always go through hono's limit.
     if (incoming === undefined) return limitBody(c, next);
@@ -46,7 +68,7 @@ export function bodyLimitMiddleware(maxBytes = MAX_BODY_BYTES): MiddlewareHandle
     let closing = false;
     try {
       if (chunked) await limitBody(c, next);
-      else if (Number(length) > maxBytes) throw tooLarge();
+      else if (Number(length) > maxBytes) throw tooLarge(what);
       else await next();
     } catch (error) {
       closing = error instanceof ApiError && error.code === "too_large";

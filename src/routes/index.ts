@@ -13,6 +13,7 @@ import { createEventsRouter, registerEventWebhooks } from "./events/index.ts";
 import { createFeaturesRouter } from "./features/index.ts";
 import { createFeedsRouter } from "./feeds/index.ts";
 import { createIdentityRouter } from "./identity/index.ts";
+import { createImportsRouter } from "./imports/index.ts";
 import { createKeysRouter } from "./keys/index.ts";
 import { createMcpRouter } from "./mcp/index.ts";
 import { createMessagesRouter } from "./messages/index.ts";
@@ -42,6 +43,7 @@ export function registerApiRouters(app: OpenAPIHono<AppEnv>, prefix: string): vo
   app.route(prefix, createTagsRouter());
   app.route(prefix, createBillingRouter());
   app.route(prefix, createWebhooksRouter());
+  app.route(prefix, createImportsRouter());
   app.route(prefix, createEventsRouter());
   app.route(prefix, createEmailsRouter());
   app.route(prefix, createFeedsRouter());

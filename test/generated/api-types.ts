@@ -1176,6 +1176,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/projects/{slug}/admin/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List imports
+         * @description The project's imports, newest first.
+         */
+        get: operations["adminListImports"];
+        put?: never;
+        /**
+         * Start an import
+         * @description Queues an import of a Canny, Fider or CSV export (multipart/form-data, at most 50 MB: 413 too_large above), or of Canny's API read directly (application/json with api_key; the key is used for the job's requests and never stored). The job runs in the background, once, all or nothing; poll GET /imports/{import_id}. A field at fault is 422 validation_failed naming it (source, file, dry_run, boards, status_map or status_map.<key>, api_key). With Idempotency-Key, a retry of the same request (same bytes) answers the same import.
+         */
+        post: operations["adminCreateImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/projects/{slug}/admin/imports/{import_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an import
+         * @description One import of the project, with its progress while it runs and its counts, warnings and error when it ends.
+         */
+        get: operations["adminGetImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v3/projects/{slug}/admin/events": {
         parameters: {
             query?: never;
@@ -1740,6 +1784,26 @@ export interface webhooks {
          * @description Sent to every enabled webhook whose events list voter.billing_changed (or is empty), at least once; order between events is not guaranteed. Verify webhook-signature over the raw body before parsing it.
          */
         post: operations["voterBillingChangedEventWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "import.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * import.completed delivery
+         * @description Sent to every enabled webhook whose events list import.completed (or is empty), at least once; order between events is not guaranteed. Verify webhook-signature over the raw body before parsing it.
+         */
+        post: operations["importCompletedEventWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3097,6 +3161,167 @@ export interface components {
                 } | null;
             };
         };
+        /** @description import.completed: An import (not a dry run) ended, succeeded or failed (imports-v3.md, rule 7) */
+        ImportCompletedEvent: {
+            /**
+             * @description Event id: `evt_` and 26 base32 characters; ids sort in feed order and are stable
+             * @example evt_00000000000fw0000000000001
+             */
+            id: string;
+            /**
+             * @description What happened (owner-api-v3.md, Events table) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "import.completed";
+            /**
+             * @description When the change was made, RFC 3339 UTC
+             * @example 2026-11-23T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Slug of the project
+             * @example lumen
+             */
+            project: string;
+            /** @description What changed: object is the import as it ended (ImportObject); changes as described */
+            data: {
+                object: components["schemas"]["ImportObject"];
+                /**
+                 * @description For updates, {field: {from, to}} of each changed field; null otherwise
+                 * @example {
+                 *       "status": {
+                 *         "from": "planned",
+                 *         "to": "in_progress"
+                 *       }
+                 *     }
+                 */
+                changes: {
+                    [key: string]: components["schemas"]["EventChange"];
+                } | null;
+            };
+        };
+        ImportObject: {
+            /**
+             * @description Import id: `imp_` and 22 base64url characters
+             * @example imp_Qm9hcmQgaW1wb3J0IGlk
+             */
+            id: string;
+            /**
+             * @description Where the records come from
+             * @example canny
+             * @enum {string}
+             */
+            source: "canny" | "fider" | "csv";
+            /**
+             * @description True: read, checked and counted; nothing written
+             * @example false
+             */
+            dry_run: boolean;
+            /**
+             * @description queued until a runner claims it; succeeded or failed when it ends
+             * @example succeeded
+             * @enum {string}
+             */
+            status: "queued" | "running" | "succeeded" | "failed";
+            /** @description The options in force */
+            options: {
+                /**
+                 * @description roadmap: every feature goes to the roadmap and a source board becomes a tag; custom: each source board becomes a custom board
+                 * @example roadmap
+                 * @enum {string}
+                 */
+                boards: "roadmap" | "custom";
+                status_map: {
+                    [key: string]: "open" | "planned" | "in_progress" | "done" | "denied" | "archived";
+                };
+            };
+            /** @description How far the job is */
+            progress: {
+                /**
+                 * @description Source records handled so far
+                 * @example 1200
+                 */
+                done: number;
+                /**
+                 * @description Source records in all; null until known
+                 * @example 5400
+                 */
+                total: number | null;
+            };
+            /** @description Per kind of record: created, updated and skipped (zeros until the job ends) */
+            counts: {
+                boards: components["schemas"]["ImportCount"];
+                tags: components["schemas"]["ImportCount"];
+                voters: components["schemas"]["ImportCount"];
+                features: components["schemas"]["ImportCount"];
+                votes: components["schemas"]["ImportCount"];
+                comments: components["schemas"]["ImportCount"];
+                releases: components["schemas"]["ImportCount"];
+                merges: components["schemas"]["ImportCount"];
+                subscriptions: components["schemas"]["ImportCount"];
+            };
+            /** @description The first 1,000 warnings */
+            warnings: {
+                /**
+                 * @description The record: posts.json[3], features.csv:12
+                 * @example features.csv:12
+                 */
+                path: string;
+                /**
+                 * @description What was done with it
+                 * @example no title: row skipped
+                 */
+                message: string;
+            }[];
+            /**
+             * @description All the warnings
+             * @example 3
+             */
+            warning_count: number;
+            /** @description Why the import failed (Error object); null unless failed */
+            error: components["schemas"]["Error"] | null;
+            /**
+             * @description RFC 3339
+             * @example 2026-12-07T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description When a runner last began it, RFC 3339
+             * @example 2026-12-07T12:00:01.000Z
+             */
+            started_at: string | null;
+            /**
+             * @description When it ended, RFC 3339
+             * @example 2026-12-07T12:00:09.000Z
+             */
+            finished_at: string | null;
+        };
+        ImportCount: {
+            /** @example 120 */
+            created: number;
+            /** @example 0 */
+            updated: number;
+            /** @example 2 */
+            skipped: number;
+        };
+        Error: {
+            /**
+             * @description Stable machine-readable code; branch on this (contract, "Errors"; method_not_allowed goes with 405)
+             * @example not_found
+             * @enum {string}
+             */
+            code: "missing_key" | "invalid_key" | "key_wrong_project" | "origin_not_allowed" | "identity_required" | "identity_invalid" | "not_allowed" | "voter_banned" | "not_found" | "method_not_allowed" | "already_exists" | "idempotency_in_progress" | "idempotency_mismatch" | "too_large" | "validation_failed" | "rate_limited" | "internal";
+            /**
+             * @description Parameter or field at fault; set with validation_failed
+             * @example null
+             */
+            field: string | null;
+            /**
+             * @description For people; may change between releases
+             * @example feature not found
+             */
+            message: string;
+        };
         /** @description ping: POST /webhooks/{id}/test only; never listed by GET /events */
         PingEvent: {
             /**
@@ -3193,24 +3418,6 @@ export interface components {
             data: null;
             meta: null;
             error: components["schemas"]["Error"];
-        };
-        Error: {
-            /**
-             * @description Stable machine-readable code; branch on this (contract, "Errors"; method_not_allowed goes with 405)
-             * @example not_found
-             * @enum {string}
-             */
-            code: "missing_key" | "invalid_key" | "key_wrong_project" | "origin_not_allowed" | "identity_required" | "identity_invalid" | "not_allowed" | "voter_banned" | "not_found" | "method_not_allowed" | "already_exists" | "idempotency_in_progress" | "idempotency_mismatch" | "too_large" | "validation_failed" | "rate_limited" | "internal";
-            /**
-             * @description Parameter or field at fault; set with validation_failed
-             * @example null
-             */
-            field: string | null;
-            /**
-             * @description For people; may change between releases
-             * @example feature not found
-             */
-            message: string;
         };
         ReadinessObject: {
             /**
@@ -5301,8 +5508,43 @@ export interface components {
              */
             created_at: string;
         };
+        ImportCreateBody: {
+            /**
+             * @description Only canny reads an API; other sources upload a file (multipart)
+             * @enum {string}
+             */
+            source: "canny";
+            /**
+             * @description Canny secret API key (Settings -> API); never stored
+             * @example cnny_...
+             */
+            api_key: string;
+            /**
+             * @description Read and count only; write nothing
+             * @default false
+             * @example false
+             */
+            dry_run: boolean;
+            /**
+             * @description roadmap: every feature goes to the roadmap and a source board becomes a tag; custom: each source board becomes a custom board
+             * @default roadmap
+             * @example roadmap
+             * @enum {string}
+             */
+            boards: "roadmap" | "custom";
+            /**
+             * @description Source status name -> one of the six statuses; overrides the source's own table
+             * @default {}
+             * @example {
+             *       "under review": "planned"
+             *     }
+             */
+            status_map: {
+                [key: string]: "open" | "planned" | "in_progress" | "done" | "denied" | "archived";
+            };
+        };
         /** @description An event of the feed; `type` tells which, and so what data.object is */
-        EventObject: components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["FeatureUpdatedEvent"] | components["schemas"]["FeatureStatusChangedEvent"] | components["schemas"]["FeatureApprovedEvent"] | components["schemas"]["FeatureMergedEvent"] | components["schemas"]["FeatureUnmergedEvent"] | components["schemas"]["FeatureDeletedEvent"] | components["schemas"]["FeatureVoteMilestoneEvent"] | components["schemas"]["VoteCreatedEvent"] | components["schemas"]["VoteDeletedEvent"] | components["schemas"]["CommentCreatedEvent"] | components["schemas"]["CommentDeletedEvent"] | components["schemas"]["ReleasePublishedEvent"] | components["schemas"]["VoterBannedEvent"] | components["schemas"]["VoterUnbannedEvent"] | components["schemas"]["VoterDeletedEvent"] | components["schemas"]["VoterBillingChangedEvent"];
+        EventObject: components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["FeatureUpdatedEvent"] | components["schemas"]["FeatureStatusChangedEvent"] | components["schemas"]["FeatureApprovedEvent"] | components["schemas"]["FeatureMergedEvent"] | components["schemas"]["FeatureUnmergedEvent"] | components["schemas"]["FeatureDeletedEvent"] | components["schemas"]["FeatureVoteMilestoneEvent"] | components["schemas"]["VoteCreatedEvent"] | components["schemas"]["VoteDeletedEvent"] | components["schemas"]["CommentCreatedEvent"] | components["schemas"]["CommentDeletedEvent"] | components["schemas"]["ReleasePublishedEvent"] | components["schemas"]["VoterBannedEvent"] | components["schemas"]["VoterUnbannedEvent"] | components["schemas"]["VoterDeletedEvent"] | components["schemas"]["VoterBillingChangedEvent"] | components["schemas"]["ImportCompletedEvent"];
         UnsubscribeObject: {
             /**
              * @description The project's slug
@@ -18219,11 +18461,516 @@ export interface operations {
             };
         };
     };
+    adminListImports: {
+        parameters: {
+            query?: {
+                /** @description Page, one based */
+                page?: number;
+                /** @description Items per page, at most 100 */
+                per_page?: number;
+            };
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of imports */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ImportObject"][];
+                        meta: components["schemas"]["Meta"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminCreateImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * @description Where the export comes from
+                     * @enum {string}
+                     */
+                    source: "canny" | "fider" | "csv";
+                    /**
+                     * Format: binary
+                     * @description The export: Canny zip of list answers, Fider backup.zip or posts.csv, features.csv or a zip of CSV files
+                     */
+                    file: string;
+                    /**
+                     * @description true: read and count only; write nothing
+                     * @default false
+                     * @enum {string}
+                     */
+                    dry_run?: "true" | "false";
+                    /**
+                     * @description Where features go (see ImportCreateBody)
+                     * @default roadmap
+                     * @enum {string}
+                     */
+                    boards?: "roadmap" | "custom";
+                    /** @description A JSON object: source status name -> one of open, planned, in_progress, done, denied, archived; e.g. {"started":"in_progress"} */
+                    status_map?: string;
+                };
+                "application/json": components["schemas"]["ImportCreateBody"];
+            };
+        };
+        responses: {
+            /** @description The import, queued */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ImportObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description too_large: request body over one megabyte */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminGetImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a previous answer; when it still matches, the answer is 304 with no body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Project slug */
+                slug: string;
+                /** @description Import id (imp_...) */
+                import_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ImportObject"];
+                        meta: null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description Not modified: the ETag sent in If-None-Match still matches; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description missing_key, invalid_key, identity_required or identity_invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description key_wrong_project, origin_not_allowed, not_allowed or voter_banned */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description not_found: no such project (or a private one) or resource */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description the path does not take this method (Allow lists those it does) */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description validation_failed: error.field names the parameter or field */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait the seconds in Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+            /** @description internal: server failure, safe to retry; quote X-Request-Id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerErrorEnvelope"];
+                };
+            };
+        };
+    };
     adminListEvents: {
         parameters: {
             query?: {
                 /** @description Event type; repeat to match any of several (type=a&type=b); omitted: every type */
-                type?: ("feature.created" | "feature.updated" | "feature.status_changed" | "feature.approved" | "feature.merged" | "feature.unmerged" | "feature.deleted" | "feature.vote_milestone" | "vote.created" | "vote.deleted" | "comment.created" | "comment.deleted" | "release.published" | "voter.banned" | "voter.unbanned" | "voter.deleted" | "voter.billing_changed")[];
+                type?: ("feature.created" | "feature.updated" | "feature.status_changed" | "feature.approved" | "feature.merged" | "feature.unmerged" | "feature.deleted" | "feature.vote_milestone" | "vote.created" | "vote.deleted" | "comment.created" | "comment.deleted" | "release.published" | "voter.banned" | "voter.unbanned" | "voter.deleted" | "voter.billing_changed" | "import.completed")[];
                 /** @description Only events after this one in feed order (the id of the last event a reader has); page and per_page then page through what follows it */
                 after?: string;
                 /** @description Page, one based */
@@ -20949,6 +21696,50 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["VoterBillingChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the webhook is disabled at once (disabled_reason gone) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx answer within 15 s */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect or no answer within 15 s included: the attempt failed and is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter), then the delivery is failed; 100 failed deliveries in a row disable the webhook (disabled_reason failing) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    importCompletedEventWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_`, a ping's too); the same at every attempt of the delivery, so receivers can drop duplicates */
+                "webhook-id": string;
+                /** @description When this attempt was signed, Unix time in seconds; refuse one far from your clock */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed by the decoded bytes of the webhook's secret (after `whsec_`); for 24 hours after a rotation both secrets sign. Any one matching authenticates the body */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The import.completed EventObject */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportCompletedEvent"];
             };
         };
         responses: {

@@ -42,6 +42,12 @@ export interface AppDeps {
    * answers 404.
    */
   demo?: { slug: string; embedKey: string };
+  /**
+   * Progress of the imports this process is running, by import id (src/routes/imports/imports.job.ts):
+   * on the embedded database the job's transaction holds the one connection, so the routes read
+   * progress from here. Absent: progress is read from the database only.
+   */
+  importProgress?: Map<string, { done: number; total: number | null }>;
 }
 
 /** The project a request addresses, as resolved by the api-key middleware. */

@@ -10,6 +10,7 @@ import { eventPosition } from "../../events/outbox.ts";
 import { AdminReleaseObject } from "../changelog/index.ts";
 import { CommentEventObject } from "../comments/index.ts";
 import { AdminFeatureObject } from "../features/index.ts";
+import { ImportObject } from "../imports/index.ts";
 import { AdminVoterObject } from "../voters/index.ts";
 import { WebhookObject } from "../webhooks/index.ts";
 
@@ -76,6 +77,11 @@ const EVENT_KINDS = {
     when: "The voter was erased",
   },
   "voter.billing_changed": { ...VOTER, when: "Tier, MRR, subscription or churn fields changed by billing sync or an owner" },
+  "import.completed": {
+    object: ImportObject,
+    what: "the import as it ended (ImportObject)",
+    when: "An import (not a dry run) ended, succeeded or failed (imports-v3.md, rule 7)",
+  },
   ping: {
     object: WebhookObject,
     what: "the webhook pinged (WebhookObject)",

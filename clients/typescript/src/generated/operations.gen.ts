@@ -81,6 +81,9 @@ export interface Operations {
   adminTestWebhook: { data: T.AdminTestWebhookData; responses: T.AdminTestWebhookResponses; idempotent: true };
   adminListWebhookDeliveries: { data: T.AdminListWebhookDeliveriesData; responses: T.AdminListWebhookDeliveriesResponses; idempotent: false };
   adminRedeliverWebhookDelivery: { data: T.AdminRedeliverWebhookDeliveryData; responses: T.AdminRedeliverWebhookDeliveryResponses; idempotent: true };
+  adminCreateImport: { data: T.AdminCreateImportData; responses: T.AdminCreateImportResponses; idempotent: true };
+  adminListImports: { data: T.AdminListImportsData; responses: T.AdminListImportsResponses; idempotent: false };
+  adminGetImport: { data: T.AdminGetImportData; responses: T.AdminGetImportResponses; idempotent: false };
   adminListEvents: { data: T.AdminListEventsData; responses: T.AdminListEventsResponses; idempotent: false };
   getUnsubscribe: { data: T.GetUnsubscribeData; responses: T.GetUnsubscribeResponses; idempotent: false };
   postUnsubscribe: { data: T.PostUnsubscribeData; responses: T.PostUnsubscribeResponses; idempotent: false };
@@ -141,6 +144,7 @@ export const IDEMPOTENT_OPERATIONS: ReadonlySet<string> = new Set([
   "adminRotateWebhookSecret",
   "adminTestWebhook",
   "adminRedeliverWebhookDelivery",
+  "adminCreateImport",
   "markNotificationsRead",
   "subscribeToFeature",
   "unsubscribeFromFeature",

@@ -4,7 +4,7 @@ export type ClientOptions = {
     baseUrl: '{scheme}://{host}' | (string & {});
 };
 
-export type Webhooks = FeatureCreatedEventWebhookWebhookRequest | FeatureUpdatedEventWebhookWebhookRequest | FeatureStatusChangedEventWebhookWebhookRequest | FeatureApprovedEventWebhookWebhookRequest | FeatureMergedEventWebhookWebhookRequest | FeatureUnmergedEventWebhookWebhookRequest | FeatureDeletedEventWebhookWebhookRequest | FeatureVoteMilestoneEventWebhookWebhookRequest | VoteCreatedEventWebhookWebhookRequest | VoteDeletedEventWebhookWebhookRequest | CommentCreatedEventWebhookWebhookRequest | CommentDeletedEventWebhookWebhookRequest | ReleasePublishedEventWebhookWebhookRequest | VoterBannedEventWebhookWebhookRequest | VoterUnbannedEventWebhookWebhookRequest | VoterDeletedEventWebhookWebhookRequest | VoterBillingChangedEventWebhookWebhookRequest | PingEventWebhookWebhookRequest;
+export type Webhooks = FeatureCreatedEventWebhookWebhookRequest | FeatureUpdatedEventWebhookWebhookRequest | FeatureStatusChangedEventWebhookWebhookRequest | FeatureApprovedEventWebhookWebhookRequest | FeatureMergedEventWebhookWebhookRequest | FeatureUnmergedEventWebhookWebhookRequest | FeatureDeletedEventWebhookWebhookRequest | FeatureVoteMilestoneEventWebhookWebhookRequest | VoteCreatedEventWebhookWebhookRequest | VoteDeletedEventWebhookWebhookRequest | CommentCreatedEventWebhookWebhookRequest | CommentDeletedEventWebhookWebhookRequest | ReleasePublishedEventWebhookWebhookRequest | VoterBannedEventWebhookWebhookRequest | VoterUnbannedEventWebhookWebhookRequest | VoterDeletedEventWebhookWebhookRequest | VoterBillingChangedEventWebhookWebhookRequest | ImportCompletedEventWebhookWebhookRequest | PingEventWebhookWebhookRequest;
 
 /**
  * A JSON-RPC 2.0 request (with id) or notification (without) of the Model Context Protocol. One message per POST: batches are refused.
@@ -1167,6 +1167,152 @@ export type VoterBillingChangedEvent = {
 };
 
 /**
+ * import.completed: An import (not a dry run) ended, succeeded or failed (imports-v3.md, rule 7)
+ */
+export type ImportCompletedEvent = {
+    /**
+     * Event id: `evt_` and 26 base32 characters; ids sort in feed order and are stable
+     */
+    id: string;
+    /**
+     * What happened (owner-api-v3.md, Events table)
+     */
+    type: 'import.completed';
+    /**
+     * When the change was made, RFC 3339 UTC
+     */
+    created_at: string;
+    /**
+     * Slug of the project
+     */
+    project: string;
+    /**
+     * What changed: object is the import as it ended (ImportObject); changes as described
+     */
+    data: {
+        object: ImportObject;
+        /**
+         * For updates, {field: {from, to}} of each changed field; null otherwise
+         */
+        changes: {
+            [key: string]: EventChange;
+        } | null;
+    };
+};
+
+export type ImportObject = {
+    /**
+     * Import id: `imp_` and 22 base64url characters
+     */
+    id: string;
+    /**
+     * Where the records come from
+     */
+    source: 'canny' | 'fider' | 'csv';
+    /**
+     * True: read, checked and counted; nothing written
+     */
+    dry_run: boolean;
+    /**
+     * queued until a runner claims it; succeeded or failed when it ends
+     */
+    status: 'queued' | 'running' | 'succeeded' | 'failed';
+    /**
+     * The options in force
+     */
+    options: {
+        /**
+         * roadmap: every feature goes to the roadmap and a source board becomes a tag; custom: each source board becomes a custom board
+         */
+        boards: 'roadmap' | 'custom';
+        status_map: {
+            [key: string]: 'open' | 'planned' | 'in_progress' | 'done' | 'denied' | 'archived';
+        };
+    };
+    /**
+     * How far the job is
+     */
+    progress: {
+        /**
+         * Source records handled so far
+         */
+        done: number;
+        /**
+         * Source records in all; null until known
+         */
+        total: number | null;
+    };
+    /**
+     * Per kind of record: created, updated and skipped (zeros until the job ends)
+     */
+    counts: {
+        boards: ImportCount;
+        tags: ImportCount;
+        voters: ImportCount;
+        features: ImportCount;
+        votes: ImportCount;
+        comments: ImportCount;
+        releases: ImportCount;
+        merges: ImportCount;
+        subscriptions: ImportCount;
+    };
+    /**
+     * The first 1,000 warnings
+     */
+    warnings: Array<{
+        /**
+         * The record: posts.json[3], features.csv:12
+         */
+        path: string;
+        /**
+         * What was done with it
+         */
+        message: string;
+    }>;
+    /**
+     * All the warnings
+     */
+    warning_count: number;
+    /**
+     * Why the import failed (Error object); null unless failed
+     */
+    error: Error | null;
+    /**
+     * RFC 3339
+     */
+    created_at: string;
+    /**
+     * When a runner last began it, RFC 3339
+     */
+    started_at: string | null;
+    /**
+     * When it ended, RFC 3339
+     */
+    finished_at: string | null;
+};
+
+export type ImportCount = {
+    created: number;
+    updated: number;
+    skipped: number;
+};
+
+export type Error = {
+    /**
+     * Stable machine-readable code; branch on this (contract, "Errors"; method_not_allowed goes with 405)
+     */
+    code: 'missing_key' | 'invalid_key' | 'key_wrong_project' | 'origin_not_allowed' | 'identity_required' | 'identity_invalid' | 'not_allowed' | 'voter_banned' | 'not_found' | 'method_not_allowed' | 'already_exists' | 'idempotency_in_progress' | 'idempotency_mismatch' | 'too_large' | 'validation_failed' | 'rate_limited' | 'internal';
+    /**
+     * Parameter or field at fault; set with validation_failed
+     */
+    field: string | null;
+    /**
+     * For people; may change between releases
+     */
+    message: string;
+};
+
+/**
  * ping: POST /webhooks/{id}/test only; never listed by GET /events
  */
 export type PingEvent = {
@@ -1246,21 +1392,6 @@ export type ErrorEnvelope = {
     data: null;
     meta: null;
     error: Error;
-};
-
-export type Error = {
-    /**
-     * Stable machine-readable code; branch on this (contract, "Errors"; method_not_allowed goes with 405)
-     */
-    code: 'missing_key' | 'invalid_key' | 'key_wrong_project' | 'origin_not_allowed' | 'identity_required' | 'identity_invalid' | 'not_allowed' | 'voter_banned' | 'not_found' | 'method_not_allowed' | 'already_exists' | 'idempotency_in_progress' | 'idempotency_mismatch' | 'too_large' | 'validation_failed' | 'rate_limited' | 'internal';
-    /**
-     * Parameter or field at fault; set with validation_failed
-     */
-    field: string | null;
-    /**
-     * For people; may change between releases
-     */
-    message: string;
 };
 
 export type ReadinessObject = {
@@ -2986,6 +3117,31 @@ export type DeliveryObject = {
     created_at: string;
 };
 
+export type ImportCreateBody = {
+    /**
+     * Only canny reads an API; other sources upload a file (multipart)
+     */
+    source: 'canny';
+    /**
+     * Canny secret API key (Settings -> API); never stored
+     */
+    api_key: string;
+    /**
+     * Read and count only; write nothing
+     */
+    dry_run?: boolean;
+    /**
+     * roadmap: every feature goes to the roadmap and a source board becomes a tag; custom: each source board becomes a custom board
+     */
+    boards?: 'roadmap' | 'custom';
+    /**
+     * Source status name -> one of the six statuses; overrides the source's own table
+     */
+    status_map?: {
+        [key: string]: 'open' | 'planned' | 'in_progress' | 'done' | 'denied' | 'archived';
+    };
+};
+
 /**
  * An event of the feed; `type` tells which, and so what data.object is
  */
@@ -3023,7 +3179,9 @@ export type EventObject = ({
     type: 'voter.deleted';
 } & VoterDeletedEvent) | ({
     type: 'voter.billing_changed';
-} & VoterBillingChangedEvent);
+} & VoterBillingChangedEvent) | ({
+    type: 'import.completed';
+} & ImportCompletedEvent);
 
 export type UnsubscribeObject = {
     /**
@@ -9469,6 +9627,231 @@ export type AdminRedeliverWebhookDeliveryResponses = {
 
 export type AdminRedeliverWebhookDeliveryResponse = AdminRedeliverWebhookDeliveryResponses[keyof AdminRedeliverWebhookDeliveryResponses];
 
+export type AdminListImportsData = {
+    body?: never;
+    headers?: {
+        /**
+         * Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one
+         */
+        'X-Request-Id'?: string;
+        /**
+         * The ETag of a previous answer; when it still matches, the answer is 304 with no body
+         */
+        'If-None-Match'?: string;
+    };
+    path: {
+        /**
+         * Project slug
+         */
+        slug: string;
+    };
+    query?: {
+        /**
+         * Page, one based
+         */
+        page?: number;
+        /**
+         * Items per page, at most 100
+         */
+        per_page?: number;
+    };
+    url: '/api/v3/projects/{slug}/admin/imports';
+};
+
+export type AdminListImportsErrors = {
+    /**
+     * missing_key, invalid_key, identity_required or identity_invalid
+     */
+    401: OwnerErrorEnvelope;
+    /**
+     * key_wrong_project, origin_not_allowed, not_allowed or voter_banned
+     */
+    403: OwnerErrorEnvelope;
+    /**
+     * not_found: no such project (or a private one) or resource
+     */
+    404: OwnerErrorEnvelope;
+    /**
+     * the path does not take this method (Allow lists those it does)
+     */
+    405: OwnerErrorEnvelope;
+    /**
+     * validation_failed: error.field names the parameter or field
+     */
+    422: OwnerErrorEnvelope;
+    /**
+     * rate_limited: wait the seconds in Retry-After
+     */
+    429: OwnerErrorEnvelope;
+    /**
+     * internal: server failure, safe to retry; quote X-Request-Id
+     */
+    500: OwnerErrorEnvelope;
+};
+
+export type AdminListImportsError = AdminListImportsErrors[keyof AdminListImportsErrors];
+
+export type AdminListImportsResponses = {
+    /**
+     * A page of imports
+     */
+    200: {
+        data: Array<ImportObject>;
+        meta: Meta;
+        error: null;
+    };
+};
+
+export type AdminListImportsResponse = AdminListImportsResponses[keyof AdminListImportsResponses];
+
+export type AdminCreateImportData = {
+    body?: ImportCreateBody;
+    headers?: {
+        /**
+         * Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one
+         */
+        'X-Request-Id'?: string;
+        /**
+         * Makes the write safe to retry: a repeat with the same key (same voter, same route) within 24 hours gets the recorded response with Idempotent-Replay: true and changes nothing. 1 to 200 printable ASCII characters (otherwise 422)
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * Project slug
+         */
+        slug: string;
+    };
+    query?: never;
+    url: '/api/v3/projects/{slug}/admin/imports';
+};
+
+export type AdminCreateImportErrors = {
+    /**
+     * missing_key, invalid_key, identity_required or identity_invalid
+     */
+    401: OwnerErrorEnvelope;
+    /**
+     * key_wrong_project, origin_not_allowed, not_allowed or voter_banned
+     */
+    403: OwnerErrorEnvelope;
+    /**
+     * not_found: no such project (or a private one) or resource
+     */
+    404: OwnerErrorEnvelope;
+    /**
+     * the path does not take this method (Allow lists those it does)
+     */
+    405: OwnerErrorEnvelope;
+    /**
+     * already_exists, not_found (withdrawing a vote never cast), idempotency_in_progress or idempotency_mismatch
+     */
+    409: OwnerErrorEnvelope;
+    /**
+     * too_large: request body over one megabyte
+     */
+    413: OwnerErrorEnvelope;
+    /**
+     * validation_failed: error.field names the parameter or field
+     */
+    422: OwnerErrorEnvelope;
+    /**
+     * rate_limited: wait the seconds in Retry-After
+     */
+    429: OwnerErrorEnvelope;
+    /**
+     * internal: server failure, safe to retry; quote X-Request-Id
+     */
+    500: OwnerErrorEnvelope;
+};
+
+export type AdminCreateImportError = AdminCreateImportErrors[keyof AdminCreateImportErrors];
+
+export type AdminCreateImportResponses = {
+    /**
+     * The import, queued
+     */
+    202: {
+        data: ImportObject;
+        meta: null;
+        error: null;
+    };
+};
+
+export type AdminCreateImportResponse = AdminCreateImportResponses[keyof AdminCreateImportResponses];
+
+export type AdminGetImportData = {
+    body?: never;
+    headers?: {
+        /**
+         * Client-chosen request id, echoed in the response and logged; used only when it is at most 255 letters, digits, _, - or =, otherwise the server makes one
+         */
+        'X-Request-Id'?: string;
+        /**
+         * The ETag of a previous answer; when it still matches, the answer is 304 with no body
+         */
+        'If-None-Match'?: string;
+    };
+    path: {
+        /**
+         * Project slug
+         */
+        slug: string;
+        /**
+         * Import id (imp_...)
+         */
+        import_id: string;
+    };
+    query?: never;
+    url: '/api/v3/projects/{slug}/admin/imports/{import_id}';
+};
+
+export type AdminGetImportErrors = {
+    /**
+     * missing_key, invalid_key, identity_required or identity_invalid
+     */
+    401: OwnerErrorEnvelope;
+    /**
+     * key_wrong_project, origin_not_allowed, not_allowed or voter_banned
+     */
+    403: OwnerErrorEnvelope;
+    /**
+     * not_found: no such project (or a private one) or resource
+     */
+    404: OwnerErrorEnvelope;
+    /**
+     * the path does not take this method (Allow lists those it does)
+     */
+    405: OwnerErrorEnvelope;
+    /**
+     * validation_failed: error.field names the parameter or field
+     */
+    422: OwnerErrorEnvelope;
+    /**
+     * rate_limited: wait the seconds in Retry-After
+     */
+    429: OwnerErrorEnvelope;
+    /**
+     * internal: server failure, safe to retry; quote X-Request-Id
+     */
+    500: OwnerErrorEnvelope;
+};
+
+export type AdminGetImportError = AdminGetImportErrors[keyof AdminGetImportErrors];
+
+export type AdminGetImportResponses = {
+    /**
+     * The import
+     */
+    200: {
+        data: ImportObject;
+        meta: null;
+        error: null;
+    };
+};
+
+export type AdminGetImportResponse = AdminGetImportResponses[keyof AdminGetImportResponses];
+
 export type AdminListEventsData = {
     body?: never;
     headers?: {
@@ -9491,7 +9874,7 @@ export type AdminListEventsData = {
         /**
          * Event type; repeat to match any of several (type=a&type=b); omitted: every type
          */
-        type?: Array<'feature.created' | 'feature.updated' | 'feature.status_changed' | 'feature.approved' | 'feature.merged' | 'feature.unmerged' | 'feature.deleted' | 'feature.vote_milestone' | 'vote.created' | 'vote.deleted' | 'comment.created' | 'comment.deleted' | 'release.published' | 'voter.banned' | 'voter.unbanned' | 'voter.deleted' | 'voter.billing_changed'>;
+        type?: Array<'feature.created' | 'feature.updated' | 'feature.status_changed' | 'feature.approved' | 'feature.merged' | 'feature.unmerged' | 'feature.deleted' | 'feature.vote_milestone' | 'vote.created' | 'vote.deleted' | 'comment.created' | 'comment.deleted' | 'release.published' | 'voter.banned' | 'voter.unbanned' | 'voter.deleted' | 'voter.billing_changed' | 'import.completed'>;
         /**
          * Only events after this one in feed order (the id of the last event a reader has); page and per_page then page through what follows it
          */
@@ -10681,6 +11064,18 @@ export type VoterBillingChangedEventWebhookWebhookPayload = VoterBillingChangedE
 export type VoterBillingChangedEventWebhookWebhookRequest = {
     body: VoterBillingChangedEventWebhookWebhookPayload;
     key: 'voter.billing_changed';
+    path?: never;
+    query?: never;
+};
+
+/**
+ * The import.completed EventObject
+ */
+export type ImportCompletedEventWebhookWebhookPayload = ImportCompletedEvent;
+
+export type ImportCompletedEventWebhookWebhookRequest = {
+    body: ImportCompletedEventWebhookWebhookPayload;
+    key: 'import.completed';
     path?: never;
     query?: never;
 };
