@@ -125,8 +125,6 @@ const configSchema = z.object({
    * (scheduled releases, the notification consumer); `npm run worker` runs them alone.
    */
   WEBHOOK_WORKER: z.enum(["on", "off"]).default("on"),
-  /** Where an import reads Canny's API (imports-v3.md, "Sources"): requests pass the webhook address guard. */
-  CANNY_API_URL: z.string().url().default("https://canny.io/api"),
   /**
    * Seconds an import runner's claim lasts (imports-v3.md, "How an import runs"); renewed every
    * third of it while the job runs, so a runner that dies frees its job within this time.
