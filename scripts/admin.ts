@@ -28,9 +28,8 @@ import { exportSnapshot } from "../src/admin/snapshot-export.ts";
 import { importSnapshot, SnapshotValidationError } from "../src/admin/snapshot-import.ts";
 import { parseConfig } from "../src/config.ts";
 import { createLogger } from "../src/deps.ts";
-import { guardedFetch } from "../src/routes/imports/imports.canny.ts";
 import { generateLeaseToken, IMPORT_SOURCES, insertImport, parseStatusMap, runImportJob, toImport } from "../src/routes/imports/index.ts";
-import { fetchCannyExport } from "../src/routes/imports/readers/index.ts";
+import { createGuardedFetch, fetchCannyExport } from "../src/routes/imports/readers/index.ts";
 import { createKey, type KeyKind, regenerateKey } from "../src/routes/keys/index.ts";
 import { connectRedis, RedisRateLimiter } from "../src/store/redis.ts";
 
@@ -165,7 +164,11 @@ async function importFrom(db: Db, rest: string[]): Promise<number> {
     const apiKey = process.env.CANNY_API_KEY;
     if (!apiKey) throw new UsageError("import-from: without FILE, Canny's API is read with the key in CANNY_API_KEY, which is not set");
     // The key is used for these requests only (imports-v3.md, rule 8).
-    bytes = await fetchCannyExport({ apiKey, baseUrl: config.CANNY_API_URL, fetch: guardedFetch(config.WEBHOOK_ALLOW_PRIVATE_URLS) });
+    bytes = await fetchCannyExport({
+      apiKey,
+      baseUrl: config.CANNY_API_URL,
+      fetch: createGuardedFetch({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS }),
+    });
   }
   const token = generateLeaseToken();
   const created = await insertImport(db, {

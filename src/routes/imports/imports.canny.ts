@@ -9,23 +9,11 @@
  */
 
 import { recordEvents } from "../../events/outbox.ts";
-import { checkWebhookUrl, WebhookUrlRefused } from "../../events/url-guard.ts";
+import { WebhookUrlRefused } from "../../events/url-guard.ts";
 import type { AppDeps } from "../../lib/http/context.ts";
 import { toImport } from "./imports.mapper.ts";
 import { finishImport, type ImportRow, renewLease, storeFetchedFile } from "./imports.repository.ts";
-import { fetchCannyExport } from "./readers/index.ts";
-
-/**
- * A fetch that refuses, before each request, an address the webhook guard refuses (private,
- * loopback, link-local, unless WEBHOOK_ALLOW_PRIVATE_URLS=true), and follows no redirect.
- */
-export function guardedFetch(allowPrivate: boolean): typeof globalThis.fetch {
-  return async (input, init) => {
-    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-    await checkWebhookUrl(url, { allowPrivate });
-    return globalThis.fetch(input, { ...init, redirect: "error" });
-  };
-}
+import { createGuardedFetch, fetchCannyExport } from "./readers/index.ts";
 
 /** Fetches, stores and lets the runners take job `row` (see the module's comment); never throws. */
 export function fetchCannyInBackground(deps: AppDeps, row: ImportRow, token: string, apiKey: string): void {
@@ -44,7 +32,7 @@ export function fetchCannyInBackground(deps: AppDeps, row: ImportRow, token: str
       const bytes = await fetchCannyExport({
         apiKey,
         baseUrl: config.CANNY_API_URL,
-        fetch: guardedFetch(config.WEBHOOK_ALLOW_PRIVATE_URLS),
+        fetch: createGuardedFetch({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS }),
       });
       await storeFetchedFile(db, row.id, token, bytes);
     } catch (error) {
