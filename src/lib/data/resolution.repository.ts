@@ -76,8 +76,8 @@ export async function findAllAllowedOrigins(db: Db): Promise<Set<string>> {
   return new Set(rows.flatMap((row) => row.allowed_origins));
 }
 
-/** A voter created through the API carries no role and no billing link (the owner adds those). */
-const withoutBilling = {
+/** A voter created through the API (or an import) carries no role and no billing link (the owner adds those). */
+export const withoutBilling = {
   role: null,
   company: null,
   tier_id: null,

@@ -7,6 +7,7 @@
  * are claimable by an SSO token's email while their sso_id is null (imports-v3.md, "Claiming").
  */
 import { sql } from "kysely";
+import { withoutBilling } from "../../../lib/data/resolution.repository.ts";
 import { generateVoterId } from "../../../lib/rules/secrets.ts";
 import type { ImportPerson } from "../import-data.ts";
 import { BATCH, existingIds, type WriteContext } from "./context.ts";
@@ -134,15 +135,9 @@ export async function writeVoters(ctx: WriteContext, people: ImportPerson[]): Pr
           sso_id: person.ssoId || null,
           display_name: displayName(person),
           email: emailOf(person),
+          ...withoutBilling,
           role: ROLE[person.role],
           company: person.deleted ? null : person.company,
-          tier_id: null,
-          mrr_override_cents: null,
-          stripe_customer_id: null,
-          paddle_customer_id: null,
-          subscription_id: null,
-          subscription_status: null,
-          churn_source: null,
           created_at: ctx.now,
           updated_at: ctx.now,
         })),
@@ -186,15 +181,7 @@ export async function placeholderVoter(ctx: WriteContext): Promise<number | unde
       sso_id: null,
       display_name: IMPORTED_USER,
       email: null,
-      role: null,
-      company: null,
-      tier_id: null,
-      mrr_override_cents: null,
-      stripe_customer_id: null,
-      paddle_customer_id: null,
-      subscription_id: null,
-      subscription_status: null,
-      churn_source: null,
+      ...withoutBilling,
       created_at: ctx.now,
       updated_at: ctx.now,
     })
