@@ -221,7 +221,7 @@ const FIDER_CSV_REQUIRED = ["number", "title"] as const;
 
 /**
  * Fider's posts.csv (import-formats.md §1a): features, responses and tags only. Posts are
- * `number:<n>` (the CSV has no post id), authors `name:<display name>`, tags their slugs; the
+ * `number:<n>` (the CSV has no post id), without authors (`created_by` is a name only), tags their slugs; the
  * `tags` cell is split on ", " exactly (how Fider joins it), so a comma inside a slug
  * (`this-tag-has,comma`) stays in it.
  */
@@ -230,7 +230,7 @@ export function readFiderCsv(bytes: Uint8Array, c: ImportCollector): void {
   const table = readCsvTable(bytes, file, FIDER_CSV_REQUIRED, c);
   c.warn(
     file,
-    "Fider's posts.csv holds no people, votes or comments: only features, responses and tags are imported (authors by name only; tags by slug, private ones included as Fider exports them)",
+    "Fider's posts.csv holds no people, votes or comments: only features, responses and tags are imported (no authors; tags by slug, private ones included as Fider exports them)",
   );
   const tags = new Set<string>();
   for (const { line, cells } of table.rows) {
@@ -258,20 +258,6 @@ export function readFiderCsv(bytes: Uint8Array, c: ImportCollector): void {
         continue;
       }
     }
-    let authorSourceId: string | null = null;
-    if (cells.created_by) {
-      authorSourceId = `name:${cells.created_by}`;
-      c.addPerson({
-        sourceId: authorSourceId,
-        ssoId: null,
-        name: cells.created_by,
-        email: null,
-        role: "voter",
-        company: null,
-        deleted: false,
-        path,
-      });
-    }
     const tagSourceIds: string[] = [];
     for (const slug of (cells.tags ?? "").split(", ").map((part) => part.trim())) {
       if (slug === "" || tagSourceIds.includes(slug)) continue;
@@ -289,7 +275,9 @@ export function readFiderCsv(bytes: Uint8Array, c: ImportCollector): void {
       status: status === "duplicate" ? null : status,
       boardSourceId: null,
       tagSourceIds,
-      authorSourceId,
+      // No people: created_by is a display name only, and the contract imports features,
+      // responses and tags from this file (imports-v3.md, "Sources", Fider).
+      authorSourceId: null,
       createdAt,
       developerResponse: cells.response || null,
       responseIsDenial: status === "declined",
