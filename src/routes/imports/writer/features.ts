@@ -268,6 +268,15 @@ export async function writeFeatures(
           placement = { ...placement, columnId: column, status };
         }
       }
+      // Again is harmless (rule 4): a feature the source left as it was keeps its updated_at and tags.
+      const had = (await trx.selectFrom("feature_tags").select("tag_id").where("feature_id", "=", m.target).execute())
+        .map((row) => row.tag_id)
+        .sort((a, b) => a - b);
+      const wanted = [...tagIds].sort((a, b) => a - b);
+      const tagsChanged = had.length !== wanted.length || had.some((id, i) => id !== wanted[i]);
+      const changed = sql<boolean>`ROW(heading::text, description::text, status::text, column_id, developer_response::text, response_is_denial)
+        IS DISTINCT FROM ROW(${heading}::text, ${description}::text, ${placement.status}::text, ${placement.columnId}::int,
+          ${feature.developerResponse}::text, ${feature.responseIsDenial}::boolean)`;
       await trx
         .updateTable("features")
         .set({
@@ -277,16 +286,18 @@ export async function writeFeatures(
           column_id: placement.columnId,
           developer_response: feature.developerResponse,
           response_is_denial: feature.responseIsDenial,
-          updated_at: ctx.now,
+          updated_at: tagsChanged ? ctx.now : sql<Date>`CASE WHEN ${changed} THEN ${ctx.now}::timestamptz ELSE updated_at END`,
         })
         .where("id", "=", m.target)
         .execute();
-      await trx.deleteFrom("feature_tags").where("feature_id", "=", m.target).execute();
-      if (tagIds.length > 0)
-        await trx
-          .insertInto("feature_tags")
-          .values(tagIds.map((tag_id) => ({ feature_id: m.target, tag_id })))
-          .execute();
+      if (tagsChanged) {
+        await trx.deleteFrom("feature_tags").where("feature_id", "=", m.target).execute();
+        if (tagIds.length > 0)
+          await trx
+            .insertInto("feature_tags")
+            .values(tagIds.map((tag_id) => ({ feature_id: m.target, tag_id })))
+            .execute();
+      }
       const written = { id: m.target, created: false, feature };
       bySource.set(feature.sourceId!, written);
       all.push(written);
