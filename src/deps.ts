@@ -14,9 +14,12 @@ import { RedisIdempotencyStore } from "./store/idempotency.redis.ts";
 import { MemoryIdempotencyStore, MemoryRateLimiter } from "./store/memory.ts";
 import { connectRedis, RedisRateLimiter, RedisSharedAnswers } from "./store/redis.ts";
 
-/** A pino logger that never writes credentials, even if a caller logs a request's headers. */
-export function createLogger(level: Config["LOG_LEVEL"]): Logger {
-  return pino({
+/**
+ * A pino logger that never writes credentials, even if a caller logs a request's headers;
+ * `destination` receives the JSON lines (default standard output; tests collect them there).
+ */
+export function createLogger(level: Config["LOG_LEVEL"], destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     redact: {
       paths: [
@@ -30,7 +33,8 @@ export function createLogger(level: Config["LOG_LEVEL"]): Logger {
       ],
       censor: "[redacted]",
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 export interface OpenedDeps extends AppDeps {

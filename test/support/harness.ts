@@ -227,9 +227,13 @@ async function openTestDatabase(config: Config): Promise<{ handle: DatabaseHandl
  * Opens the database, stores and app for one test file, with the server's own openDeps
  * (src/deps.ts) so that every dependency and setting reaches tests as it reaches the server.
  * `configOverrides` are environment variables over the test defaults (huge rate budgets,
- * silent logs) and over the storage set-up the environment names.
+ * silent logs) and over the storage set-up the environment names; `logDestination` receives
+ * every log line (JSON text) instead of standard output.
  */
-export async function createTestContext(configOverrides: Record<string, string> = {}): Promise<TestContext> {
+export async function createTestContext(
+  configOverrides: Record<string, string> = {},
+  options: { logDestination?: { write(line: string): void } } = {},
+): Promise<TestContext> {
   const databaseUrl = process.env.DATABASE_URL ? (inject("testDatabaseUrl") as string) : undefined;
   const config = parseConfig({
     LOG_LEVEL: "silent",
@@ -244,7 +248,7 @@ export async function createTestContext(configOverrides: Record<string, string> 
   });
   const { handle, owned } = await openTestDatabase(config);
   const clock = createTestClock();
-  const deps = await openDeps(config, createLogger(config.LOG_LEVEL), { database: handle, now: () => clock.now() });
+  const deps = await openDeps(config, createLogger(config.LOG_LEVEL, options.logDestination), { database: handle, now: () => clock.now() });
   const app = createApp(deps);
   const db = handle.db;
   return {
