@@ -66,7 +66,7 @@ async function read(project: ImportedProject, path: string, headers: Record<stri
 async function upload(project: ImportedProject, fields: Record<string, string>, file: Uint8Array, fileName: string): Promise<Json> {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.set(name, value);
-  form.set("file", new Blob([file]), fileName);
+  form.set("file", new Blob([new Uint8Array(file)]), fileName);
   const response = await ctx.app.request(admin(project, "/imports"), {
     method: "POST",
     headers: { "X-API-Key": project.secretKey },
@@ -334,9 +334,7 @@ async function expectCannyBoard(project: ImportedProject, job: Json, priyaHeader
 
   // The reply hangs under its parent; the internal comment is nowhere.
   const darkComments = await commentsOf(project, dark.id);
-  expect(darkComments.map((c) => c.content.slice(0, 20))).toEqual(
-    expect.arrayContaining(["Yes please! Especial", "Would it follow the "]),
-  );
+  expect(darkComments.map((c) => c.content.slice(0, 20))).toEqual(expect.arrayContaining(["Yes please! Especial", "Would it follow the "]));
   expect(darkComments).toHaveLength(2);
   const parent = darkComments.find((c) => c.content.startsWith("Would it follow"));
   expect(parent.replies).toHaveLength(1);
@@ -431,7 +429,10 @@ describe("Canny", () => {
 
   it("a wrong key fails the import naming api_key, and the key is not in the error", async () => {
     const { project } = await cannyProject();
-    const response = await ctx.send("POST", admin(project, "/imports"), project.secretKey, { source: "canny", api_key: "wrong_key_123456" });
+    const response = await ctx.send("POST", admin(project, "/imports"), project.secretKey, {
+      source: "canny",
+      api_key: "wrong_key_123456",
+    });
     expect(response.status).toBe(202);
     const job = await finish(project, (await response.json()).data.id);
     expect(job).toMatchObject({ status: "failed", error: { code: "validation_failed", field: "api_key" } });
@@ -694,7 +695,11 @@ describe("bad files", () => {
     expect(job.error.message).toMatch(message);
     expect(job.counts.features).toEqual(counts(0));
     expect(await allFeatures(project)).toEqual(before);
-    const rows = await ctx.db.selectFrom("voters").select("id").where("project_id", "=", await projectIdOf(project)).execute();
+    const rows = await ctx.db
+      .selectFrom("voters")
+      .select("id")
+      .where("project_id", "=", await projectIdOf(project))
+      .execute();
     expect(rows).toEqual([]);
     const events = await typedEvents(project);
     expect(events.map((e) => [e.type, e.data.object.status])).toEqual([["import.completed", "failed"]]);
