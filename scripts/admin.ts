@@ -186,15 +186,20 @@ async function importFrom(db: Db, rest: string[]): Promise<number> {
       )
     : undefined;
   let started = false;
-  const ended = await runImportJob({ db, config, logger: createLogger("silent") }, created.id, (done, total) => {
-    if (!bar) return;
-    if (!started) {
-      bar.start(total ?? 0, done);
-      started = true;
-    }
-    if (total !== null) bar.setTotal(total);
-    bar.update(done);
-  });
+  const ended = await runImportJob(
+    { db, config, logger: createLogger("silent") },
+    created.id,
+    (done, total) => {
+      if (!bar) return;
+      if (!started) {
+        bar.start(total ?? 0, done);
+        started = true;
+      }
+      if (total !== null) bar.setTotal(total);
+      bar.update(done);
+    },
+    token,
+  );
   bar?.stop();
   if (ended.status === "succeeded" && !ended.dry_run) await retireContentRevision(db, project.slug);
   print(toImport(ended));
