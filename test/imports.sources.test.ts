@@ -282,6 +282,19 @@ const NIGHT = "Night theme please";
 /** Everything the Canny fixtures (plus the two votes of cannyLists) make on a fresh project. */
 async function expectCannyBoard(project: ImportedProject, job: Json, priyaHeaders: Record<string, string>) {
   expectSucceeded(job);
+  // The ImportObject's own order (imports-v3.md), also once the counts come back from storage.
+  expect(Object.keys(job.counts)).toEqual([
+    "boards",
+    "tags",
+    "voters",
+    "features",
+    "votes",
+    "comments",
+    "releases",
+    "merges",
+    "subscriptions",
+  ]);
+  expect(Object.keys(job.counts.features)).toEqual(["created", "updated", "skipped"]);
   expect(job.counts).toEqual({
     boards: counts(0), // roadmap mode: the two boards become tags
     tags: counts(6), // ui, export, enterprise, the category Mobile, boards Feature Requests and Bugs

@@ -12,7 +12,13 @@ const zero = { created: 0, updated: 0, skipped: 0 };
  * replaces the row's while the job runs.
  */
 export function toImport(row: ImportRow, live?: { done: number; total: number | null }): ImportObject {
-  const counts = Object.fromEntries(IMPORT_COUNT_KINDS.map((kind) => [kind, row.counts?.[kind] ?? zero])) as ImportObject["counts"];
+  // Rebuilt in the contract's order: jsonb gives keys back sorted by length (created, skipped, updated).
+  const counts = Object.fromEntries(
+    IMPORT_COUNT_KINDS.map((kind) => {
+      const { created, updated, skipped } = row.counts?.[kind] ?? zero;
+      return [kind, { created, updated, skipped }];
+    }),
+  ) as ImportObject["counts"];
   const progress = row.status === "running" && live ? live : { done: row.progress_done, total: row.progress_total };
   return {
     id: row.id,
