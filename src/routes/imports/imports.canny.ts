@@ -11,22 +11,15 @@
 import { recordEvents } from "../../events/outbox.ts";
 import { WebhookUrlRefused } from "../../events/url-guard.ts";
 import type { AppDeps } from "../../lib/http/context.ts";
+import { holdLease } from "./imports.job.ts";
 import { toImport } from "./imports.mapper.ts";
-import { finishImport, type ImportRow, renewLease, storeFetchedFile } from "./imports.repository.ts";
+import { finishImport, type ImportRow, storeFetchedFile } from "./imports.repository.ts";
 import { createGuardedFetch, fetchCannyExport } from "./readers/index.ts";
 
 /** Fetches, stores and lets the runners take job `row` (see the module's comment); never throws. */
 export function fetchCannyInBackground(deps: AppDeps, row: ImportRow, token: string, apiKey: string): void {
   const { db, config, logger } = deps;
-  const renewal = setInterval(
-    () => {
-      renewLease(db, row.id, token, config.IMPORT_LEASE_SECONDS).catch((error) =>
-        logger.warn({ err: error, import_id: row.id }, "import: lease renewal failed"),
-      );
-    },
-    Math.max(500, (config.IMPORT_LEASE_SECONDS * 1000) / 3),
-  );
-  renewal.unref();
+  const lease = holdLease(deps, row.id, token);
   const run = async () => {
     try {
       const bytes = await fetchCannyExport({
@@ -54,7 +47,7 @@ export function fetchCannyInBackground(deps: AppDeps, row: ImportRow, token: str
         if (ended && !ended.dry_run) await recordEvents(trx, ended.project_id, [{ type: "import.completed", object: toImport(ended) }]);
       });
     } finally {
-      clearInterval(renewal);
+      lease.stop();
     }
   };
   run().catch((error) => logger.error({ err: error, import_id: row.id }, "import: Canny fetch could not be recorded"));

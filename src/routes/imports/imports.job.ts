@@ -131,18 +131,7 @@ export async function runClaimedImport(
     return endJob(deps, job, token, failure("internal", "api_key", message));
   }
 
-  let lost = false;
-  const renewal = setInterval(
-    () => {
-      renewLease(db, job.id, token, config.IMPORT_LEASE_SECONDS)
-        .then((held) => {
-          if (!held) lost = true;
-        })
-        .catch((error) => logger.warn({ err: error, import_id: job.id }, "import: lease renewal failed"));
-    },
-    Math.max(500, (config.IMPORT_LEASE_SECONDS * 1000) / 3),
-  );
-  renewal.unref();
+  const lease = holdLease(deps, job.id, token);
 
   let progress: { done: number; total: number | null } = { done: 0, total: null };
   let lastWrite = 0;
@@ -203,7 +192,7 @@ export async function runClaimedImport(
           progress: { done: records, total: records },
         };
         if (job.dry_run) throw new DryRunDone(outcome);
-        if (lost) throw new LeaseLost();
+        if (lease.lost()) throw new LeaseLost();
         const row = await finishImport(trx, job.id, token, outcome);
         if (!row) throw new LeaseLost();
         await recordEvents(trx, job.project_id, [{ type: "import.completed", object: toImport(row) }]);
@@ -234,9 +223,33 @@ export async function runClaimedImport(
       .execute();
     return undefined;
   } finally {
-    clearInterval(renewal);
+    lease.stop();
     deps.liveProgress?.delete(job.id);
   }
+}
+
+/**
+ * Keeps the lease `token` holds on job `importId`, renewed every third of IMPORT_LEASE_SECONDS,
+ * until `stop()`. `lost()` turns true once a renewal finds the lease taken by another runner.
+ */
+export function holdLease(
+  deps: Pick<ImportJobDeps, "db" | "config" | "logger">,
+  importId: string,
+  token: string,
+): { lost(): boolean; stop(): void } {
+  let lost = false;
+  const renewal = setInterval(
+    () => {
+      renewLease(deps.db, importId, token, deps.config.IMPORT_LEASE_SECONDS)
+        .then((held) => {
+          if (!held) lost = true;
+        })
+        .catch((error) => deps.logger.warn({ err: error, import_id: importId }, "import: lease renewal failed"));
+    },
+    Math.max(500, (deps.config.IMPORT_LEASE_SECONDS * 1000) / 3),
+  );
+  renewal.unref();
+  return { lost: () => lost, stop: () => clearInterval(renewal) };
 }
 
 /**
