@@ -975,13 +975,17 @@ export function App({ config, host, tick, onTheme }: AppProps): Node {
     back: () => {
       const from = opener.current;
       opener.current = null;
-      pendingFocus.current = () => {
+      const moveBack = (tries: number) => {
         const root = host.shadowRoot;
         // Back to the control that opened the feature; if it is gone, to the current view's nav entry.
         const target =
           from?.isConnected && !from.closest("[hidden]") ? from : root?.querySelector<HTMLElement>('nav [aria-current="page"]');
         target?.focus();
+        // A render still on its way (a list updating after a vote) can leave nothing focusable yet:
+        // try again on the next frames rather than leave focus with the page.
+        if (root?.activeElement !== target && tries > 0) requestAnimationFrame(() => moveBack(tries - 1));
       };
+      pendingFocus.current = () => moveBack(5);
       setDetail(null);
     },
     featureChanged: (id, patch) => {
